@@ -1,0 +1,72 @@
+/**
+ * SHA-256 digests in the `sha256:<64 lowercase hex>` form of the extension (R14).
+ *
+ * @since 0.1.0
+ */
+import { createHash } from "node:crypto"
+import * as Schema from "effect/Schema"
+
+/**
+ * The exact digest syntax; the same expression the conformance suite and the official SDKs use.
+ *
+ * @since 0.1.0
+ */
+export const pattern = /^sha256:[0-9a-f]{64}$/
+
+/**
+ * A digest string that is known to have the right syntax.
+ *
+ * @since 0.1.0
+ */
+export const Digest = Schema.String.check(Schema.isPattern(pattern)).pipe(Schema.brand("Digest"))
+
+/**
+ * @since 0.1.0
+ */
+export type Digest = typeof Digest.Type
+
+/**
+ * Whether a value is a well-formed digest.
+ *
+ * @since 0.1.0
+ */
+export const isDigest: (u: unknown) => u is Digest = Schema.is(Digest)
+
+/**
+ * The digest of some bytes, with native SHA-256.
+ *
+ * @since 0.1.0
+ */
+export const make = (bytes: Uint8Array): Digest =>
+  `sha256:${createHash("sha256").update(bytes).digest("hex")}` as Digest
+
+/**
+ * An incremental digest, for content that arrives in chunks. `size` counts the bytes fed so far.
+ *
+ * @since 0.1.0
+ */
+export interface Hasher {
+  readonly update: (chunk: Uint8Array) => Hasher
+  readonly size: () => number
+  readonly digest: () => Digest
+}
+
+/**
+ * Starts an incremental digest. `digest()` may be called once.
+ *
+ * @since 0.1.0
+ */
+export const hasher = (): Hasher => {
+  const hash = createHash("sha256")
+  let size = 0
+  const self: Hasher = {
+    update: (chunk) => {
+      hash.update(chunk)
+      size += chunk.byteLength
+      return self
+    },
+    size: () => size,
+    digest: () => `sha256:${hash.digest("hex")}` as Digest
+  }
+  return self
+}

@@ -1,0 +1,73 @@
+/**
+ * The per-skill limits every host must accept (R15) and servers should not exceed (R16).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * Manifest entries per skill, `SKILL.md` included.
+ *
+ * @since 0.1.0
+ */
+export const MaxResources = 512
+
+/**
+ * Total bytes per skill (the sum of every `size`): 16 MiB.
+ *
+ * @since 0.1.0
+ */
+export const MaxTotalBytes = 16_777_216
+
+/**
+ * Limits applied to one skill. Raising them is always an explicit choice of the caller.
+ *
+ * @since 0.1.0
+ */
+export interface Limits {
+  readonly maxResources: number
+  readonly maxTotalBytes: number
+}
+
+/**
+ * The limits of the specification.
+ *
+ * @since 0.1.0
+ */
+export const defaults: Limits = { maxResources: MaxResources, maxTotalBytes: MaxTotalBytes }
+
+/**
+ * Which limit a skill broke, with its figures.
+ *
+ * @since 0.1.0
+ */
+export interface Violation {
+  readonly limit: "resources" | "bytes"
+  readonly actual: number
+  readonly max: number
+}
+
+/**
+ * The limits a manifest of `count` files totalling `bytes` breaks, if any (R15-R17).
+ *
+ * @since 0.1.0
+ */
+export const violations = (
+  count: number,
+  bytes: number,
+  limits: Limits = defaults
+): ReadonlyArray<Violation> => {
+  const out: Array<Violation> = []
+  if (count > limits.maxResources) out.push({ limit: "resources", actual: count, max: limits.maxResources })
+  if (bytes > limits.maxTotalBytes) out.push({ limit: "bytes", actual: bytes, max: limits.maxTotalBytes })
+  return out
+}
+
+/**
+ * A one-line description of a limit violation.
+ *
+ * @since 0.1.0
+ */
+export const describe = (violation: Violation): string =>
+  violation.limit === "resources"
+    ? `${violation.actual} files exceed the limit of ${violation.max} per skill`
+    : `${violation.actual} bytes exceed the limit of ${violation.max} per skill`

@@ -1,0 +1,152 @@
+/**
+ * Skill entries as they travel in `skills/list` and `skills/get` (spec §1.1-§1.3).
+ *
+ * Decoding an entry checks everything the entry alone can show (spec §5.1 step 1) except the limits,
+ * which a host may raise (R15) and which `Limits.violations` reports: the URI is a `SKILL.md` URI whose
+ * last skill-path segment is the frontmatter `name` (R4), `resources` is an array or `"dynamic"` (R5,
+ * R6), and an array lists `SKILL.md` (R7), no URI twice, and nothing outside the skill (R8).
+ *
+ * @since 0.1.0
+ */
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import { Digest } from "./Digest.js"
+import * as Limits from "./Limits.js"
+import { SkillFrontmatter } from "./SkillFrontmatter.js"
+import * as SkillUri from "./SkillUri.js"
+
+/**
+ * One file of a manifest: its URI, the digest of its raw bytes and their length (R9, R14).
+ *
+ * @since 0.1.0
+ */
+export const SkillResource = Schema.Struct({
+  uri: SkillUri.SkillUri,
+  digest: Digest,
+  size: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+})
+
+/**
+ * @since 0.1.0
+ */
+export type SkillResource = typeof SkillResource.Type
+
+/**
+ * The marker of a skill whose content is generated and has no stable digests (R11).
+ *
+ * @since 0.1.0
+ */
+export const Dynamic = Schema.Literal("dynamic")
+
+/**
+ * A complete manifest or the `"dynamic"` marker (R5).
+ *
+ * @since 0.1.0
+ */
+export const Resources = Schema.Union([Schema.Array(SkillResource), Dynamic])
+
+/**
+ * @since 0.1.0
+ */
+export type Resources = typeof Resources.Type
+
+/**
+ * The problems of an entry that the structural schema cannot see, as one message each.
+ *
+ * @since 0.1.0
+ */
+export const problems = (skill: {
+  readonly uri: SkillUri.SkillMdUri
+  readonly frontmatter: { readonly name: string }
+  readonly resources: Resources
+}): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const name = SkillUri.skillName(skill.uri)
+  if (name !== skill.frontmatter.name) {
+    out.push(`the last skill-path segment "${name}" differs from frontmatter name "${skill.frontmatter.name}" (R4)`)
+  }
+  if (skill.resources === "dynamic") return out
+  if (!skill.resources.some((resource) => resource.uri === skill.uri)) out.push(`resources do not list ${skill.uri} (R7)`)
+  const seen = new Set<string>()
+  for (const resource of skill.resources) {
+    if (seen.has(resource.uri)) out.push(`${resource.uri} is listed twice (R7)`)
+    seen.add(resource.uri)
+    if (!SkillUri.contains(skill.uri, resource.uri)) out.push(`${resource.uri} is outside the skill (R8)`)
+  }
+  return out
+}
+
+/**
+ * One skill entry, identical in `skills/list` and `skills/get` (R45).
+ *
+ * @since 0.1.0
+ */
+export const Skill = Schema.Struct({
+  uri: SkillUri.SkillMdUri,
+  frontmatter: SkillFrontmatter,
+  resources: Resources
+}).check(Schema.makeFilter((skill) => problems(skill).map((issue) => ({ path: [], issue }))))
+
+/**
+ * @since 0.1.0
+ */
+export type Skill = typeof Skill.Type
+
+/**
+ * An entry that must not be loaded (R6), with every problem found. `uri` is the entry's `uri` when
+ * it had a string one.
+ *
+ * @since 0.1.0
+ */
+export class InvalidSkillEntry extends Schema.TaggedError<InvalidSkillEntry>()("InvalidSkillEntry", {
+  uri: Schema.optionalKey(Schema.String),
+  problems: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `invalid skill entry${this.uri === undefined ? "" : ` ${this.uri}`}: ${this.problems.join("; ")}`
+  }
+}
+
+const decodeSkill = Schema.decodeUnknownResult(Skill, { errors: "all" })
+
+/**
+ * Decodes an untrusted entry (R90), reporting every problem.
+ *
+ * @since 0.1.0
+ */
+export const decode = (input: unknown): Result.Result<Skill, InvalidSkillEntry> =>
+  Result.mapError(decodeSkill(input), (error) => {
+    const uri = typeof input === "object" && input !== null && "uri" in input && typeof input.uri === "string"
+      ? input.uri
+      : undefined
+    return new InvalidSkillEntry({
+      ...(uri === undefined ? {} : { uri }),
+      problems: error.message.split("\n").filter((line) => !line.startsWith("  at ")).map((line) => line.trim()).filter((line) => line.length > 0)
+    })
+  })
+
+/**
+ * Whether an entry carries the `"dynamic"` marker instead of a manifest.
+ *
+ * @since 0.1.0
+ */
+export const isDynamic = (skill: Skill): skill is Skill & { readonly resources: "dynamic" } => skill.resources === "dynamic"
+
+/**
+ * The limits a manifest breaks (R15-R17); always empty for `"dynamic"` entries, whose budget is
+ * counted against fetched bytes instead (R18).
+ *
+ * @since 0.1.0
+ */
+export const limitViolations = (skill: Skill, limits: Limits.Limits = Limits.defaults): ReadonlyArray<Limits.Violation> =>
+  skill.resources === "dynamic"
+    ? []
+    : Limits.violations(skill.resources.length, skill.resources.reduce((total, resource) => total + resource.size, 0), limits)
+
+/**
+ * The manifest item of `uri`, if the entry lists it.
+ *
+ * @since 0.1.0
+ */
+export const findResource = (skill: Skill, uri: string): SkillResource | undefined =>
+  skill.resources === "dynamic" ? undefined : skill.resources.find((resource) => resource.uri === uri)

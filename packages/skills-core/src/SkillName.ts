@@ -1,0 +1,34 @@
+/**
+ * Skill names under the Agent Skills naming rules (R96, spec §1.4).
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * 1 to 64 characters of lowercase ASCII letters, digits and `-`, no leading, trailing or doubled `-`.
+ * The same expression the conformance suite applies (`name-naming-rules`); ASCII only, because
+ * Unicode names make the comparison with a percent-encoded URI segment ambiguous (spec §7 item 7).
+ *
+ * @since 0.1.0
+ */
+export const pattern = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
+
+/**
+ * A string known to be a valid skill name.
+ *
+ * @since 0.1.0
+ */
+export const SkillName = Schema.String.check(Schema.isPattern(pattern)).pipe(Schema.brand("SkillName"))
+
+/**
+ * @since 0.1.0
+ */
+export type SkillName = typeof SkillName.Type
+
+/**
+ * Whether a value is a valid skill name.
+ *
+ * @since 0.1.0
+ */
+export const isSkillName: (u: unknown) => u is SkillName = Schema.is(SkillName)
