@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { CacheScope, TtlMs } from "./CacheHint.js"
 import { Skill } from "./Skill.js"
 
-const Meta = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
+const Meta = Schema.optionalKey(Schema.Record(Schema.String, Schema.Json))
 const Cursor = Schema.optionalKey(Schema.String)
 const ResultFields = {
   resultType: Schema.optionalKey(Schema.String),
@@ -121,8 +121,8 @@ export const ResourceEntry = Schema.Struct({
   description: Schema.optionalKey(Schema.String),
   mimeType: Schema.optionalKey(Schema.String),
   size: Schema.optionalKey(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))),
-  annotations: Schema.optionalKey(Schema.Unknown),
-  icons: Schema.optionalKey(Schema.Array(Schema.Unknown)),
+  annotations: Schema.optionalKey(Schema.Record(Schema.String, Schema.Json)),
+  icons: Schema.optionalKey(Schema.Array(Schema.Json)),
   _meta: Meta
 })
 

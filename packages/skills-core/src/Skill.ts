@@ -109,6 +109,18 @@ export class InvalidSkillEntry extends Schema.TaggedError<InvalidSkillEntry>()("
 
 const decodeSkill = Schema.decodeUnknownResult(Skill, { errors: "all" })
 
+// The schema formatter writes each issue as a message line followed by an indented "at <path>" line.
+const problemLines = (message: string): Array<string> => {
+  const out: Array<string> = []
+  for (const line of message.split("\n")) {
+    const trimmed = line.trim()
+    if (trimmed.length === 0) continue
+    if (trimmed.startsWith("at ") && out.length > 0) out[out.length - 1] = `${trimmed.slice(3)}: ${out[out.length - 1]}`
+    else out.push(trimmed)
+  }
+  return out
+}
+
 /**
  * Decodes an untrusted entry (R90), reporting every problem.
  *
@@ -121,7 +133,7 @@ export const decode = (input: unknown): Result.Result<Skill, InvalidSkillEntry> 
       : undefined
     return new InvalidSkillEntry({
       ...(uri === undefined ? {} : { uri }),
-      problems: error.message.split("\n").filter((line) => !line.startsWith("  at ")).map((line) => line.trim()).filter((line) => line.length > 0)
+      problems: problemLines(error.message)
     })
   })
 

@@ -10,7 +10,7 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { isAlias, isMap, isPair, isScalar, LineCounter, parseAllDocuments, stringify, visit } from "yaml"
+import { Document as YamlDocument, isAlias, isMap, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml"
 import { SkillName } from "./SkillName.js"
 
 /**
@@ -130,7 +130,7 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
     uniqueKeys: true,
     merge: false,
     strict: true,
-    prettyErrors: false,
+    prettyErrors: true,
     lineCounter
   })
   const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line + lineOffset)
@@ -154,7 +154,7 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
     Node: (_, node) => {
       if (node.anchor !== undefined) return refuse(`anchor &${node.anchor} is not allowed`, node.range?.[0])
       if (node.tag !== undefined && !coreTags.has(node.tag)) return refuse(`tag ${node.tag} is not allowed`, node.range?.[0])
-      if (isScalar(node) && typeof node.value === "number" && !isJsonExact(node.value)) {
+      if (isScalar(node) && typeof node.value === "number" && !isJsonExact(node.value, node.source)) {
         return refuse(`${String(node.source ?? node.value)} cannot be represented exactly in JSON; quote it`, node.range?.[0])
       }
       return undefined
@@ -171,7 +171,14 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
   return Result.succeed(doc.toJS() as JsonObject)
 }
 
-const isJsonExact = (n: number) => Number.isFinite(n) && (!Number.isInteger(n) || Number.isSafeInteger(n))
+// An integer literal beyond 2^53 silently becomes another number; floats are approximate by nature.
+const isJsonExact = (n: number, source: unknown) => {
+  if (!Number.isFinite(n)) return false
+  if (Number.isSafeInteger(n) || typeof source !== "string" || !/^[-+]?(?:[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/.test(source)) return true
+  const negative = source.startsWith("-")
+  const magnitude = BigInt(source.replace(/^[-+]/, ""))
+  return (negative ? -magnitude : magnitude) === BigInt(n)
+}
 
 const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
 
@@ -206,8 +213,16 @@ export const parseSkillMd = (
  *
  * @since 0.1.0
  */
-export const render = (frontmatter: JsonObject, body: string): string =>
-  `---\n${stringify(frontmatter, { version: "1.2", schema: "core", lineWidth: 0, aliasDuplicateObjects: false })}---\n${body}`
+export const render = (frontmatter: JsonObject, body: string): string => {
+  const doc = new YamlDocument(frontmatter, { version: "1.2", schema: "core", aliasDuplicateObjects: false })
+  // `parse` refuses integer literals beyond 2^53; such numbers are written in exponent form instead.
+  visit(doc, {
+    Scalar: (_, node) => {
+      if (typeof node.value === "number" && Number.isInteger(node.value) && !Number.isSafeInteger(node.value)) node.format = "EXP"
+    }
+  })
+  return `---\n${doc.toString({ lineWidth: 0 })}---\n${body}`
+}
 
 /**
  * One frontmatter key whose values differ; a missing side is `undefined`.

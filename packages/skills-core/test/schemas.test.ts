@@ -1,0 +1,152 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Arbitrary, Result, Schema } from "effect"
+import { createHash } from "node:crypto"
+import { CacheHint, Digest, Extension, Limits, Manifest, Protocol, Skill, SkillFrontmatter, SkillName, SkillUri } from "../src/index.js"
+import * as arbitraries from "./arbitraries.js"
+
+const skill = Arbitrary.map(arbitraries.manifest, (manifest) => manifest.skill)
+const dynamicSkill = Arbitrary.map(skill, (s): Skill.Skill => ({ ...s, resources: "dynamic" }))
+const anySkill = Arbitrary.flatMap(Arbitrary.schema(Schema.Boolean), (dynamic) => (dynamic ? dynamicSkill : skill))
+
+// Each schema with an arbitrary of its valid values: derived from the schema where its checks are
+// per field, hand-built where a check spans fields.
+const schemas: ReadonlyArray<[string, Schema.Codec<any, any>, Arbitrary.Arbitrary<any>]> = [
+  ["Digest", Digest.Digest, Arbitrary.schema(Digest.Digest)],
+  ["SkillName", SkillName.SkillName, arbitraries.skillName],
+  ["SkillUri", SkillUri.SkillUri, Arbitrary.schema(SkillUri.SkillUri)],
+  ["SkillMdUri", SkillUri.SkillMdUri, Arbitrary.schema(SkillUri.SkillMdUri)],
+  ["SkillFrontmatter", SkillFrontmatter.SkillFrontmatter, arbitraries.frontmatter()],
+  ["SkillResource", Skill.SkillResource, Arbitrary.schema(Skill.SkillResource)],
+  ["Skill", Skill.Skill, anySkill],
+  ["CacheHint", CacheHint.CacheHint, Arbitrary.schema(CacheHint.CacheHint)],
+  ["Capability", Extension.Capability, Arbitrary.schema(Extension.Capability)],
+  ["ListSkillsParams", Protocol.ListSkillsParams, Arbitrary.schema(Protocol.ListSkillsParams)],
+  ["GetSkillParams", Protocol.GetSkillParams, Arbitrary.schema(Protocol.GetSkillParams)],
+  ["ReadResourceDirectoryParams", Protocol.ReadResourceDirectoryParams, Arbitrary.schema(Protocol.ReadResourceDirectoryParams)],
+  ["ResourceEntry", Protocol.ResourceEntry, Arbitrary.schema(Protocol.ResourceEntry)],
+  ["ReadResourceDirectoryResult", Protocol.ReadResourceDirectoryResult, Arbitrary.schema(Protocol.ReadResourceDirectoryResult)],
+  [
+    "ListSkillsResult",
+    Protocol.ListSkillsResult,
+    Arbitrary.map(
+      Arbitrary.all({ skills: Arbitrary.array(anySkill, { maxLength: 3 }), hint: Arbitrary.schema(CacheHint.CacheHint), cursor: Arbitrary.schema(Schema.UndefinedOr(Schema.String)) }),
+      ({ skills, hint, cursor }) => ({ resultType: "complete", skills, ...hint, ...(cursor === undefined ? {} : { nextCursor: cursor }) })
+    )
+  ],
+  [
+    "GetSkillResult",
+    Protocol.GetSkillResult,
+    Arbitrary.map(Arbitrary.all({ skill: anySkill, hint: Arbitrary.schema(CacheHint.CacheHint) }), ({ skill, hint }) => ({ resultType: "complete", skill, ...hint }))
+  ]
+]
+
+describe("every schema", () => {
+  for (const [name, schema, arbitrary] of schemas) {
+    it.prop(`${name}: encode then decode is the identity`, [arbitrary], ([value]) => {
+      const encoded = Schema.encodeUnknownSync(schema)(value)
+      expect(Schema.decodeUnknownSync(schema)(encoded)).toEqual(value)
+      // Over the wire: JSON only loses what JSON cannot say (-0 becomes 0).
+      const wire = JSON.parse(JSON.stringify(encoded))
+      expect(Schema.decodeUnknownSync(schema)(wire)).toEqual(JSON.parse(JSON.stringify(value)))
+    }, { arbitrary: { runs: 50 } })
+
+    it.prop(`${name}: arbitrary JSON decodes or fails with a SchemaError, never throws otherwise`, [Schema.Json], ([json]) => {
+      const result = Schema.decodeUnknownResult(schema)(json)
+      if (Result.isFailure(result)) expect(result.failure._tag).toBe("SchemaError")
+    }, { arbitrary: { runs: 100 } })
+  }
+
+  it.prop("Skill.decode of arbitrary JSON is a Skill or a typed InvalidSkillEntry", [Schema.Json], ([json]) => {
+    const result = Skill.decode(json)
+    if (Result.isFailure(result)) {
+      expect(result.failure._tag).toBe("InvalidSkillEntry")
+      expect(result.failure.problems.length).toBeGreaterThan(0)
+    }
+  })
+
+  it.prop("Skill.decode of mutated valid entries is a Skill or a typed InvalidSkillEntry", {
+    skill,
+    key: Arbitrary.schema(Schema.Literals(["uri", "frontmatter", "resources"])),
+    value: Arbitrary.schema(Schema.Json)
+  }, ({ skill, key, value }) => {
+    const result = Skill.decode({ ...skill, [key]: value })
+    if (Result.isFailure(result)) expect(result.failure._tag).toBe("InvalidSkillEntry")
+  })
+})
+
+describe("Digest", () => {
+  it.prop("equals node:crypto SHA-256 for arbitrary bytes, whole or in chunks", {
+    bytes: Arbitrary.schema(Schema.Uint8Array),
+    cut: Arbitrary.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)))
+  }, ({ bytes, cut }) => {
+    const expected = `sha256:${createHash("sha256").update(bytes).digest("hex")}`
+    expect(Digest.make(bytes)).toBe(expected)
+    const at = bytes.length === 0 ? 0 : cut % bytes.length
+    const hasher = Digest.hasher().update(bytes.subarray(0, at)).update(bytes.subarray(at))
+    expect(hasher.size()).toBe(bytes.length)
+    expect(hasher.digest()).toBe(expected)
+    expect(Digest.isDigest(expected)).toBe(true)
+  })
+
+  it("refuses upper-case hex and other algorithms (R14)", () => {
+    expect(Digest.isDigest(`sha256:${"A".repeat(64)}`)).toBe(false)
+    expect(Digest.isDigest(`sha512:${"a".repeat(64)}`)).toBe(false)
+    expect(Digest.isDigest(`sha256:${"a".repeat(63)}`)).toBe(false)
+  })
+})
+
+describe("Manifest.make", () => {
+  const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["acme", "refunds"]))
+  const skillMd = (name: string) => new TextEncoder().encode(`---\nname: ${name}\ndescription: Handles refunds\n---\nBody\n`)
+
+  it.prop("a built manifest is a valid entry whose digests and sizes match the bytes", [arbitraries.manifest], ([manifest]) => {
+    expect(Result.isSuccess(Skill.decode(JSON.parse(JSON.stringify(manifest.skill))))).toBe(true)
+    expect(manifest.files[0]!.path).toBe("SKILL.md")
+    const rest = manifest.files.slice(1).map((f) => f.path)
+    expect(rest).toEqual([...rest].sort())
+    for (const file of manifest.files) {
+      expect(file.digest).toBe(Digest.make(file.bytes))
+      expect(file.size).toBe(file.bytes.byteLength)
+      expect(SkillUri.relativePath(manifest.uri, file.uri)).toBe(file.path)
+    }
+  })
+
+  it("lists every problem at once, not only the first", () => {
+    const result = Manifest.make({
+      uri,
+      files: [
+        { path: "SKILL.md", bytes: skillMd("other-name") },
+        { path: "../escape.md", bytes: new Uint8Array(1) },
+        { path: "a//b.md", bytes: new Uint8Array(1) },
+        { path: "skill.md", bytes: new Uint8Array(1) }
+      ]
+    })
+    if (Result.isSuccess(result)) throw new Error("built")
+    expect(result.failure._tag).toBe("InvalidSkill")
+    expect(result.failure.uri).toBe(uri)
+    const reasons = result.failure.problems.map(Manifest.describe)
+    expect(reasons).toHaveLength(4)
+    expect(reasons.join("\n")).toMatch(/\.\.\/escape\.md: dot segment/)
+    expect(reasons.join("\n")).toMatch(/a\/\/b\.md: empty path segment/)
+    expect(reasons.join("\n")).toMatch(/skill\.md: "SKILL\.md" must be spelled exactly/)
+    expect(reasons.join("\n")).toMatch(/SKILL\.md: frontmatter name "other-name" differs .* "refunds" \(R4\)/)
+  })
+
+  it("reports a missing SKILL.md and frontmatter errors with their line", () => {
+    const missing = Manifest.make({ uri, files: [{ path: "README.md", bytes: new Uint8Array(1) }] })
+    expect(Result.isFailure(missing) && missing.failure.problems[0]!.reason).toContain("no SKILL.md")
+    const broken = Manifest.make({ uri, files: [{ path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: refunds\ndescription: &a x\n---\n") }] })
+    expect(Result.isFailure(broken) && broken.failure.problems[0]).toMatchObject({ path: "SKILL.md", line: 3 })
+  })
+
+  it("enforces the limits of R15/R16 at registration, raisable only explicitly", () => {
+    const files = [{ path: "SKILL.md", bytes: skillMd("refunds") }, ...Array.from({ length: Limits.MaxResources }, (_, i) => ({ path: `f/${i}.txt`, bytes: new Uint8Array(1) }))]
+    const tooMany = Manifest.make({ uri, files })
+    expect(Result.isFailure(tooMany) && Manifest.describe(tooMany.failure.problems[0]!)).toContain("513 files exceed the limit of 512")
+    expect(Result.isSuccess(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } }))).toBe(true)
+    const big = Manifest.make({ uri, files: [{ path: "SKILL.md", bytes: skillMd("refunds") }, { path: "big.bin", bytes: new Uint8Array(Limits.MaxTotalBytes) }] })
+    expect(Result.isFailure(big) && Manifest.describe(big.failure.problems[0]!)).toContain("exceed the limit of 16777216")
+    const entry = Result.getOrThrow(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } })).skill
+    expect(Skill.limitViolations(entry)).toEqual([{ limit: "resources", actual: 513, max: 512 }])
+  })
+})
