@@ -1,1 +1,24 @@
-export {}
+/**
+ * @since 0.1.0
+ */
+export * as DirectorySource from "./DirectorySource.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as MimeType from "./MimeType.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Skill from "./Skill.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillRegistry from "./SkillRegistry.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillsServer from "./SkillsServer.js"

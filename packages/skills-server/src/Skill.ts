@@ -1,0 +1,176 @@
+/**
+ * Skills as a server author writes them: from code, from files loaded elsewhere (a directory), or
+ * dynamic (content produced by an Effect on each request).
+ *
+ * These are plain descriptions. Nothing is validated here: `SkillRegistry.make` validates every
+ * definition at once (names, frontmatter, paths, limits) and reports every problem it finds.
+ *
+ * ```ts
+ * import { Effect } from "effect"
+ * import { Skill } from "@mcp-skills/server"
+ *
+ * const refunds = Skill.make({
+ *   path: "acme/billing/refunds",
+ *   files: {
+ *     "SKILL.md": "---\nname: refunds\ndescription: Issue refunds\n---\n\n# Refunds\n",
+ *     "references/policy.md": "# Policy\n"
+ *   }
+ * })
+ *
+ * const daily = Skill.dynamic({
+ *   path: "reports/daily",
+ *   frontmatter: { name: "daily", description: "Today's operations report" },
+ *   read: (path) => Effect.succeed(path === "SKILL.md" ? "---\nname: daily\ndescription: Today's operations report\n---\n" : undefined),
+ *   list: Effect.succeed(["SKILL.md"])
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+
+/**
+ * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
+ *
+ * @since 0.1.0
+ */
+export type Content = string | Uint8Array
+
+/**
+ * One file of a skill: a `/`-separated path relative to the skill root and its raw bytes. This is
+ * the shape a directory loader produces.
+ *
+ * @since 0.1.0
+ */
+export interface File {
+  readonly path: string
+  readonly bytes: Uint8Array
+}
+
+/**
+ * Options every skill shares.
+ *
+ * @since 0.1.0
+ */
+export interface Common {
+  /** Decoded skill-path segments; the last one is the skill's name (R4, R96). */
+  readonly path: ReadonlyArray<string>
+  /** URI scheme, lower case; `skill` unless a domain scheme is wanted (R100). */
+  readonly scheme: string
+  /** `false` keeps the skill out of `skills/list` while `skills/get` and reads still answer. */
+  readonly listed: boolean
+}
+
+/**
+ * A skill whose files are known when the server starts: every file is hashed once and served with
+ * its digest (R7, R9, R14).
+ *
+ * @since 0.1.0
+ */
+export interface Static extends Common {
+  readonly _tag: "Static"
+  readonly files: ReadonlyArray<File>
+}
+
+/**
+ * A skill whose files are produced per request (`"resources": "dynamic"`, R11). `read` answers one
+ * file by its relative path (`undefined` means there is no such file); `list` gives every relative
+ * file path, for directory reads. When `frontmatter` is not given, the registry reads `SKILL.md`
+ * once at registration to learn it.
+ *
+ * @since 0.1.0
+ */
+export interface Dynamic extends Common {
+  readonly _tag: "Dynamic"
+  readonly frontmatter: Readonly<Record<string, unknown>> | undefined
+  readonly read: (path: string) => Effect.Effect<Content | undefined, unknown>
+  readonly list: Effect.Effect<ReadonlyArray<string>, unknown> | undefined
+}
+
+/**
+ * Any skill the registry accepts.
+ *
+ * @since 0.1.0
+ */
+export type Definition = Static | Dynamic
+
+/**
+ * Plain data for one skill loaded from a directory: skill-path segments and its files.
+ *
+ * @since 0.1.0
+ */
+export interface Loaded {
+  readonly path: ReadonlyArray<string>
+  readonly files: ReadonlyArray<File>
+}
+
+/**
+ * Options of `make`, `fromFiles` and `dynamic` besides the content.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** `"acme/billing/refunds"` or `["acme", "billing", "refunds"]` (decoded segments). */
+  readonly path: string | ReadonlyArray<string>
+  readonly listed?: boolean | undefined
+  readonly scheme?: string | undefined
+}
+
+const encoder = new TextEncoder()
+
+/**
+ * The bytes of file content: strings become UTF-8.
+ *
+ * @since 0.1.0
+ */
+export const toBytes = (content: Content): Uint8Array => typeof content === "string" ? encoder.encode(content) : content
+
+const common = (options: Options): Common => ({
+  path: typeof options.path === "string" ? options.path.split("/") : options.path,
+  scheme: options.scheme ?? "skill",
+  listed: options.listed ?? true
+})
+
+/**
+ * A skill from code: `files` maps relative paths (`SKILL.md`, `references/policy.md`) to text or bytes.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options & { readonly files: Readonly<Record<string, Content>> }): Static => ({
+  _tag: "Static",
+  ...common(options),
+  files: Object.entries(options.files).map(([path, content]) => ({ path, bytes: toBytes(content) }))
+})
+
+/**
+ * A skill from files loaded elsewhere, e.g. `DirectorySource.load`.
+ *
+ * @since 0.1.0
+ */
+export const fromFiles = (
+  loaded: Loaded,
+  options?: { readonly listed?: boolean | undefined; readonly scheme?: string | undefined }
+): Static => ({
+  _tag: "Static",
+  ...common({ ...options, path: loaded.path }),
+  files: loaded.files
+})
+
+/**
+ * A dynamic skill (`"resources": "dynamic"`): files come from `read` on every request.
+ *
+ * @since 0.1.0
+ */
+export const dynamic = (
+  options: Options & {
+    readonly read: (path: string) => Effect.Effect<Content | undefined, unknown>
+    readonly list?: Effect.Effect<ReadonlyArray<string>, unknown> | undefined
+    readonly frontmatter?: Readonly<Record<string, unknown>> | undefined
+  }
+): Dynamic => ({
+  _tag: "Dynamic",
+  ...common(options),
+  frontmatter: options.frontmatter,
+  read: options.read,
+  list: options.list
+})

@@ -1,0 +1,432 @@
+/**
+ * The catalogue a server publishes, validated and hashed once into an immutable snapshot.
+ *
+ * `build` turns skill definitions into a `Snapshot`: every static skill goes through
+ * `Manifest.make` from `@mcp-skills/core` (frontmatter, name = last path segment, paths, limits,
+ * one SHA-256 per file), nested skills' files are added to their enclosing skill (R10), and every
+ * file is prepared for the wire once (MIME type, text or base64 blob). Requests only read the
+ * snapshot: skills by URI, files by URI and directories by URI are hash-map lookups, and the listing
+ * is sorted by URI for keyset pagination.
+ *
+ * The `SkillRegistry` service holds the current snapshot in a `SubscriptionRef`. `replace` builds a
+ * complete new snapshot and swaps it atomically; a request reads one snapshot from start to end.
+ *
+ * @since 0.1.0
+ */
+import { Digest, Extension, Limits, Manifest, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import * as Schema from "effect/Schema"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as MimeType from "./MimeType.js"
+import * as Skill from "./Skill.js"
+
+/**
+ * Why the registry refused a set of definitions: every problem of every skill, not only the first.
+ *
+ * @since 0.1.0
+ */
+export class RegistrationError extends Schema.TaggedError<RegistrationError>()("RegistrationError", {
+  problems: Schema.Array(Schema.Struct({ skill: Schema.String, reason: Schema.String }))
+}) {
+  override get message(): string {
+    return `cannot register skills: ${this.problems.map((p) => `${p.skill}: ${p.reason}`).join("; ")}`
+  }
+}
+
+/**
+ * Registry options.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /**
+   * Per-skill limits (R15, R16). The defaults are the spec's 512 files and 16 MiB; raising them is
+   * an explicit decision because hosts are not obliged to load larger skills.
+   */
+  readonly limits?: Partial<Limits.Limits> | undefined
+}
+
+/**
+ * A file ready for `resources/read`: its wire content was decided once. Text only when the bytes
+ * round-trip UTF-8 exactly, so a client hashing the UTF-8 of `text` gets the published digest;
+ * otherwise a base64 blob.
+ *
+ * @since 0.1.0
+ */
+export interface FileEntry {
+  readonly uri: string
+  readonly name: string
+  readonly mimeType: string
+  readonly size: number
+  readonly digest: Digest.Digest
+  readonly content: { readonly text: string } | { readonly blob: string }
+  /** Indices (into `Snapshot.skills`) of every skill whose manifest lists this file. */
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * One child of a directory, as `resources/directory/read` returns it.
+ *
+ * @since 0.1.0
+ */
+export interface DirectoryChild {
+  readonly resource: Readonly<Record<string, unknown>>
+  readonly uri: string
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * A directory of the snapshot (a skill root or any directory below one) and its direct children,
+ * sorted by URI.
+ *
+ * @since 0.1.0
+ */
+export interface DirectoryEntry {
+  readonly uri: string
+  readonly children: ReadonlyArray<DirectoryChild>
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * One published skill.
+ *
+ * @since 0.1.0
+ */
+export interface SkillEntry {
+  readonly index: number
+  readonly uri: SkillUri.SkillMdUri
+  readonly root: string
+  readonly path: ReadonlyArray<string>
+  readonly name: string
+  readonly frontmatter: Readonly<Record<string, unknown>>
+  readonly listed: boolean
+  /** The wire `Skill` object of `skills/list` and `skills/get`, built once. */
+  readonly entry: Readonly<Record<string, unknown>>
+  /** The `SKILL.md` as a `Resource` for `resources/list` (R25). */
+  readonly resource: Readonly<Record<string, unknown>>
+  readonly dynamic: Skill.Dynamic | undefined
+}
+
+/**
+ * An immutable catalogue.
+ *
+ * @since 0.1.0
+ */
+export interface Snapshot {
+  /** Every skill, sorted by URI; `SkillEntry.index` is the position here. */
+  readonly skills: ReadonlyArray<SkillEntry>
+  /** Listed skills only, sorted by URI (the `skills/list` order). */
+  readonly listed: ReadonlyArray<SkillEntry>
+  readonly byUri: ReadonlyMap<string, SkillEntry>
+  readonly files: ReadonlyMap<string, FileEntry>
+  readonly directories: ReadonlyMap<string, DirectoryEntry>
+  /** Dynamic skills by root URI. */
+  readonly dynamicRoots: ReadonlyMap<string, SkillEntry>
+  /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
+  readonly schemes: ReadonlySet<string>
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const encoder = new TextEncoder()
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(b))
+
+/**
+ * How bytes go on the wire: `text` when they round-trip UTF-8 exactly, otherwise a base64 `blob`.
+ *
+ * @since 0.1.0
+ */
+export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
+  try {
+    const text = utf8.decode(bytes)
+    if (sameBytes(encoder.encode(text), bytes)) return { text }
+  } catch {
+    // not UTF-8: served as a blob
+  }
+  return { blob: asBuffer(bytes).toString("base64") }
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+const lastSegment = (uri: string) => decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1))
+
+const describeError = (error: unknown): string =>
+  error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+
+interface Pending {
+  readonly definition: Skill.Definition
+  readonly uri: SkillUri.SkillMdUri
+  readonly root: string
+  readonly files: Array<Skill.File>
+  frontmatter?: Readonly<Record<string, unknown>>
+  manifest?: Manifest.Manifest
+}
+
+/**
+ * Validates and hashes definitions into a snapshot, or fails listing every problem found.
+ *
+ * @since 0.1.0
+ */
+export const build = Effect.fnUntraced(function*(
+  definitions: Iterable<Skill.Definition>,
+  options?: Options
+) {
+  const limits: Limits.Limits = { ...Limits.defaults, ...options?.limits }
+  const problems: Array<{ skill: string; reason: string }> = []
+  const pending: Array<Pending> = []
+  const seen = new Set<string>()
+  for (const definition of definitions) {
+    const label = `${definition.scheme}://${definition.path.join("/")}`
+    const uri = SkillUri.skillMd(definition.scheme, definition.path)
+    if (Result.isFailure(uri)) {
+      problems.push({ skill: label, reason: uri.failure.reason })
+      continue
+    }
+    if (seen.has(uri.success)) {
+      problems.push({ skill: uri.success, reason: "registered twice (duplicate skill URI)" })
+      continue
+    }
+    seen.add(uri.success)
+    pending.push({
+      definition,
+      uri: uri.success,
+      root: SkillUri.root(uri.success),
+      files: definition._tag === "Static" ? [...definition.files] : []
+    })
+  }
+
+  // R10: an enclosing skill's manifest lists its nested skills' files too. Each skill looks up its
+  // ancestors by root URI (depth lookups, not a pairwise scan of the catalogue).
+  const byRoot = new Map(pending.map((skill) => [skill.root, skill]))
+  for (const inner of pending) {
+    for (let end = inner.root.lastIndexOf("/"); end > inner.root.indexOf("://") + 2; end = inner.root.lastIndexOf("/", end - 1)) {
+      const outer = byRoot.get(inner.root.slice(0, end))
+      if (outer === undefined) continue
+      if (inner.definition._tag === "Dynamic" && outer.definition._tag === "Static") {
+        problems.push({
+          skill: inner.uri,
+          reason: `a dynamic skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
+        })
+        continue
+      }
+      if (outer.definition._tag === "Dynamic") continue
+      const prefix = SkillUri.relativePath(outer.uri, inner.root + "/" + Extension.SkillFileName)!.split("/").slice(0, -1)
+        .join("/")
+      const existing = new Map(outer.files.map((file) => [file.path, file.bytes]))
+      for (const file of inner.files) {
+        const path = `${prefix}/${file.path}`
+        const present = existing.get(path)
+        if (present === undefined) {
+          outer.files.push({ path, bytes: file.bytes })
+          existing.set(path, file.bytes)
+        } else if (!sameBytes(present, file.bytes)) {
+          problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
+        }
+      }
+    }
+  }
+
+  for (const skill of pending) {
+    const definition = skill.definition
+    if (definition._tag === "Static") {
+      const manifest = Manifest.make({ uri: skill.uri, files: skill.files, limits })
+      if (Result.isFailure(manifest)) {
+        for (const problem of manifest.failure.problems) {
+          problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
+        }
+      } else {
+        skill.manifest = manifest.success
+        skill.frontmatter = manifest.success.frontmatter
+      }
+      continue
+    }
+    const frontmatter = definition.frontmatter !== undefined
+      ? Result.mapError(
+        SkillFrontmatter.decode(definition.frontmatter as SkillFrontmatter.JsonObject),
+        (error) => error.reason
+      )
+      : yield* definition.read(Extension.SkillFileName).pipe(
+        Effect.map((content) =>
+          content === undefined
+            ? Result.fail(`read("${Extension.SkillFileName}") gave no content`)
+            : Result.mapBoth(SkillFrontmatter.parseSkillMd(Skill.toBytes(content)), {
+              onFailure: (error) => error.reason,
+              onSuccess: (document) => document.frontmatter
+            })
+        ),
+        Effect.catchCause((cause) => Effect.succeed(Result.fail(`reading ${Extension.SkillFileName} failed: ${describeError(cause)}`)))
+      )
+    if (Result.isFailure(frontmatter)) {
+      problems.push({ skill: skill.uri, reason: `${Extension.SkillFileName}: ${frontmatter.failure}` })
+      continue
+    }
+    const name = SkillUri.skillName(skill.uri)
+    if (frontmatter.success.name !== name) {
+      problems.push({
+        skill: skill.uri,
+        reason: `frontmatter name "${frontmatter.success.name}" differs from the skill's directory name "${name}" (R4)`
+      })
+      continue
+    }
+    skill.frontmatter = frontmatter.success
+  }
+  if (problems.length > 0) {
+    return yield* new RegistrationError({ problems: problems.sort((a, b) => byCodeUnit(a.skill, b.skill)) })
+  }
+  return assemble(pending.sort((a, b) => byCodeUnit(a.uri, b.uri)))
+})
+
+const assemble = (sorted: ReadonlyArray<Pending>): Snapshot => {
+  const skills: Array<SkillEntry> = []
+  const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
+  const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
+  const dynamicRoots = new Map<string, SkillEntry>()
+  const directory = (uri: string) => {
+    let entry = directories.get(uri)
+    if (entry === undefined) {
+      entry = { uri, owners: new Set(), children: new Map() }
+      directories.set(uri, entry)
+    }
+    return entry
+  }
+  for (const [index, skill] of sorted.entries()) {
+    const frontmatter = skill.frontmatter!
+    const manifest = skill.manifest
+    const description = frontmatter.description
+    const resource: Record<string, unknown> = {
+      uri: skill.uri,
+      name: frontmatter.name,
+      ...(typeof description === "string" ? { description } : {}),
+      mimeType: Extension.MarkdownMimeType,
+      ...(manifest === undefined ? {} : { size: manifest.files[0]!.size })
+    }
+    const entry: SkillEntry = {
+      index,
+      uri: skill.uri,
+      root: skill.root,
+      path: skill.definition.path,
+      name: String(frontmatter.name),
+      frontmatter,
+      listed: skill.definition.listed,
+      entry: manifest === undefined
+        ? { uri: skill.uri, frontmatter, resources: "dynamic" }
+        : { uri: skill.uri, frontmatter, resources: manifest.skill.resources },
+      resource,
+      dynamic: skill.definition._tag === "Dynamic" ? skill.definition : undefined
+    }
+    skills.push(entry)
+    if (entry.dynamic !== undefined) {
+      dynamicRoots.set(skill.root, entry)
+      continue
+    }
+    for (const file of manifest!.files) {
+      const existing = files.get(file.uri)
+      if (existing !== undefined) {
+        existing.owners.push(index)
+      } else {
+        files.set(file.uri, {
+          uri: file.uri,
+          name: file.path.slice(file.path.lastIndexOf("/") + 1),
+          mimeType: file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path),
+          size: file.size,
+          digest: file.digest,
+          content: wireContent(file.bytes),
+          owners: [index]
+        })
+      }
+      // Every directory from the skill root down to the file, each linked to its child.
+      let child: string = file.uri
+      let parent = child.slice(0, child.lastIndexOf("/"))
+      let isFile = true
+      while (parent.length >= skill.root.length) {
+        const dir = directory(parent)
+        dir.owners.add(index)
+        if (!dir.children.has(child)) {
+          const name = lastSegment(child)
+          dir.children.set(child, {
+            uri: child,
+            owners: [],
+            resource: isFile
+              ? {
+                uri: child,
+                name,
+                mimeType: files.get(child)!.mimeType,
+                size: file.size
+              }
+              : { uri: child, name, mimeType: Extension.DirectoryMimeType }
+          })
+        }
+        if (parent === skill.root) break
+        child = parent
+        parent = child.slice(0, child.lastIndexOf("/"))
+        isFile = false
+      }
+    }
+  }
+  const frozenDirectories = new Map<string, DirectoryEntry>()
+  for (const dir of directories.values()) {
+    const children = [...dir.children.values()].sort((a, b) => byCodeUnit(a.uri, b.uri)).map((child) => ({
+      ...child,
+      owners: files.get(child.uri)?.owners ?? [...(directories.get(child.uri)?.owners ?? [])]
+    }))
+    frozenDirectories.set(dir.uri, { uri: dir.uri, children, owners: [...dir.owners] })
+  }
+  return {
+    skills,
+    listed: skills.filter((skill) => skill.listed),
+    byUri: new Map(skills.map((skill) => [skill.uri, skill])),
+    files,
+    directories: frozenDirectories,
+    dynamicRoots,
+    schemes: new Set(["skill", ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://")))])
+  }
+}
+
+/**
+ * The dynamic skill whose directory contains `uri`, if any (walks up the URI, no catalogue scan).
+ *
+ * @since 0.1.0
+ */
+export const dynamicOwner = (snapshot: Snapshot, uri: string): SkillEntry | undefined => {
+  if (snapshot.dynamicRoots.size === 0) return undefined
+  let end = uri.length
+  while (end > 0) {
+    const owner = snapshot.dynamicRoots.get(uri.slice(0, end))
+    if (owner !== undefined) return owner
+    end = uri.lastIndexOf("/", end - 1)
+    if (end <= uri.indexOf("://") + 2) return undefined
+  }
+  return undefined
+}
+
+/**
+ * The service holding the current snapshot.
+ *
+ * @since 0.1.0
+ */
+export class SkillRegistry extends Context.Service<SkillRegistry, {
+  /** The current snapshot; read it once per request. */
+  readonly snapshot: Effect.Effect<Snapshot>
+  /** Validates `definitions` into a new snapshot and swaps it in; on failure the old one stays. */
+  readonly replace: (definitions: Iterable<Skill.Definition>) => Effect.Effect<void, RegistrationError>
+  /** The underlying reference, for observers of catalogue changes. */
+  readonly ref: SubscriptionRef.SubscriptionRef<Snapshot>
+}>()("@mcp-skills/server/SkillRegistry") {}
+
+/**
+ * Builds a registry from definitions (validating and hashing everything once).
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(definitions: Iterable<Skill.Definition>, options?: Options) {
+  const ref = yield* SubscriptionRef.make(yield* build(definitions, options))
+  return SkillRegistry.of({
+    snapshot: SubscriptionRef.get(ref),
+    replace: (next) => Effect.flatMap(build(next, options), (snapshot) => SubscriptionRef.set(ref, snapshot)),
+    ref
+  })
+})

@@ -1,0 +1,369 @@
+/**
+ * The five skills surfaces (`skills/list`, `skills/get`, `resources/directory/read`, and the skill
+ * part of `resources/read` and `resources/list`), answered from one snapshot with one visibility
+ * decision per request.
+ *
+ * @internal
+ */
+import { Extension, SkillUri } from "@mcp-skills/core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import type { McpSchema } from "effect/ai"
+import * as MimeType from "../MimeType.js"
+import * as Skill from "../Skill.js"
+import * as SkillRegistry from "../SkillRegistry.js"
+import * as Cursor from "./cursor.js"
+import { isWireError } from "./effectMcp.js"
+import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
+
+/** The methods a visibility decision is made for. */
+export type Method =
+  | "skills/list"
+  | "skills/get"
+  | "resources/read"
+  | "resources/list"
+  | "resources/directory/read"
+
+/** What a visibility check sees of a request. */
+export interface VisibilityRequest {
+  readonly method: Method
+  readonly protocolVersion: string
+  readonly headers: RequestInfo["headers"]
+  readonly sessionId: string | undefined
+  readonly requestContext: McpSchema.McpRequestContext["Service"]
+}
+
+/** What a visibility check decides: everything, nothing, or a predicate over skills. */
+export type Decision = boolean | ((skill: SkillRegistry.SkillEntry) => boolean)
+
+/** Per-server settings, fixed when the layer is built. */
+export interface State {
+  readonly registry: SkillRegistry.SkillRegistry["Service"]
+  readonly pageSize: number
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+  /** Present when a visibility check is configured: runs it once for the request. */
+  readonly decide: ((request: RequestInfo, method: Method) => Effect.Effect<Decision, WireError>) | undefined
+}
+
+/** Layer state by `McpServer` service, so wrapped adapters find the registry of their server. */
+export const states = new WeakMap<object, State>()
+
+/** The URI of the hidden effect resource whose read runs the visibility check inside effect's middleware. */
+export const VisibilityResourceUri = "urn:mcp-skills:visibility"
+
+/** Carries the request into the visibility resource's handler and its decision back out. */
+export interface Slot {
+  readonly request: VisibilityRequest
+  decision: Decision | undefined
+}
+
+/** The slot of the request being decided. */
+export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/VisibilitySlot", {
+  defaultValue: () => undefined
+})
+
+const invalidParams = (message: string, data?: unknown): WireError =>
+  data === undefined ? { code: -32602, message } : { code: -32602, message, data }
+
+const internalError: WireError = { code: -32603, message: "Internal error" }
+
+// A failure of the author's own code (a dynamic skill's read or list): logged, and -32603 on the wire.
+const serverFault = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>
+  Effect.catchCause(effect, (cause) => Effect.andThen(Effect.logError(what, cause), Effect.fail(internalError)))
+
+const notConfigured: WireError = {
+  code: -32603,
+  message: "SkillsServer.protocols is used without SkillsServer.layer on this McpServer"
+}
+
+const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
+  const state = states.get(request.server)
+  return state === undefined ? Effect.fail(notConfigured) : Effect.succeed(state)
+}
+
+/** Visibility of skills for one request: each skill's decision is computed at most once. */
+interface Visible {
+  readonly skill: (index: number) => boolean
+  readonly any: (owners: ReadonlyArray<number>) => boolean
+  readonly checked: boolean
+}
+
+const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
+  if (typeof decision === "boolean") {
+    return { skill: () => decision, any: (owners) => decision && owners.length > 0, checked }
+  }
+  const memo = new Int8Array(snapshot.skills.length)
+  const skill = (index: number) => {
+    let known = memo[index]!
+    if (known === 0) {
+      known = decision(snapshot.skills[index]!) ? 1 : 2
+      memo[index] = known
+    }
+    return known === 1
+  }
+  return { skill, any: (owners) => owners.some(skill), checked }
+}
+
+interface Context {
+  readonly state: State
+  readonly snapshot: SkillRegistry.Snapshot
+  readonly visible: Visible
+}
+
+// Reads ONE snapshot for the whole request (unless the caller already did) and decides visibility once.
+const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, read?: {
+  readonly state: State
+  readonly snapshot: SkillRegistry.Snapshot
+}) {
+  const state = read?.state ?? (yield* stateOf(request))
+  const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
+  if (state.decide === undefined) return { state, snapshot, visible: visibleFor(snapshot, true, false) }
+  const decision = yield* state.decide(request, method)
+  return { state, snapshot, visible: visibleFor(snapshot, decision, true) }
+})
+
+/** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
+const complete = (request: RequestInfo, result: Record<string, unknown>, cache?: Context): Record<string, unknown> => {
+  if (!request.modern) return result
+  return {
+    resultType: "complete",
+    ...result,
+    ...(cache === undefined ? {} : {
+      ttlMs: cache.state.ttlMs,
+      cacheScope: cache.visible.checked ? "private" : cache.state.cacheScope
+    }),
+    _meta: { "io.modelcontextprotocol/serverInfo": request.serverInfo }
+  }
+}
+
+const SkillsScope = "skills"
+
+export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
+  const context = yield* begin(request, "skills/list")
+  const { snapshot, state, visible } = context
+  let after: string | undefined
+  if (params?.cursor !== undefined) {
+    after = Cursor.decode(SkillsScope, params.cursor)
+    if (after === undefined) return yield* Effect.fail(invalidParams("Unknown or expired cursor"))
+  }
+  const listed = snapshot.listed
+  const skills: Array<unknown> = []
+  let last: string | undefined
+  let more = false
+  for (let i = Cursor.startAfter(listed, (skill) => skill.uri, after); i < listed.length; i++) {
+    const skill = listed[i]!
+    if (!visible.skill(skill.index)) continue
+    if (skills.length === state.pageSize) {
+      more = true
+      break
+    }
+    skills.push(skill.entry)
+    last = skill.uri
+  }
+  return complete(request, {
+    skills,
+    ...(more && last !== undefined ? { nextCursor: Cursor.make(SkillsScope, last) } : {})
+  }, context)
+})
+
+export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
+  const context = yield* begin(request, "skills/get")
+  const skill = context.snapshot.byUri.get(params.uri)
+  if (skill === undefined || !context.visible.skill(skill.index)) {
+    const isSkillMd = Result.isSuccess(SkillUri.parseSkillMd(params.uri))
+    return yield* Effect.fail(
+      invalidParams(
+        isSkillMd
+          ? `no skill is served at ${params.uri}`
+          : `${params.uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
+        { uri: params.uri }
+      )
+    )
+  }
+  return complete(request, { skill: skill.entry }, context)
+})
+
+const notADirectory = (uri: string) => invalidParams(`no directory resource is served at ${uri}`, { uri })
+
+const directoryPage = Effect.fnUntraced(function*(
+  request: RequestInfo,
+  context: Context,
+  uri: string,
+  children: ReadonlyArray<{ readonly uri: string; readonly resource: unknown }>,
+  cursor: string | undefined
+) {
+  const scope = `dir ${uri}`
+  let after: string | undefined
+  if (cursor !== undefined) {
+    after = Cursor.decode(scope, cursor)
+    if (after === undefined) return yield* Effect.fail(invalidParams("Unknown or expired cursor"))
+  }
+  const start = Cursor.startAfter(children, (child) => child.uri, after)
+  const page = children.slice(start, start + context.state.pageSize)
+  const more = start + page.length < children.length
+  // The spec types this result without cache fields (§1.7), but the official TypeScript SDK
+  // (2.4.0) rejects a 2026-07-28 directory result without them, so they are sent too.
+  return complete(request, {
+    resources: page.map((child) => child.resource),
+    ...(more ? { nextCursor: Cursor.make(scope, page[page.length - 1]!.uri) } : {})
+  }, context)
+})
+
+const dynamicChildren = Effect.fnUntraced(function*(skill: SkillRegistry.SkillEntry, directory: string) {
+  const dynamic = skill.dynamic!
+  const paths = dynamic.list === undefined
+    ? [Extension.SkillFileName]
+    : yield* serverFault(`listing the dynamic skill ${skill.uri} failed`)(dynamic.list)
+  const relative = directory === skill.root ? "" : SkillUri.relativePath(skill.uri, directory)
+  if (relative === undefined) return undefined
+  const prefix = relative === "" ? "" : relative + "/"
+  const children = new Map<string, { uri: string; resource: Record<string, unknown> }>()
+  let exists = relative === ""
+  for (const path of paths) {
+    if (!path.startsWith(prefix)) continue
+    exists = true
+    const rest = path.slice(prefix.length)
+    const slash = rest.indexOf("/")
+    const name = slash === -1 ? rest : rest.slice(0, slash)
+    const uri = SkillUri.file(skill.uri, prefix + name)
+    if (name.length === 0 || Result.isFailure(uri) || children.has(uri.success)) continue
+    children.set(uri.success, {
+      uri: uri.success,
+      resource: {
+        uri: uri.success,
+        name,
+        mimeType: slash !== -1
+          ? Extension.DirectoryMimeType
+          : name === Extension.SkillFileName && prefix === ""
+          ? Extension.MarkdownMimeType
+          : MimeType.fromPath(name)
+      }
+    })
+  }
+  if (!exists) return undefined
+  return [...children.values()].sort((a, b) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0))
+})
+
+export const readDirectory = Effect.fnUntraced(function*(
+  params: { readonly uri: string; readonly cursor?: string | undefined },
+  request: RequestInfo
+) {
+  const context = yield* begin(request, "resources/directory/read")
+  const { snapshot, visible } = context
+  const directory = snapshot.directories.get(params.uri)
+  if (directory !== undefined) {
+    if (!visible.any(directory.owners)) return yield* Effect.fail(notADirectory(params.uri))
+    const children = directory.children.filter((child) => visible.any(child.owners))
+    return yield* directoryPage(request, context, params.uri, children, params.cursor)
+  }
+  const owner = SkillUri.isCanonical(params.uri) ? SkillRegistry.dynamicOwner(snapshot, params.uri) : undefined
+  if (owner !== undefined && visible.skill(owner.index)) {
+    const children = yield* dynamicChildren(owner, params.uri)
+    if (children !== undefined) return yield* directoryPage(request, context, params.uri, children, params.cursor)
+  }
+  return yield* Effect.fail(notADirectory(params.uri))
+})
+
+const schemeOf = (uri: string) => {
+  const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(uri)
+  return match === null ? undefined : match[1]!.toLowerCase()
+}
+
+const notFound = (uri: string) => invalidParams("Resource not found", { uri })
+
+const readContents = (
+  request: RequestInfo,
+  context: Context,
+  uri: string,
+  mimeType: string,
+  content: SkillRegistry.FileEntry["content"]
+) => complete(request, { contents: [{ uri, mimeType, ...content }] }, context)
+
+/** `resources/read`: skill files from the snapshot (or a dynamic skill), everything else to effect. */
+export const readResource: Interceptor = Effect.fnUntraced(function*(
+  params: { readonly uri: string },
+  request: RequestInfo,
+  next: Effect.Effect<unknown, unknown>
+) {
+  const uri = params.uri
+  if (uri === VisibilityResourceUri) return yield* Effect.fail(notFound(uri))
+  const state = states.get(request.server)
+  if (state === undefined) return yield* next
+  const snapshot = yield* state.registry.snapshot
+  const file = snapshot.files.get(uri)
+  const owner = file === undefined && SkillUri.isCanonical(uri) ? SkillRegistry.dynamicOwner(snapshot, uri) : undefined
+  const schemeIsOurs = file !== undefined || owner !== undefined || isSkillScheme(snapshot, uri)
+  if (!schemeIsOurs) return yield* next
+  // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
+  const context = yield* begin(request, "resources/read", { state, snapshot })
+  if (file !== undefined && context.visible.any(file.owners)) {
+    return readContents(request, context, uri, file.mimeType, file.content)
+  }
+  if (owner !== undefined && context.visible.skill(owner.index)) {
+    const path = SkillUri.relativePath(owner.uri, uri)!
+    const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(owner.dynamic!.read(path))
+    if (content !== undefined) {
+      return readContents(
+        request,
+        context,
+        uri,
+        path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path),
+        SkillRegistry.wireContent(Skill.toBytes(content))
+      )
+    }
+  }
+  // Hidden, absent and malformed skill URIs all take this one path, so they are indistinguishable;
+  // a resource the user registered with effect under the same scheme still answers.
+  return yield* Effect.catch(next, (error) =>
+    isWireError(error) && (error.code === -32002 || error.code === -32602) ? Effect.fail(notFound(uri)) : Effect.fail(error))
+})
+
+// A URI without a scheme is no URI at all: it gets the same -32602 as a skill URI that is not served.
+const isSkillScheme = (snapshot: SkillRegistry.Snapshot, uri: string) => {
+  const scheme = schemeOf(uri)
+  return scheme === undefined || snapshot.schemes.has(scheme)
+}
+
+/** `resources/list`: effect's resources (minus the visibility resource) and every visible `SKILL.md`. */
+export const listResources: Interceptor = Effect.fnUntraced(function*(
+  _params: unknown,
+  request: RequestInfo,
+  next: Effect.Effect<unknown, unknown>
+) {
+  const base = (yield* next) as Record<string, unknown> & { readonly resources: ReadonlyArray<{ readonly uri: string }> }
+  const state = states.get(request.server)
+  if (state === undefined) return base
+  const context = yield* begin(request, "resources/list")
+  const own = base.resources.filter((resource) => resource.uri !== VisibilityResourceUri)
+  const skills = context.snapshot.listed.filter((skill) => context.visible.skill(skill.index)).map((skill) => skill.resource)
+  const result: Record<string, unknown> = { ...base, resources: [...own, ...skills] }
+  if (!request.modern) return result
+  const ours = complete(request, {}, context)
+  // One page mixes effect's resources and skills: the stricter hint of the two applies.
+  return own.length === 0 ? { ...result, ttlMs: ours.ttlMs, cacheScope: ours.cacheScope } : {
+    ...result,
+    ttlMs: Math.min(Number(base.ttlMs ?? 0), Number(ours.ttlMs)),
+    cacheScope: base.cacheScope === "public" && ours.cacheScope === "public" ? "public" : "private"
+  }
+})
+
+/** Runs the configured check for one request inside effect's middleware (see `VisibilityResourceUri`). */
+export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestInfo, method: Method) {
+  const slot: Slot = {
+    request: {
+      method,
+      protocolVersion: request.protocolVersion,
+      headers: request.headers,
+      sessionId: request.sessionId,
+      requestContext: request.requestContext
+    },
+    decision: undefined
+  }
+  const read = yield* Effect.provideService(request.readRegisteredResource(VisibilityResourceUri), CurrentSlot, slot)
+  // Not found: an `McpServer.visibility` provided to the skills layer hid it, which hides every skill.
+  if (Option.isNone(read)) return false
+  return slot.decision ?? false
+})

@@ -1,0 +1,120 @@
+/**
+ * Property: for arbitrary skill sets and arbitrary visibility decisions, no hidden skill's URI,
+ * name, digest or file content appears in any response of the five surfaces, and every visible
+ * skill is fully served (listed ones listed, every file readable and matching its digest), on
+ * both revisions.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { bytesOf, sha256 } from "./support/catalogue.js"
+import { skillMd } from "./support/fixtures.js"
+import type { Probe } from "./support/surfaces.js"
+import { observe } from "./support/surfaces.js"
+import { httpServer, legacyHttp, modernHttp, ServerUrl, withHeaders } from "./support/wire.js"
+
+const FileName = Schema.Literals(["a.md", "b/c.md", "b/d.txt", "e.bin"])
+
+const SkillSpec = Schema.Struct({
+  prefix: Schema.Literals(["", "org", "org/team"]),
+  files: Schema.Array(FileName).check(Schema.isMaxLength(4)),
+  listed: Schema.Boolean,
+  visible: Schema.Boolean,
+  dynamic: Schema.Boolean
+})
+
+const Catalogue = Schema.Array(SkillSpec).check(Schema.isMinLength(1), Schema.isMaxLength(6))
+
+let registry: SkillRegistry.SkillRegistry["Service"] | undefined
+const Skills = SkillsServer.layer({
+  skills: [],
+  pageSize: 2,
+  visibility: ({ headers }) => {
+    const visible = new Set((headers["x-visible"] ?? "").split(","))
+    return Effect.succeed((skill: SkillsServer.SkillInfo) => visible.has(skill.name))
+  }
+})
+const Capture = Layer.effectDiscard(Effect.gen(function*() {
+  registry = yield* SkillRegistry.SkillRegistry
+}))
+
+const content = (name: string, file: string): Uint8Array =>
+  file === "e.bin"
+    ? new Uint8Array([0xff, 0xfe, ...new TextEncoder().encode(`${name}-binary`)])
+    : new TextEncoder().encode(`secret-${name}-${file}\n`)
+
+describe("visibility property", () => {
+  layer(httpServer(Layer.merge(Skills, Capture.pipe(Layer.provide(Skills)))))((it) => {
+    it.effect.prop(
+      "hidden skills leak nowhere; visible skills are fully served",
+      [Catalogue],
+      ([specs]) =>
+        Effect.gen(function*() {
+          const skills = specs.map((spec, index) => {
+            const name = `n${index}x`
+            const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
+            const files = [...new Set(spec.files)]
+            const fileMap: Record<string, Uint8Array> = {}
+            for (const file of files) fileMap[file] = content(name, file)
+            const uri = `skill://${path}/SKILL.md`
+            const root = `skill://${path}`
+            const probe: Probe = {
+              uri,
+              files: [uri, ...files.map((file) => `${root}/${file}`)],
+              directories: [root, ...(files.some((file) => file.startsWith("b/")) ? [`${root}/b`] : [])]
+            }
+            const all: Record<string, Uint8Array> = { "SKILL.md": new TextEncoder().encode(skillMd(name)), ...fileMap }
+            const definition = spec.dynamic
+              ? Skill.dynamic({
+                path,
+                listed: spec.listed,
+                read: (file) => Effect.succeed(all[file]),
+                list: Effect.succeed(Object.keys(all))
+              })
+              : Skill.make({ path, listed: spec.listed, files: all })
+            const secrets = [
+              name,
+              ...Object.values(fileMap).map(sha256),
+              sha256(new TextEncoder().encode(skillMd(name))),
+              ...files.filter((file) => file !== "e.bin").map((file) => `secret-${name}-${file}`)
+            ]
+            return { spec, name, probe, definition, secrets }
+          })
+          yield* registry!.replace(skills.map((skill) => skill.definition))
+          const header = { "x-visible": skills.filter((skill) => skill.spec.visible).map((skill) => skill.name).join(",") }
+          const url = yield* ServerUrl
+          const clients = [withHeaders(modernHttp(url), header), withHeaders(yield* legacyHttp(url), header)]
+          for (const client of clients) {
+            const seen = yield* observe(client, skills.map((skill) => skill.probe))
+            for (const skill of skills) {
+              const answered = seen.answered.get(skill.probe.uri)!
+              const shown = skill.spec.visible
+              assert.strictEqual(seen.listed.has(skill.probe.uri), shown && skill.spec.listed)
+              assert.strictEqual(seen.resourcesList.has(skill.probe.uri), shown && skill.spec.listed)
+              assert.strictEqual(answered.get, shown)
+              assert.deepStrictEqual(answered.reads, skill.probe.files.map(() => shown))
+              assert.deepStrictEqual(answered.directories, skill.probe.directories.map(() => shown))
+              if (!shown) {
+                for (const text of seen.texts) {
+                  for (const secret of skill.secrets) assert.notInclude(text, secret, `${client.revision} leaked ${secret}`)
+                }
+              } else {
+                const entry = (yield* client.call("skills/get", { uri: skill.probe.uri })).skill
+                if (skill.spec.dynamic) {
+                  assert.strictEqual(entry.resources, "dynamic")
+                  continue
+                }
+                for (const resource of entry.resources) {
+                  const read = (yield* client.call("resources/read", { uri: resource.uri })).contents[0]
+                  assert.strictEqual(sha256(bytesOf(read)), resource.digest)
+                }
+              }
+            }
+          }
+        }),
+      { timeout: 120_000, arbitrary: { runs: 40 } } as any
+    )
+  })
+})
