@@ -277,9 +277,10 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
     if (Result.isFailure(e)) return Result.fail(e.failure)
     encoded.push(e.success)
   }
-  const uri = `${root(skillMdUri)}/${encoded.join("/")}`
-  const parsed = parse(uri)
-  return Result.map(parsed, () => uri as SkillUri)
+  if (isSkillMdVariant(path.slice(path.lastIndexOf("/") + 1))) return invalid(path, `"${SkillFileName}" must be spelled exactly`)
+  // The root is a parsed SKILL.md URI and each segment was checked above and encoded by
+  // encodeURIComponent, so the result needs no second parse (this runs once per file served).
+  return Result.succeed(`${root(skillMdUri)}/${encoded.join("/")}` as SkillUri)
 }
 
 /**

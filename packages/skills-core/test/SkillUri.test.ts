@@ -114,6 +114,17 @@ describe("SkillUri of a skill", () => {
     }
   })
 
+  it.prop("file of an arbitrary path is a parseable URI inside the skill, or a typed refusal", [Schema.String], ([path]) => {
+    const result = SkillUri.file(skillMd, path)
+    if (Result.isSuccess(result)) {
+      expect(Result.isSuccess(SkillUri.parse(result.success))).toBe(true)
+      expect(SkillUri.contains(skillMd, result.success)).toBe(true)
+      expect(SkillUri.relativePath(skillMd, result.success)).toBe(path)
+    } else {
+      expect(result.failure._tag).toBe("InvalidSkillUri")
+    }
+  }, { arbitrary: { runs: 500 } })
+
   it("contains and relativePath (R8)", () => {
     expect(SkillUri.contains(skillMd, skillMd)).toBe(true)
     expect(SkillUri.contains(skillMd, "skill://acme/billing/refunds/references/a.md")).toBe(true)
