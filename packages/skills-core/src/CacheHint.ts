@@ -49,12 +49,12 @@ export type CacheHint = typeof CacheHint.Type
 export const none: CacheHint = { ttlMs: 0, cacheScope: "private" }
 
 /**
- * The hint a host should assume for a received result (R107): missing or negative `ttlMs`
- * counts as 0, a missing scope as `private`.
+ * The hint a host should assume for a received result (R107): a missing, negative or non-finite
+ * `ttlMs` counts as 0, and any scope but `public` as `private`.
  *
  * @since 0.1.0
  */
-export const fromResult = (result: { readonly ttlMs?: number | undefined; readonly cacheScope?: CacheScope | undefined }): CacheHint => ({
+export const fromResult = (result: { readonly ttlMs?: number | undefined; readonly cacheScope?: string | undefined }): CacheHint => ({
   ttlMs: result.ttlMs !== undefined && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0,
-  cacheScope: result.cacheScope ?? "private"
+  cacheScope: result.cacheScope === "public" ? "public" : "private"
 })

@@ -20,6 +20,11 @@ const CacheFields = {
   ttlMs: Schema.optionalKey(TtlMs),
   cacheScope: Schema.optionalKey(CacheScope)
 }
+// What a receiver accepts: a bad hint is read as "stale, private" (R107), never a reason to drop a page.
+const ReceivedCacheFields = {
+  ttlMs: Schema.optionalKey(Schema.Number),
+  cacheScope: Schema.optionalKey(Schema.String)
+}
 
 /**
  * @since 0.1.0
@@ -57,7 +62,7 @@ export type ListSkillsResult = typeof ListSkillsResult.Type
 export const ListSkillsPage = Schema.Struct({
   skills: Schema.Array(Schema.Unknown),
   nextCursor: Cursor,
-  ...CacheFields,
+  ...ReceivedCacheFields,
   ...ResultFields
 })
 
@@ -99,7 +104,7 @@ export type GetSkillResult = typeof GetSkillResult.Type
  */
 export const GetSkillEnvelope = Schema.Struct({
   skill: Schema.Unknown,
-  ...CacheFields,
+  ...ReceivedCacheFields,
   ...ResultFields
 })
 

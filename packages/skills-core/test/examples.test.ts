@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Result, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { Digest, Manifest, Protocol, Skill, SkillUri } from "../src/index.js"
+import { CacheHint, Digest, Manifest, Protocol, Skill, SkillUri } from "../src/index.js"
 
 // Spec §8: the three example files with their real digests and sizes.
 export const examples = {
@@ -153,5 +153,14 @@ describe("spec §8 examples", () => {
 
   it("native node:crypto agrees with Digest.make on the examples", () => {
     expect(Digest.make(examples.logo.bytes)).toBe(`sha256:${createHash("sha256").update(examples.logo.bytes).digest("hex")}`)
+  })
+})
+
+describe("received cache hints (R107)", () => {
+  it("a bad hint never drops a page: it reads as stale and private", () => {
+    const page = Schema.decodeUnknownSync(Protocol.ListSkillsPage)({ skills: [], ttlMs: -5.5, cacheScope: "shared" })
+    expect(CacheHint.fromResult(page)).toEqual({ ttlMs: 0, cacheScope: "private" })
+    expect(CacheHint.fromResult({ ttlMs: 1500.7, cacheScope: "public" })).toEqual({ ttlMs: 1500, cacheScope: "public" })
+    expect(CacheHint.fromResult({})).toEqual(CacheHint.none)
   })
 })
