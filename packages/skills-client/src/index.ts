@@ -1,1 +1,25 @@
-export {}
+/**
+ * A verifying client for the MCP Skills extension (SEP-2640, `io.modelcontextprotocol/skills`).
+ *
+ * @since 0.1.0
+ */
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillsClient from "./SkillsClient.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillsClientError from "./SkillsClientError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillCache from "./SkillCache.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Pull from "./Pull.js"

@@ -1,0 +1,231 @@
+/**
+ * The `mcp-skills` command line: list, inspect, read and install skills from an MCP server,
+ * verifying every file against its entry.
+ *
+ * @since 0.1.0
+ */
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Result from "effect/Result"
+import * as CommandLine from "effect/process/CommandLine"
+import { McpClientError } from "effect/ai/McpClientError"
+import { Argument, Command, Flag } from "effect/cli"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Pull from "./Pull.js"
+import * as SkillsClient from "./SkillsClient.js"
+import type { SkillsClientError } from "./SkillsClientError.js"
+
+const common = {
+  stdio: Flag.String("stdio").pipe(
+    Flag.withDescription("Spawn this server command line and talk MCP over its stdio instead of HTTP"),
+    Flag.optional
+  ),
+  timeout: Flag.Finite("timeout").pipe(
+    Flag.withDescription("Seconds to wait for each request"),
+    Flag.withDefault(60)
+  ),
+  protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
+    Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25"),
+    Flag.withDefault("auto")
+  ),
+  allowDynamic: Flag.Boolean("allow-dynamic").pipe(
+    Flag.withDescription("Load \"dynamic\" skills, which carry no digests and cannot be verified"),
+    Flag.withDefault(false)
+  ),
+  args: Argument.String("args").pipe(
+    Argument.withDescription("TARGET (an MCP URL, omitted with --stdio) followed by the command's arguments"),
+    Argument.variadic()
+  )
+}
+
+interface Common {
+  readonly stdio: Option.Option<string>
+  readonly timeout: number
+  readonly protocol: SkillsClient.ProtocolChoice
+  readonly allowDynamic: boolean
+  readonly args: ReadonlyArray<string>
+}
+
+class Usage extends Error {}
+
+// Splits `--stdio` the way a shell would split plain words and quotes, refusing shell syntax
+// (pipes, variables, globs) instead of passing it on literally.
+const commandLine = (line: string): ReadonlyArray<string> => {
+  const strings = Object.assign([line], { raw: [line] }) as unknown as TemplateStringsArray
+  const words = CommandLine.template(strings)
+  if (Result.isFailure(words)) throw new Usage(`--stdio: ${words.failure.message}`)
+  return words.success.map((word) => typeof word === "string" ? word : Redacted.value(word))
+}
+
+/** The client layer of a target and the arguments after it. */
+const target = (input: Common) => {
+  if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
+  const options = {
+    timeout: `${input.timeout} seconds` as const,
+    protocolVersion: input.protocol,
+    allowDynamic: input.allowDynamic
+  }
+  if (Option.isSome(input.stdio)) {
+    const [command, ...args] = commandLine(input.stdio.value)
+    if (command === undefined || command === "") throw new Usage("--stdio needs a command")
+    const layer = SkillsClient.layerStdio({ ...options, command, args, server: input.stdio.value.trim() }).pipe(
+      Layer.provide(NodeServices.layer)
+    )
+    return { layer, rest: input.args }
+  }
+  const [url, ...rest] = input.args
+  if (url === undefined || !/^https?:\/\//.test(url)) throw new Usage("TARGET must be an http(s) MCP URL, or use --stdio \"command args\"")
+  const layer = SkillsClient.layerHttp({ ...options, url }).pipe(
+    Layer.provide(FetchHttpClient.layer)
+  )
+  return { layer, rest }
+}
+
+/**
+ * Runs `f` with a client for the target; any failure becomes one line on stderr and exit status 1.
+ */
+const withTarget = <A>(
+  input: Common,
+  f: (client: SkillsClient.Service, rest: ReadonlyArray<string>) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.PullError>
+) =>
+  Effect.suspend(() => {
+    const { layer, rest } = target(input)
+    return SkillsClient.SkillsClient.use((client) => f(client, rest)).pipe(Effect.provide(layer))
+  }).pipe(
+    Effect.catchDefect((defect) =>
+      defect instanceof Usage ? Effect.fail(new Pull.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
+    ),
+    Effect.catch((error) =>
+      Effect.gen(function*() {
+        yield* Console.error(`mcp-skills: ${Pull.toPullError(error).message}`)
+        process.exitCode = 1
+      })
+    )
+  )
+
+const list = Command.make("list", {
+  ...common,
+  json: Flag.Boolean("json").pipe(Flag.withDescription("Print the listing as JSON"), Flag.withDefault(false))
+}, (input) =>
+  withTarget(input, (client, rest) =>
+    Effect.gen(function*() {
+      if (rest.length > 0) return yield* new Pull.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
+      const listing = yield* client.listSkills()
+      if (input.json) {
+        yield* Console.log(JSON.stringify(
+          {
+            server: client.server,
+            skills: listing.skills,
+            invalid: listing.invalid.map((e) => ({ uri: e.uri, problems: e.problems })),
+            cacheHint: listing.cacheHint
+          },
+          null,
+          2
+        ))
+      } else {
+        for (const skill of listing.skills) {
+          const files = skill.resources === "dynamic"
+            ? "dynamic"
+            : `${skill.resources.length} files, ${skill.resources.reduce((n, r) => n + r.size, 0)} bytes`
+          yield* Console.log(`${skill.uri}\t${skill.frontmatter.name}\t(${files})\t${skill.frontmatter.description}`)
+        }
+      }
+      for (const invalid of listing.invalid) yield* Console.error(`mcp-skills: ${Pull.toPullError(invalid, { skill: invalid.uri }).message}`)
+      if (listing.invalid.length > 0) process.exitCode = 1
+    }))).pipe(Command.withDescription("List the skills of a server; reads no file"))
+
+const get = Command.make("get", common, (input) =>
+  withTarget(input, (client, rest) =>
+    Effect.gen(function*() {
+      const [uri, ...extra] = rest
+      if (uri === undefined || extra.length > 0) return yield* new Pull.PullError({ check: "usage", detail: "get needs exactly one SKILL_URI" })
+      const { skill, cacheHint } = yield* client.getSkill(uri)
+      yield* Console.log(JSON.stringify({ skill, cacheHint }, null, 2))
+    }))).pipe(Command.withDescription("Print one skill entry (skills/get)"))
+
+const read = Command.make("read", common, (input) =>
+  withTarget(input, (client, rest) =>
+    Effect.gen(function*() {
+      const [uri, file, ...extra] = rest
+      if (uri === undefined || extra.length > 0) {
+        return yield* new Pull.PullError({ check: "usage", detail: "read needs SKILL_URI and at most one FILE" })
+      }
+      const { skill } = yield* client.getSkill(uri)
+      yield* client.checkEntry(skill)
+      // SKILL.md is always read and verified first (R127, R126).
+      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file: uri })))
+      const bytes = file === undefined
+        ? loaded.skillMd.bytes
+        : (yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file })))).bytes
+      yield* Effect.promise(() => new Promise<void>((resolve) => process.stdout.write(bytes, () => resolve())))
+    }))).pipe(Command.withDescription("Print one verified file of a skill (SKILL.md by default)"))
+
+const renderProgress = () => {
+  let last = ""
+  return (progress: { readonly skill: string; readonly bytes: number; readonly total: number }) => {
+    if (!process.stderr.isTTY || progress.total < 1024 * 1024) return
+    const ratio = Math.min(1, progress.bytes / progress.total)
+    const width = 30
+    const bar = "#".repeat(Math.round(ratio * width)).padEnd(width, ".")
+    const line = `\r[${bar}] ${Math.round(ratio * 100)}% ${progress.skill}`
+    if (line === last) return
+    last = line
+    process.stderr.write(line + (ratio >= 1 ? "\n" : ""))
+  }
+}
+
+const pull = Command.make("pull", {
+  ...common,
+  all: Flag.Boolean("all").pipe(Flag.withDescription("Pull every listed skill"), Flag.withDefault(false)),
+  into: Flag.String("into").pipe(Flag.withDescription("Target folder")),
+  acceptChanges: Flag.Boolean("accept-changes").pipe(
+    Flag.withDescription("Replace skills whose files changed since the last pull"),
+    Flag.withDefault(false)
+  )
+}, (input) =>
+  withTarget(input, (client, rest) =>
+    Effect.gen(function*() {
+      if (input.all === (rest.length > 0)) {
+        return yield* new Pull.PullError({ check: "usage", detail: "pull needs SKILL_URI arguments or --all, not both" })
+      }
+      const summary = yield* Pull.pull(client, {
+        into: input.into,
+        uris: rest,
+        all: input.all,
+        acceptChanges: input.acceptChanges,
+        onProgress: renderProgress()
+      })
+      for (const change of summary.changes) {
+        yield* Console.log(`changed ${change.skill}`)
+        for (const uri of change.added) yield* Console.log(`  + ${uri}`)
+        for (const uri of change.removed) yield* Console.log(`  - ${uri}`)
+        for (const uri of change.changed) yield* Console.log(`  ~ ${uri}`)
+      }
+      for (const skill of summary.pulled) {
+        yield* Console.log(`pulled ${skill.uri} -> ${skill.path} (${skill.files} files, ${skill.bytes} bytes)`)
+      }
+    }))).pipe(Command.withDescription("Verify skills into a folder, all or nothing, and record them in mcp-skills.lock.json"))
+
+/**
+ * The root command.
+ *
+ * @since 0.1.0
+ */
+export const command = Command.make("mcp-skills").pipe(
+  Command.withDescription("List, read and install MCP skills (SEP-2640) with verification"),
+  Command.withSubcommands([list, get, read, pull])
+)
+
+/**
+ * Runs the command line with the process arguments; the exit status is 0 only on full success.
+ *
+ * @since 0.1.0
+ */
+export const main: Effect.Effect<void, unknown> = command.pipe(
+  Command.run({ version: "0.1.0" }),
+  Effect.provide(NodeServices.layer)
+)

@@ -1,0 +1,242 @@
+/**
+ * Typed failures of the Skills client. Each carries the data a caller needs to explain the
+ * failure or recover (spec §5.1); transport and protocol failures stay effect's `McpClientError`.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+import { Skill } from "@mcp-skills/core"
+
+/**
+ * The server did not declare `io.modelcontextprotocol/skills`, so no `skills/*` request is sent (R86).
+ *
+ * @since 0.1.0
+ */
+export class ExtensionNotSupported extends Schema.TaggedError<ExtensionNotSupported>()("ExtensionNotSupported", {
+  server: Schema.String
+}) {
+  override get message(): string {
+    return `${this.server} does not declare the io.modelcontextprotocol/skills extension`
+  }
+}
+
+/**
+ * `resources/directory/read` was refused locally: the server did not declare `directoryRead` (R49).
+ *
+ * @since 0.1.0
+ */
+export class DirectoryReadNotSupported
+  extends Schema.TaggedError<DirectoryReadNotSupported>()("DirectoryReadNotSupported", {
+    uri: Schema.String
+  })
+{
+  override get message(): string {
+    return `cannot read directory ${this.uri}: the server does not declare directoryRead`
+  }
+}
+
+/**
+ * `skills/get` answered that no skill is served at `uri` (-32602, R41).
+ *
+ * @since 0.1.0
+ */
+export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNotFound", {
+  uri: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `no skill is served at ${this.uri}: ${this.detail}`
+  }
+}
+
+/**
+ * An entry breaks the rules checkable from the entry alone (R6, spec §5.1 step 1); it is never
+ * loaded. The class of `@mcp-skills/core`, re-exported.
+ *
+ * @since 0.1.0
+ */
+export const InvalidSkillEntry = Skill.InvalidSkillEntry
+
+/**
+ * @since 0.1.0
+ */
+export type InvalidSkillEntry = Skill.InvalidSkillEntry
+
+/**
+ * A skill exceeds a per-skill limit (R15-R18): from its manifest, or, for a `"dynamic"` skill,
+ * from the bytes fetched so far.
+ *
+ * @since 0.1.0
+ */
+export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExceeded", {
+  uri: Schema.String,
+  limit: Schema.Literals(["resources", "bytes"]),
+  actual: Schema.Number,
+  max: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.uri}: ${this.actual} ${this.limit === "resources" ? "files" : "bytes"} exceed the limit of ${this.max}`
+  }
+}
+
+/**
+ * A read of a file the held manifest does not list, refused before any request (R125).
+ *
+ * @since 0.1.0
+ */
+export class UnlistedResource extends Schema.TaggedError<UnlistedResource>()("UnlistedResource", {
+  skill: Schema.String,
+  uri: Schema.String
+}) {
+  override get message(): string {
+    return `${this.uri} is not listed in the manifest of ${this.skill}`
+  }
+}
+
+/**
+ * The answer did not contain the requested uri (`returned` lists what came back), or an entry
+ * from `skills/get` names another skill than requested.
+ *
+ * @since 0.1.0
+ */
+export class WrongResourceReturned extends Schema.TaggedError<WrongResourceReturned>()("WrongResourceReturned", {
+  uri: Schema.String,
+  returned: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `asked for ${this.uri}, the server answered ${this.returned.length === 0 ? "nothing" : this.returned.join(", ")}`
+  }
+}
+
+/**
+ * The contents item has neither usable `text` nor valid base64 `blob`.
+ *
+ * @since 0.1.0
+ */
+export class InvalidResourceContents extends Schema.TaggedError<InvalidResourceContents>()("InvalidResourceContents", {
+  uri: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.uri}: ${this.detail}`
+  }
+}
+
+/**
+ * The byte length of a file differs from the manifest `size` (R121).
+ *
+ * @since 0.1.0
+ */
+export class SizeMismatch extends Schema.TaggedError<SizeMismatch>()("SizeMismatch", {
+  skill: Schema.String,
+  uri: Schema.String,
+  expected: Schema.Number,
+  actual: Schema.Number
+}) {
+  override get message(): string {
+    return `${this.uri}: size ${this.actual} differs from the manifest size ${this.expected}`
+  }
+}
+
+/**
+ * The SHA-256 of a file differs from the manifest `digest` (R120).
+ *
+ * @since 0.1.0
+ */
+export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("DigestMismatch", {
+  skill: Schema.String,
+  uri: Schema.String,
+  expected: Schema.String,
+  actual: Schema.String
+}) {
+  override get message(): string {
+    return `${this.uri}: digest ${this.actual} differs from the manifest digest ${this.expected}`
+  }
+}
+
+/**
+ * The frontmatter of the fetched `SKILL.md` differs from the entry (R126). `fields` names every
+ * differing top-level key; `detail` explains a frontmatter that does not parse at all.
+ *
+ * @since 0.1.0
+ */
+export class FrontmatterMismatch extends Schema.TaggedError<FrontmatterMismatch>()("FrontmatterMismatch", {
+  uri: Schema.String,
+  fields: Schema.Array(Schema.String),
+  detail: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    return this.detail !== undefined
+      ? `${this.uri}: frontmatter does not parse: ${this.detail}`
+      : `${this.uri}: frontmatter differs from the entry in ${this.fields.join(", ")}`
+  }
+}
+
+/**
+ * A `"dynamic"` skill was refused because the caller did not opt in (R12, R141).
+ *
+ * @since 0.1.0
+ */
+export class DynamicSkillRefused extends Schema.TaggedError<DynamicSkillRefused>()("DynamicSkillRefused", {
+  uri: Schema.String
+}) {
+  override get message(): string {
+    return `${this.uri} is a "dynamic" skill (no digests); allow dynamic skills to load it`
+  }
+}
+
+/**
+ * `skills/list` handed back a cursor it had already handed out (R34/R35).
+ *
+ * @since 0.1.0
+ */
+export class RepeatedCursor extends Schema.TaggedError<RepeatedCursor>()("RepeatedCursor", {
+  cursor: Schema.String,
+  page: Schema.Int
+}) {
+  override get message(): string {
+    return `skills/list repeated the cursor ${JSON.stringify(this.cursor)} on page ${this.page}`
+  }
+}
+
+/**
+ * `skills/list` kept paging beyond `maxPages`.
+ *
+ * @since 0.1.0
+ */
+export class RunawayListing extends Schema.TaggedError<RunawayListing>()("RunawayListing", {
+  maxPages: Schema.Int
+}) {
+  override get message(): string {
+    return `skills/list did not end within ${this.maxPages} pages`
+  }
+}
+
+/**
+ * Every verification failure of a file read.
+ *
+ * @since 0.1.0
+ */
+export type VerificationError =
+  | UnlistedResource
+  | WrongResourceReturned
+  | InvalidResourceContents
+  | SizeMismatch
+  | DigestMismatch
+  | FrontmatterMismatch
+  | DynamicSkillRefused
+  | LimitExceeded
+
+/**
+ * Every typed failure of the Skills client.
+ *
+ * @since 0.1.0
+ */
+export type SkillsClientError =
+  | ExtensionNotSupported
+  | DirectoryReadNotSupported
+  | SkillNotFound
+  | InvalidSkillEntry
+  | RepeatedCursor
+  | RunawayListing
+  | VerificationError

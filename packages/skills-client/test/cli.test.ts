@@ -1,0 +1,205 @@
+import { execFile } from "node:child_process"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { describe, expect, it, type TestContext } from "vitest"
+import * as Tamper from "./TamperServer.js"
+
+const cli = Path.resolve(import.meta.dirname, "../dist/src/bin/mcp-skills.js")
+
+interface Run {
+  readonly status: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the built CLI (asynchronously: the tampering server answers from this process). */
+export const runCli = (args: ReadonlyArray<string>): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
+    })
+  })
+
+// Each test owns its server and folder, so the CLI runs (about a second each) can overlap.
+const server = async (context: TestContext, tamper: Tamper.Tamper = {}) => {
+  const s = await Tamper.start(tamper)
+  context.onTestFinished(s.close)
+  return s
+}
+
+const tempDir = async (context: TestContext) => {
+  const dir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "mcp-skills-pull-"))
+  context.onTestFinished(() => Fs.rm(dir, { recursive: true, force: true }))
+  return Path.join(dir, "skills")
+}
+
+const written = async (dir: string) => (await Fs.readdir(dir, { recursive: true }).catch(() => [])).sort()
+
+describe.concurrent("mcp-skills list / get / read", () => {
+  it("list reads no file; --json carries entries and cache hint", async (context) => {
+    const s = await server(context)
+    const run = await runCli(["list", s.url, "--json"])
+    expect(run.status).toBe(0)
+    const out = JSON.parse(run.stdout)
+    expect(out.skills.map((skill: { uri: string }) => skill.uri)).toEqual([Tamper.SkillUri])
+    expect(out.cacheHint).toEqual({ ttlMs: 300000, cacheScope: "private" })
+    expect(s.reads()).toEqual([])
+  })
+
+  it("list reports an invalid entry on stderr and exits 1", async (context) => {
+    const s = await server(context, { invalidEntry: true })
+    const run = await runCli(["list", s.url])
+    expect(run.status).toBe(1)
+    expect(run.stdout).toContain(Tamper.SkillUri)
+    expect(run.stderr).toMatch(/^mcp-skills: entry check failed \(skill skill:\/\/broken\/SKILL\.md\)/)
+  })
+
+  it("get prints the entry; read prints verified bytes, SKILL.md first", async (context) => {
+    const s = await server(context, { unlisted: true })
+    const get = await runCli(["get", s.url, Tamper.SkillUri, "--protocol", "2025-11-25"])
+    expect(get.status).toBe(0)
+    expect(JSON.parse(get.stdout).skill.uri).toBe(Tamper.SkillUri)
+    const read = await runCli(["read", s.url, Tamper.SkillUri, "templates/invoice.md"])
+    expect(read.status).toBe(0)
+    expect(read.stdout).toBe("# Invoice template\n\nTotal: {{amount}}\n")
+    expect(s.reads()).toEqual([Tamper.SkillUri, Tamper.InvoiceUri])
+  })
+
+  it("read refuses a file outside the manifest without asking the server", async (context) => {
+    const s = await server(context, { unlistedFile: true })
+    const read = await runCli(["read", s.url, Tamper.SkillUri, "secret.md"])
+    expect(read.status).toBe(1)
+    expect(read.stderr.trim().split("\n")).toHaveLength(1)
+    expect(read.stderr).toContain("unlisted check failed")
+    expect(s.reads()).toEqual([Tamper.SkillUri])
+  })
+})
+
+describe.concurrent("mcp-skills pull", () => {
+  it("pulls every file byte for byte and writes the lock file", async (context) => {
+    const s = await server(context)
+    const dir = await tempDir(context)
+    const run = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    for (const file of Tamper.exampleFiles()) {
+      const relative = file.uri.slice("skill://".length)
+      expect(Buffer.from(file.bytes).equals(await Fs.readFile(Path.join(dir, relative)))).toBe(true)
+    }
+    const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
+    expect(lock.skills).toHaveLength(1)
+    expect(lock.skills[0].origin).toBe(s.url)
+    expect(lock.skills[0].files.map((f: { uri: string; digest: string; size: number }) => [f.uri, f.digest, f.size])).toEqual(
+      Tamper.exampleFiles().map((f) => [f.uri, Tamper.digestOf(f.bytes), f.bytes.length]).sort()
+    )
+    expect(await written(dir)).toEqual([
+      "mcp-skills.lock.json",
+      "pdf-processing",
+      "pdf-processing/SKILL.md",
+      "pdf-processing/assets",
+      "pdf-processing/assets/logo.png",
+      "pdf-processing/templates",
+      "pdf-processing/templates/invoice.md"
+    ])
+  })
+
+  it("a SKILL_URI absent from the listing is fetched with skills/get (R30)", async (context) => {
+    const s = await server(context, { unlisted: true })
+    const dir = await tempDir(context)
+    const run = await runCli(["pull", s.url, Tamper.SkillUri, "--into", dir])
+    expect(run.status).toBe(0)
+    expect(s.requests.some((r) => r.method === "skills/get")).toBe(true)
+    expect(await written(dir)).toContain("pdf-processing/SKILL.md")
+  })
+
+  const failures: ReadonlyArray<{
+    readonly name: string
+    readonly tamper: Tamper.Tamper
+    readonly check: string
+    readonly args?: ReadonlyArray<string>
+    /** The files read before the failure; `[]` for refusals decided from the entry alone. */
+    readonly reads?: ReadonlyArray<string>
+    readonly file?: string
+  }> = [
+    { name: "ExtensionNotSupported", tamper: { noExtension: true }, check: "extension", reads: [] },
+    { name: "DigestMismatch on SKILL.md", tamper: { flipByte: Tamper.SkillUri }, check: "digest", reads: [Tamper.SkillUri], file: Tamper.SkillUri },
+    { name: "DigestMismatch on a later file", tamper: { flipByte: Tamper.InvoiceUri }, check: "digest", file: Tamper.InvoiceUri },
+    { name: "SizeMismatch", tamper: { extraBytes: Tamper.SkillUri }, check: "size", reads: [Tamper.SkillUri], file: Tamper.SkillUri },
+    { name: "FrontmatterMismatch", tamper: { changedFrontmatter: true }, check: "frontmatter", reads: [Tamper.SkillUri] },
+    { name: "WrongResourceReturned", tamper: { wrongUri: Tamper.InvoiceUri }, check: "uri", file: Tamper.InvoiceUri },
+    { name: "InvalidResourceContents", tamper: { badBase64: true }, check: "contents", file: Tamper.LogoUri },
+    { name: "InvalidSkillEntry", tamper: { invalidEntry: true }, check: "entry", reads: [] },
+    { name: "LimitExceeded", tamper: { oversize: true }, check: "limit", reads: [] },
+    { name: "DynamicSkillRefused", tamper: { dynamic: true }, check: "dynamic", reads: [] },
+    { name: "RepeatedCursor", tamper: { repeatedCursor: true }, check: "cursor", reads: [] },
+    { name: "RunawayListing", tamper: { runawayPages: true }, check: "cursor", reads: [] },
+    { name: "SkillNotFound", tamper: {}, check: "not-found", args: ["skill://nope/SKILL.md"], reads: [] },
+    { name: "timeout", tamper: { hang: ["resources/read"] }, check: "timeout", args: ["--all", "--timeout", "0.5"] }
+  ]
+
+  for (const failure of failures) {
+    it(`${failure.name}: exit 1, one line naming the ${failure.check} check, nothing written`, async (context) => {
+      const s = await server(context, failure.tamper)
+      const dir = await tempDir(context)
+      const run = await runCli(["pull", s.url, ...(failure.args ?? ["--all"]), "--into", dir])
+      expect(run.status).toBe(1)
+      const lines = run.stderr.trim().split("\n")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(new RegExp(`^mcp-skills: ${failure.check} check failed`))
+      if (failure.file !== undefined) expect(lines[0]).toContain(`file ${failure.file}`)
+      if (failure.reads !== undefined) expect(s.reads()).toEqual(failure.reads)
+      expect(await written(dir)).toEqual([])
+    })
+  }
+
+  it("--allow-dynamic pulls a \"dynamic\" skill found through directory reads (R63), marked dynamic in the lock", async (context) => {
+    const s = await server(context, { dynamic: true, directoryRead: true })
+    const dir = await tempDir(context)
+    const run = await runCli(["pull", s.url, "--all", "--into", dir, "--allow-dynamic"])
+    expect(run.stderr).toBe("")
+    expect(run.status).toBe(0)
+    for (const file of Tamper.exampleFiles()) {
+      expect(Buffer.from(file.bytes).equals(await Fs.readFile(Path.join(dir, file.uri.slice("skill://".length))))).toBe(true)
+    }
+    expect(s.reads()[0]).toBe(Tamper.SkillUri)
+    const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
+    expect(lock.skills[0].dynamic).toBe(true)
+    expect(lock.skills[0].files.map((f: { digest: string }) => f.digest).sort()).toEqual(
+      Tamper.exampleFiles().map((f) => Tamper.digestOf(f.bytes)).sort()
+    )
+  })
+
+  it("a re-pull shows what changed and replaces a changed skill only with --accept-changes", async (context) => {
+    const s = await server(context)
+    const dir = await tempDir(context)
+    expect((await runCli(["pull", s.url, "--all", "--into", dir])).status).toBe(0)
+    const invoice = Path.join(dir, "pdf-processing/templates/invoice.md")
+    const before = await Fs.readFile(invoice, "utf8")
+    s.tamper.revised = true
+    const refused = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toMatch(/^mcp-skills: changed check failed \(skill skill:\/\/pdf-processing\/SKILL\.md\)/)
+    expect(refused.stderr).toContain(`~${Tamper.InvoiceUri}`)
+    expect(await Fs.readFile(invoice, "utf8")).toBe(before)
+    const accepted = await runCli(["pull", s.url, "--all", "--into", dir, "--accept-changes"])
+    expect(accepted.status).toBe(0)
+    expect(accepted.stdout).toContain(`changed ${Tamper.SkillUri}\n  ~ ${Tamper.InvoiceUri}\n`)
+    expect(await Fs.readFile(invoice, "utf8")).toBe("# Invoice template v2\n")
+    const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
+    expect(lock.skills[0].files.find((f: { uri: string }) => f.uri === Tamper.InvoiceUri).size).toBe(22)
+    expect(await written(dir)).not.toContainEqual(expect.stringMatching(/staging/))
+  })
+
+  it("refuses to overwrite a folder it did not write", async (context) => {
+    const s = await server(context)
+    const dir = await tempDir(context)
+    await Fs.mkdir(Path.join(dir, "pdf-processing"), { recursive: true })
+    await Fs.writeFile(Path.join(dir, "pdf-processing/mine.txt"), "mine")
+    const run = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain("was not written by a pull")
+    expect(await written(dir)).toEqual(["pdf-processing", "pdf-processing/mine.txt"])
+    expect(s.reads()).toEqual([])
+  })
+})

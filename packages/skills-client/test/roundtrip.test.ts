@@ -1,0 +1,89 @@
+/**
+ * Round trip against our own server (issue 4 acceptance 3): `mcp-skills-server serve DIR` over
+ * HTTP and stdio, on 2026-07-28 and 2025-11-25; a pull reproduces every file byte for byte.
+ * Sources: a fixture with binary files and nested folders, and the repository's `examples/skills`.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import * as Fs from "node:fs/promises"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { Pull, SkillsClient } from "@mcp-skills/client"
+import { filesUnder, makeFixture } from "./fixture.js"
+import { versions, withClient } from "./helpers.js"
+
+const repo = Path.resolve(import.meta.dirname, "../../..")
+const serverCli = Path.join(repo, "packages/skills-server/dist/src/bin/mcp-skills-server.js")
+const examples = Path.join(repo, "examples/skills")
+
+/** Starts `mcp-skills-server serve DIR --port 0` and answers its URL. */
+const serveHttp = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.callback<{ url: string; stop: () => void }>((resume) => {
+      const child = spawn(process.execPath, [serverCli, "serve", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] })
+      let out = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8")
+        const match = /listening (http:\/\/\S+)/.exec(out)
+        if (match !== null) resume(Effect.succeed({ url: match[1]!, stop: () => child.kill("SIGTERM") }))
+      })
+      child.on("exit", (code) => resume(Effect.die(new Error(`mcp-skills-server exited (${code}): ${out}`))))
+    }),
+    ({ stop }) => Effect.sync(stop)
+  )
+
+const tempDir = Effect.acquireRelease(
+  Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "roundtrip-pull-"))),
+  (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
+)
+
+// Pulls everything and compares every file of the source folder with its pulled copy.
+const pullAndCompare = (client: SkillsClient.Service, source: string) =>
+  Effect.gen(function*() {
+    const into = yield* tempDir
+    const summary = yield* Pull.pull(client, { into, all: true })
+    assert.isAbove(summary.pulled.length, 0)
+    // Every file inside a skill folder (one holding a SKILL.md); files beside the skills are not served.
+    const all = yield* Effect.promise(() => filesUnder(source))
+    const roots = all.filter((f) => f === "SKILL.md" || f.endsWith("/SKILL.md")).map((f) => f.slice(0, -"SKILL.md".length))
+    const expected = all.filter((f) => roots.some((root) => f.startsWith(root) && root !== ""))
+    const actual = yield* Effect.promise(() => filesUnder(into))
+    assert.deepStrictEqual(actual, [...expected, Pull.LockFileName].sort())
+    for (const file of expected) {
+      const [a, b] = yield* Effect.promise(() => Promise.all([Fs.readFile(Path.join(source, file)), Fs.readFile(Path.join(into, file))]))
+      assert.isTrue(a.equals(b), file)
+    }
+  }).pipe(Effect.scoped)
+
+const sources: ReadonlyArray<readonly [string, Effect.Effect<string, never, import("effect/Scope").Scope>]> = [
+  ["fixture", makeFixture],
+  ...(existsSync(examples) ? [["examples/skills", Effect.succeed(examples)] as const] : [])
+]
+
+describe.skipIf(!existsSync(serverCli)).concurrent("round trip with mcp-skills-server", () => {
+  for (const [name, source] of sources) {
+    describe.each(versions)(`${name} %s`, (protocolVersion) => {
+      it.live("over HTTP: pull reproduces every file byte for byte", () =>
+        Effect.gen(function*() {
+          const dir = yield* source
+          const { url } = yield* serveHttp(dir)
+          yield* withClient(url, (client) => pullAndCompare(client, dir), { protocolVersion })
+        }))
+
+      it.live("over stdio: pull reproduces every file byte for byte", () =>
+        Effect.gen(function*() {
+          const dir = yield* source
+          yield* SkillsClient.SkillsClient.use((client) => pullAndCompare(client, dir)).pipe(
+            Effect.provide(
+              SkillsClient.layerStdio({ command: process.execPath, args: [serverCli, "serve", dir, "--stdio"], protocolVersion })
+                .pipe(Layer.provide(NodeServices.layer))
+            )
+          )
+        }))
+    })
+  }
+})
