@@ -5,5 +5,6 @@
 export default [
   "packages/skills-core",
   "packages/skills-server",
-  "packages/skills-client"
+  "packages/skills-client",
+  "demo"
 ]

@@ -1,0 +1,70 @@
+/**
+ * `npm start` (demo/dist/src/main.js): serves examples/skills and shows SkillsClient verifying them.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+
+const run = (args: ReadonlyArray<string>) => {
+  const child = spawn(`${root}node_modules/.bin/node`, [`${root}demo/dist/src/main.js`, ...args], {
+    cwd: root,
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)))
+  return { child, exited, stdout: () => stdout, stderr: () => stderr }
+}
+
+describe.concurrent("npm start", () => {
+  it("--once serves the examples, runs the client transcript and exits 0", async () => {
+    const demo = run(["--once"])
+    expect(await demo.exited, demo.stderr()).toBe(0)
+    const out = demo.stdout()
+    expect(out).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\/mcp$/m)
+    expect(out).toContain("skills/list: 6 skills")
+    expect(out).toMatch(/loadSkill skill:\/\/pdf-processing\/SKILL\.md: \d+ bytes, size ✓ digest ✓ frontmatter ✓/)
+    expect(out).toContain("→ skill://pdf-processing/assets/logo.png: image/png")
+    expect(out).toContain("skill://pdf-processing/references  (inode/directory)")
+    expect(out).toContain('"../git-workflow/SKILL.md" → refused before any request')
+    expect(out).toContain("Every check passed")
+  })
+
+  it("without --once it keeps serving until SIGTERM, then exits 0", async () => {
+    const demo = run([])
+    const url = await new Promise<string>((resolve, reject) => {
+      const check = () => {
+        const match = /^Still serving (\S+); press Ctrl-C to stop\.$/m.exec(demo.stdout())
+        if (match !== null) resolve(match[1]!)
+      }
+      demo.child.stdout.on("data", check)
+      demo.exited.then((code) => reject(new Error(`exited ${code}: ${demo.stderr()}`)))
+    })
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "skills/get"
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "skills/get",
+        params: {
+          uri: "skill://changelog-writer/SKILL.md",
+          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+        }
+      })
+    }).then((r) => r.json() as Promise<{ result: { skill: { frontmatter: { name: string } } } }>)
+    expect(response.result.skill.frontmatter.name).toBe("changelog-writer")
+    demo.child.kill("SIGTERM")
+    expect(await demo.exited).toBe(0)
+  })
+})
