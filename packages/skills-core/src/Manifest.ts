@@ -20,6 +20,11 @@ import * as SkillUri from "./SkillUri.js"
 export interface FileInput {
   readonly path: string
   readonly bytes: Uint8Array
+  /**
+   * The digest of exactly these bytes when the caller already has it (a rebuild that kept the file
+   * unchanged): it is trusted, so a reload hashes only what changed.
+   */
+  readonly digest?: Digest.Digest | undefined
 }
 
 /**
@@ -114,7 +119,7 @@ export const make = (options: {
       uri: uri.success,
       path: input.path,
       bytes: input.bytes,
-      digest: Digest.make(input.bytes),
+      digest: input.digest ?? Digest.make(input.bytes),
       size: input.bytes.byteLength
     })
   }

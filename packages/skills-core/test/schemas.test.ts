@@ -139,6 +139,15 @@ describe("Manifest.make", () => {
     expect(Result.isFailure(broken) && broken.failure.problems[0]).toMatchObject({ path: "SKILL.md", line: 3 })
   })
 
+  it("takes a digest the caller already has instead of hashing again", () => {
+    const bytes = skillMd("refunds")
+    const known = Digest.make(bytes)
+    const manifest = Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes, digest: known }] }))
+    expect(manifest.files[0]!.digest).toBe(known)
+    const trusted = `sha256:${"0".repeat(64)}` as Digest.Digest
+    expect(Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes, digest: trusted }] })).files[0]!.digest).toBe(trusted)
+  })
+
   it("enforces the limits of R15/R16 at registration, raisable only explicitly", () => {
     const files = [{ path: "SKILL.md", bytes: skillMd("refunds") }, ...Array.from({ length: Limits.MaxResources }, (_, i) => ({ path: `f/${i}.txt`, bytes: new Uint8Array(1) }))]
     const tooMany = Manifest.make({ uri, files })
