@@ -18,7 +18,24 @@
  * Links and special files that are left out are listed in `ignored`, so a user can see why, and so
  * is a `skill.md` spelt in another case outside every skill (a skill needs exactly `SKILL.md`).
  *
- * Files are read once, at load time: later edits are not seen until the next `load`.
+ * `load` reads a folder once. `make` gives a `Source` that can scan again: its `definitions`
+ * Effect (hand it to `SkillsServer.layer({ skills: source.definitions })`, so `SkillRegistry.reload`
+ * rescans) re-reads only files whose size, modification time or inode changed, and a skill whose
+ * files are all unchanged keeps its manifest (nothing is hashed again). `watch` reloads the registry
+ * when files change (debounced `fs.watch`, recursive). A `Source` may hold several roots, each with
+ * its own prefix, scheme and cache hint; two roots producing the same skill URI is an error naming
+ * both folders.
+ *
+ * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
+ * was read, the skill is read again (at most 3 times), otherwise it keeps its last good version, so
+ * a version mixing old and new files is never published. A file modified less than a second before
+ * it was read is read again on the next scan (timestamps are coarser than writes), and served anew
+ * only if its bytes differ.
+ *
+ * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
+ * version, with one line naming the file and the rule
+ * (`acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version`);
+ * once fixed, the new version is served.
  *
  * A skill that fails validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name equals
  * folder name, URI rules, limits) is reported in `skipped` with its typed error while the others are
@@ -27,12 +44,20 @@
  * @since 0.1.0
  */
 import { Limits, Manifest, SkillUri } from "@mcp-skills/core"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
+import * as Option from "effect/Option"
 import * as Path from "effect/Path"
 import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
+import * as Exit from "effect/Exit"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as Skill from "./Skill.js"
+import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
 
 const SkillFileName = "SKILL.md"
@@ -162,13 +187,38 @@ export interface Options {
   readonly limits?: Limits.Limits | undefined
 }
 
-interface FoundFile {
-  readonly segments: ReadonlyArray<string>
-  readonly absolute: string
+// What a file looked like when stat'ed: a change of any of these means it must be read again.
+interface Stamp {
   readonly size: number
+  readonly mtimeMs: number
+  readonly ino: bigint
 }
 
-interface Scan {
+interface FoundFile extends Stamp {
+  readonly segments: ReadonlyArray<string>
+  readonly absolute: string
+}
+
+interface CachedFile extends Stamp {
+  readonly bytes: Uint8Array
+  /** Modified too recently to trust the stamp alone: read again next time. */
+  readonly racy: boolean
+}
+
+const stampOf = (info: FileSystem.File.Info): Stamp => ({
+  size: Number(info.size),
+  mtimeMs: Option.match(info.mtime, { onNone: () => -1, onSome: (date) => date.getTime() }),
+  ino: Option.getOrElse(info.ino, () => -1n)
+})
+
+const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
+
+// Filesystem timestamps tick more coarsely than writes: a file this recent may change again
+// without its stamp changing.
+const RacyMillis = 1_000
+const ReadAttempts = 3
+
+interface Walk {
   readonly files: ReadonlyArray<FoundFile>
   readonly ignored: ReadonlyArray<Ignored>
 }
@@ -218,7 +268,7 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
           yield* visit(childSegments)
         } else if (type === "File") {
           const info = yield* fs.stat(absolute).pipe(Effect.result)
-          if (info._tag === "Success") files.push({ segments: childSegments, absolute, size: Number(info.success.size) })
+          if (info._tag === "Success") files.push({ segments: childSegments, absolute, ...stampOf(info.success) })
           else ignored.push({ path: shown, reason: `cannot stat: ${describe(info.failure)}` })
         } else if (type === "SymbolicLink") {
           const target = yield* Effect.result(
@@ -231,7 +281,7 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
           } else if (target.success.info.type === "Directory") {
             ignored.push({ path: shown, reason: "symbolic link to a folder (not followed)" })
           } else if (target.success.info.type === "File") {
-            files.push({ segments: childSegments, absolute, size: Number(target.success.info.size) })
+            files.push({ segments: childSegments, absolute, ...stampOf(target.success.info) })
           } else {
             ignored.push({ path: shown, reason: "symbolic link to something that is not a regular file" })
           }
@@ -242,19 +292,91 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
     })
 
   yield* visit([])
-  return { files, ignored } satisfies Scan
+  return { files, ignored } satisfies Walk
 })
 
 const startsWith = (segments: ReadonlyArray<string>, prefix: ReadonlyArray<string>) =>
   prefix.length <= segments.length && prefix.every((segment, i) => segments[i] === segment)
 
 /**
- * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
- * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid.
+ * Counters of a `Source` (cumulative).
  *
  * @since 0.1.0
  */
-export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
+export interface Stats {
+  readonly scans: number
+  /** Files read from disk, and their bytes; unchanged files are not read again. */
+  readonly readFiles: number
+  readonly readBytes: number
+  /** Files hashed; a skill whose files are all unchanged is not hashed again. */
+  readonly hashedFiles: number
+  readonly hashedBytes: number
+}
+
+interface State {
+  readonly files: Map<string, CachedFile>
+  /** The last valid version of each skill folder, by root index and folder. */
+  readonly good: Map<string, LoadedSkill>
+  stats: Stats
+}
+
+const emptyState = (): State => ({
+  files: new Map(),
+  good: new Map(),
+  stats: { scans: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
+})
+
+// Reads one skill's files, re-reading only those whose stamp changed, and re-stats what it read:
+// if a file changed meanwhile, the whole skill is read again, so its files belong to one moment.
+const readSkill = Effect.fnUntraced(function*(state: State, members: ReadonlyArray<FoundFile>, folder: ReadonlyArray<string>) {
+  const fs = yield* FileSystem.FileSystem
+  let current = members
+  for (let attempt = 0; attempt < ReadAttempts; attempt++) {
+    const fresh = new Map<string, CachedFile>()
+    const inputs: Array<Manifest.FileInput> = []
+    for (const file of current) {
+      const path = file.segments.slice(folder.length).join("/")
+      const cached = state.files.get(file.absolute) ?? fresh.get(file.absolute)
+      if (cached !== undefined && !cached.racy && sameStamp(cached, file)) {
+        inputs.push({ path, bytes: cached.bytes })
+        continue
+      }
+      const read = yield* fs.readFile(file.absolute).pipe(
+        Effect.mapError((error) => new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) }))
+      )
+      state.stats = { ...state.stats, readFiles: state.stats.readFiles + 1, readBytes: state.stats.readBytes + read.byteLength }
+      // Unchanged bytes keep their array, so the skill's manifest is reused rather than rehashed.
+      const bytes = cached !== undefined && Buffer.from(cached.bytes).equals(Buffer.from(read)) ? cached.bytes : read
+      fresh.set(file.absolute, { ...file, bytes, racy: Date.now() - file.mtimeMs < RacyMillis })
+      inputs.push({ path, bytes })
+    }
+    let moved = false
+    const restamped: Array<FoundFile> = []
+    for (const file of current) {
+      if (!fresh.has(file.absolute)) {
+        restamped.push(file)
+        continue
+      }
+      const info = yield* fs.stat(file.absolute).pipe(
+        Effect.mapError((error) => new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) }))
+      )
+      const stamp = stampOf(info)
+      if (!sameStamp(stamp, file) || stamp.size !== fresh.get(file.absolute)!.bytes.byteLength) moved = true
+      restamped.push({ ...file, ...stamp })
+    }
+    if (!moved) {
+      for (const [absolute, entry] of fresh) state.files.set(absolute, entry)
+      return inputs
+    }
+    current = restamped
+  }
+  return yield* new UnreadableFile({
+    path: folder.length === 0 ? SkillFileName : `${folder.join("/")}/${SkillFileName}`,
+    reason: `its files kept changing while being read (${ReadAttempts} attempts)`
+  })
+})
+
+const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, root: string, options: Options) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const scheme = options.scheme ?? "skill"
@@ -270,6 +392,12 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
   if (info.type !== "Directory") return yield* new SourceDirectoryError({ path: root, reason: "not a folder" })
 
   const { files, ignored } = yield* scan(realRoot)
+  // Files that are gone leave the cache.
+  const found = new Set(files.map((file) => file.absolute))
+  const inside = realRoot + path.sep
+  for (const absolute of state.files.keys()) {
+    if (absolute.startsWith(inside) && !found.has(absolute)) state.files.delete(absolute)
+  }
 
   // A SKILL.md at the root makes the root a skill named after its folder; every other skill then
   // sits below that name, as if the parent folder had been loaded.
@@ -289,21 +417,14 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
     })
     .map((file) => ({ path: file.segments.join("/"), reason: `not a skill: the file must be named exactly ${SkillFileName}` }))
 
-  // Files shared by nested skills are read once.
-  const cache = new Map<string, Uint8Array>()
-  const read = (file: FoundFile) => {
-    const cached = cache.get(file.absolute)
-    if (cached !== undefined) return Effect.succeed(cached)
-    return fs.readFile(file.absolute).pipe(
-      Effect.tap((bytes) => Effect.sync(() => cache.set(file.absolute, bytes))),
-      Effect.mapError((error) => new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) }))
-    )
-  }
-
   const skills: Array<LoadedSkill> = []
   const skipped: Array<InvalidSkillDirectory> = []
+  const kept: Array<{ readonly skill: LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
+  const present = new Set<string>()
   for (const folder of skillFolders) {
     const directory = folder.length === 0 ? "." : folder.join("/")
+    const key = `${rootIndex}\n${directory}`
+    present.add(key)
     const result = yield* Effect.result(Effect.gen(function*() {
       const skillPath = [...prefix, ...base, ...folder]
       const uri = yield* Effect.fromResult(SkillUri.skillMd(scheme, skillPath))
@@ -316,20 +437,206 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
           problems: tooLarge.map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
         })
       }
-      const contents = yield* Effect.forEach(members, (file) =>
-        Effect.map(read(file), (bytes) => ({ path: file.segments.slice(folder.length).join("/"), bytes })))
-      const manifest = yield* Effect.fromResult(Manifest.make({ uri, files: contents, limits }))
+      const contents = yield* readSkill(state, members, folder)
+      const previous = state.good.get(key)
+      if (
+        previous !== undefined && previous.manifest.uri === uri && previous.files.length === contents.length &&
+        contents.every((file, i) => previous.files[i]!.path === file.path && previous.files[i]!.bytes === file.bytes)
+      ) return previous
+      // A file whose bytes are the very buffer of the last good version keeps its digest.
+      const known = new Map(previous?.files.map((file) => [file.path, file]))
+      const inputs = contents.map((file) => {
+        const before = known.get(file.path)
+        return before !== undefined && before.bytes === file.bytes ? { ...file, digest: before.digest } : file
+      })
+      const hashed = inputs.filter((file) => file.digest === undefined)
+      state.stats = {
+        ...state.stats,
+        hashedFiles: state.stats.hashedFiles + hashed.length,
+        hashedBytes: state.stats.hashedBytes + hashed.reduce((sum, file) => sum + file.bytes.byteLength, 0)
+      }
+      const manifest = yield* Effect.fromResult(Manifest.make({ uri, files: inputs, limits }))
       return { directory, path: skillPath, files: manifest.files, manifest } satisfies LoadedSkill
     }))
-    if (result._tag === "Success") skills.push(result.success)
-    else skipped.push(new InvalidSkillDirectory({ directory, error: result.failure }))
+    if (result._tag === "Success") {
+      skills.push(result.success)
+      state.good.set(key, result.success)
+      continue
+    }
+    const problem = new InvalidSkillDirectory({ directory, error: result.failure })
+    const last = state.good.get(key)
+    if (last === undefined) skipped.push(problem)
+    else kept.push({ skill: last, problem })
+  }
+  // A folder that is gone is no longer a skill: its last good version goes with it.
+  for (const key of state.good.keys()) {
+    if (key.startsWith(`${rootIndex}\n`) && !present.has(key)) state.good.delete(key)
   }
 
-  if (options.strict === true && skipped.length > 0) {
-    return yield* new InvalidSkills({ root, invalid: skipped })
+  if (options.strict === true && skipped.length + kept.length > 0) {
+    return yield* new InvalidSkills({ root, invalid: [...skipped, ...kept.map((entry) => entry.problem)] })
   }
+  for (const entry of kept) skills.push(entry.skill)
   skills.sort((a, b) => a.manifest.skill.uri < b.manifest.skill.uri ? -1 : a.manifest.skill.uri > b.manifest.skill.uri ? 1 : 0)
-  return { skills, skipped, ignored: [...ignored, ...hints] } satisfies Loaded
+  return { skills, skipped, ignored: [...ignored, ...hints], kept: kept.map((entry) => entry.problem) }
+})
+
+/**
+ * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
+ * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid.
+ *
+ * @since 0.1.0
+ */
+export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
+  const { skills, skipped, ignored } = yield* loadWith(emptyState(), 0, root, options)
+  return { skills, skipped, ignored } satisfies Loaded
+})
+
+/**
+ * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
+ * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
+ *
+ * @since 0.1.0
+ */
+export const describeProblem = (invalid: InvalidSkillDirectory): string => {
+  const folder = invalid.directory === "." ? "" : `${invalid.directory}/`
+  const error = invalid.error
+  if (error._tag === "InvalidSkill") {
+    return error.problems.map((problem) =>
+      problem.path === undefined
+        ? `${invalid.directory}: ${problem.reason}`
+        : Manifest.describe({ ...problem, path: folder + problem.path })
+    ).join("; ")
+  }
+  if (error._tag === "UnreadableFile") return `${error.path}: ${error.reason}`
+  return `${invalid.directory}: ${error.reason}`
+}
+
+/**
+ * Two roots of one source produce the same skill URI.
+ *
+ * @since 0.1.0
+ */
+export class UriCollision extends Schema.TaggedError<UriCollision>()("UriCollision", {
+  uri: Schema.String,
+  first: Schema.String,
+  second: Schema.String
+}) {
+  override get message(): string {
+    return `${this.uri} is served from both ${this.first} and ${this.second}; give one of the roots a prefix`
+  }
+}
+
+/**
+ * One folder of a `Source`, with its own options (prefix, scheme, cache hint for its skills).
+ *
+ * @since 0.1.0
+ */
+export interface Root extends Options {
+  readonly path: string
+  readonly cacheHint?: Skill.CacheHint | undefined
+}
+
+/**
+ * The result of one scan of every root.
+ *
+ * @since 0.1.0
+ */
+export interface Scan {
+  readonly roots: ReadonlyArray<{ readonly root: Root; readonly loaded: Loaded }>
+  readonly definitions: ReadonlyArray<Skill.Static>
+  /** Problems whose line differs from the previous scan's (a new or changed bad edit). */
+  readonly newProblems: ReadonlyArray<string>
+  /** Skill folders that had a problem on the previous scan and are valid again. */
+  readonly fixed: ReadonlyArray<string>
+}
+
+/**
+ * Skill folders that can be scanned again, cheaply.
+ *
+ * @since 0.1.0
+ */
+export interface Source {
+  readonly roots: ReadonlyArray<Root>
+  /** Scans every root (reading only changed files); invalid edits keep their skill's last good version. */
+  readonly scan: Effect.Effect<Scan, SourceDirectoryError | InvalidSkills | UriCollision>
+  /**
+   * `scan`, logging each new problem once (see the module description), as definitions: what
+   * `SkillsServer.layer({ skills })` takes, run again by `SkillRegistry.reload`.
+   */
+  readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static>, SourceDirectoryError | InvalidSkills | UriCollision>
+  readonly stats: Effect.Effect<Stats>
+}
+
+/**
+ * A `Source` over one or more roots. `log` receives the problem lines of `definitions`
+ * (default: `Effect.logWarning`).
+ *
+ * @since 0.1.0
+ */
+export const make = Effect.fnUntraced(function*(
+  roots: ReadonlyArray<Root>,
+  options: { readonly log?: ((line: string) => Effect.Effect<void>) | undefined } = {}
+) {
+  const services = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
+  const state = emptyState()
+  let reported = new Map<string, string>()
+  const log = options.log ?? ((line: string) => Effect.logWarning(line))
+  const scanAll = Effect.gen(function*() {
+    const results: Array<{ root: Root; loaded: Loaded & { readonly kept: ReadonlyArray<InvalidSkillDirectory> } }> = []
+    for (const [index, root] of roots.entries()) {
+      results.push({ root, loaded: yield* loadWith(state, index, root.path, root) })
+    }
+    state.stats = { ...state.stats, scans: state.stats.scans + 1 }
+    const owners = new Map<string, string>()
+    const definitions: Array<Skill.Static> = []
+    for (const { root, loaded } of results) {
+      for (const skill of loaded.skills) {
+        const place = `${root.path}/${skill.directory}`
+        const other = owners.get(skill.manifest.uri)
+        if (other !== undefined) return yield* new UriCollision({ uri: skill.manifest.uri, first: other, second: place })
+        owners.set(skill.manifest.uri, place)
+        definitions.push(Skill.fromFiles(skill, { scheme: root.scheme, cacheHint: root.cacheHint }))
+      }
+    }
+    const problems = new Map<string, string>()
+    for (const [index, { loaded }] of results.entries()) {
+      const prefix = roots.length === 1 ? "" : `${roots[index]!.path}: `
+      for (const invalid of loaded.skipped) {
+        problems.set(`${index}\n${invalid.directory}`, `${prefix}${describeProblem(invalid)}; not served`)
+      }
+      for (const invalid of loaded.kept) {
+        problems.set(`${index}\n${invalid.directory}`, `${prefix}${describeProblem(invalid)}; still serving the last good version`)
+      }
+    }
+    const newProblems = [...problems].filter(([key, line]) => reported.get(key) !== line).map(([, line]) => line)
+    const fixed = [...reported.keys()].filter((key) => !problems.has(key)).map((key) => {
+      const [index, directory] = key.split("\n") as [string, string]
+      return roots.length === 1 ? directory : `${roots[Number(index)]!.path}/${directory}`
+    })
+    reported = problems
+    return {
+      roots: results.map(({ root, loaded }) => ({ root, loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored } })),
+      definitions,
+      newProblems,
+      fixed
+    } satisfies Scan
+  }).pipe(
+    Effect.provideContext(services),
+    // One scan at a time: the file cache and the last good versions are shared.
+    Semaphore.withPermits(yield* Semaphore.make(1), 1)
+  )
+  return {
+    roots,
+    scan: scanAll,
+    definitions: Effect.gen(function*() {
+      const result = yield* scanAll
+      for (const line of result.newProblems) yield* log(line)
+      for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
+      return result.definitions
+    }),
+    stats: Effect.sync(() => state.stats)
+  } satisfies Source
 })
 
 /**
@@ -362,3 +669,65 @@ export const toDefinitions = (loaded: Loaded, options: Pick<Options, "scheme"> =
  * @since 0.1.0
  */
 export const layer = (root: string, options: Options = {}) => SkillsServer.layer({ skills: definitions(root, options) })
+
+/**
+ * Options of {@link watch}.
+ *
+ * @since 0.1.0
+ */
+export interface WatchOptions {
+  /** Quiet time after the last file event before reloading. Default 100 milliseconds. */
+  readonly debounce?: Duration.Input | undefined
+  /** Called after every reload with what changed, or why it failed (the previous catalogue stays). */
+  readonly onReload?: ((
+    result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+  ) => Effect.Effect<void>) | undefined
+}
+
+const describeReload = (
+  result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+) =>
+  Exit.match(result, {
+    onFailure: (cause) => Effect.logWarning("reload failed, still serving the previous skills", cause),
+    onSuccess: (changes) =>
+      changes.added.length + changes.removed.length + changes.changed.length === 0
+        ? Effect.void
+        : Effect.logInfo(
+          `skills reloaded: ${changes.added.length} added, ${changes.removed.length} removed, ${changes.changed.length} changed`
+        )
+  })
+
+/**
+ * Reloads the `SkillRegistry` (built from `source.definitions`) whenever a file under one of the
+ * source's roots changes: events are debounced, hidden entries (`.git`, editor swap files) ignored,
+ * and a reload that fails keeps the previous catalogue. Returns once every root is watched, so no
+ * later edit is missed; watching stops when the scope closes.
+ *
+ * ```ts
+ * const source = yield* DirectorySource.make([{ path: "./skills" }])
+ * const Skills = SkillsServer.layer({ skills: source.definitions })
+ * const Watch = Layer.effectDiscard(DirectorySource.watch(source)).pipe(Layer.provide(Skills))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
+  const fs = yield* FileSystem.FileSystem
+  const registry = yield* SkillRegistry.SkillRegistry
+  const onReload = options.onReload ?? describeReload
+  const ready = yield* Effect.forEach(source.roots, () => Deferred.make<void>())
+  const events = Stream.mergeAll(
+    source.roots.map((root, i) =>
+      fs.watch(root.path, { recursive: true, onReady: () => Deferred.doneUnsafe(ready[i]!, Effect.void) })
+    ),
+    { concurrency: "unbounded" }
+  )
+  const watching = yield* events.pipe(
+    Stream.filter((event) => !event.path.split(/[\\/]/).some(isHidden)),
+    Stream.debounce(options.debounce ?? "100 millis"),
+    Stream.runForEach(() => Effect.flatMap(Effect.exit(registry.reload), onReload)),
+    Effect.catch((error) => Effect.logError(`stopped watching ${source.roots.map((root) => root.path).join(", ")}`, error)),
+    Effect.forkScoped
+  )
+  yield* Effect.raceFirst(Effect.forEach(ready, Deferred.await, { discard: true }), Fiber.await(watching))
+})

@@ -1,6 +1,8 @@
 /**
- * Skills as a server author writes them: from code, from files loaded elsewhere (a directory), or
- * dynamic (content produced by an Effect on each request).
+ * Skills as a server author writes them: from code, from files loaded elsewhere (a directory),
+ * dynamic (content produced by an Effect on each request, no digests), or rendered (files rendered
+ * per request from a template and the request, with digests of the rendered bytes). Any of them may
+ * carry its own `cacheHint`.
  *
  * These are plain descriptions. Nothing is validated here: `SkillRegistry.make` validates every
  * definition at once (names, frontmatter, paths, limits) and reports every problem it finds.
@@ -27,7 +29,11 @@
  *
  * @since 0.1.0
  */
+import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type { McpSchema } from "effect/ai"
+import type * as Headers from "effect/http/Headers"
+import type { Manifest } from "@mcp-skills/core"
 
 /**
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
@@ -48,6 +54,17 @@ export interface File {
 }
 
 /**
+ * Freshness hint for 2026-07-28 results (SEP-2549): how long a client may reuse a result and
+ * whether shared caches may hold it. A skill, a directory root or the whole server may set one.
+ *
+ * @since 0.1.0
+ */
+export interface CacheHint {
+  readonly ttl: Duration.Input
+  readonly scope?: "public" | "private" | undefined
+}
+
+/**
  * Options every skill shares.
  *
  * @since 0.1.0
@@ -59,6 +76,8 @@ export interface Common {
   readonly scheme: string
   /** `false` keeps the skill out of `skills/list` while `skills/get` and reads still answer. */
   readonly listed: boolean
+  /** This skill's own cache hint; results about it carry the stricter of it and the server's. */
+  readonly cacheHint?: CacheHint | undefined
 }
 
 /**
@@ -70,6 +89,11 @@ export interface Common {
 export interface Static extends Common {
   readonly _tag: "Static"
   readonly files: ReadonlyArray<File>
+  /**
+   * The manifest of exactly `files` when the caller already validated and hashed them (a
+   * directory source does): the registry then hashes nothing again.
+   */
+  readonly manifest?: Manifest.Manifest | undefined
 }
 
 /**
@@ -88,11 +112,48 @@ export interface Dynamic extends Common {
 }
 
 /**
+ * What a rendered skill's template sees of the request it renders for.
+ *
+ * @since 0.1.0
+ */
+export interface RenderRequest {
+  readonly method: string
+  readonly protocolVersion: string
+  /** HTTP request headers (empty over stdio). */
+  readonly headers: Headers.Headers
+  /** The 2025-11-25 HTTP session id, if any. */
+  readonly sessionId: string | undefined
+  readonly requestContext: McpSchema.McpRequestContext["Service"]
+}
+
+/**
+ * A skill whose files are rendered for each request from a template and the request (the caller's
+ * name from a header, a service, ...). Unlike a dynamic skill it is fully verifiable: the entry's
+ * digests are computed from the bytes rendered for that caller, and `resources/read` of its files
+ * serves those same bytes. A request renders it at most once; `skills/list`, `skills/get`,
+ * `resources/read`, `resources/list` and directory reads all use that one rendering.
+ *
+ * Results about it are `cacheScope: "private"`, and a rendering is never reused by another request
+ * unless `shareKey` says two requests render the same bytes (for instance the tenant id): then
+ * renderings are kept by that key for `shareFor` (default 0: only concurrent requests share).
+ *
+ * @since 0.1.0
+ */
+export interface Rendered extends Common {
+  readonly _tag: "Rendered"
+  /** Frontmatter for visibility checks before rendering; defaults to `{ name }`. */
+  readonly frontmatter: Readonly<Record<string, unknown>> | undefined
+  readonly render: (request: RenderRequest) => Effect.Effect<Readonly<Record<string, Content>>, unknown>
+  readonly shareKey: ((request: RenderRequest) => string | undefined) | undefined
+  readonly shareFor: Duration.Input | undefined
+}
+
+/**
  * Any skill the registry accepts.
  *
  * @since 0.1.0
  */
-export type Definition = Static | Dynamic
+export type Definition = Static | Dynamic | Rendered
 
 /**
  * Plain data for one skill loaded from a directory: skill-path segments and its files.
@@ -114,6 +175,7 @@ export interface Options {
   readonly path: string | ReadonlyArray<string>
   readonly listed?: boolean | undefined
   readonly scheme?: string | undefined
+  readonly cacheHint?: CacheHint | undefined
 }
 
 const encoder = new TextEncoder()
@@ -128,7 +190,8 @@ export const toBytes = (content: Content): Uint8Array => typeof content === "str
 const common = (options: Options): Common => ({
   path: typeof options.path === "string" ? options.path.split("/") : options.path,
   scheme: options.scheme ?? "skill",
-  listed: options.listed ?? true
+  listed: options.listed ?? true,
+  ...(options.cacheHint === undefined ? {} : { cacheHint: options.cacheHint })
 })
 
 /**
@@ -148,12 +211,13 @@ export const make = (options: Options & { readonly files: Readonly<Record<string
  * @since 0.1.0
  */
 export const fromFiles = (
-  loaded: Loaded,
-  options?: { readonly listed?: boolean | undefined; readonly scheme?: string | undefined }
+  loaded: Loaded & { readonly manifest?: Manifest.Manifest | undefined },
+  options?: Omit<Options, "path">
 ): Static => ({
   _tag: "Static",
   ...common({ ...options, path: loaded.path }),
-  files: loaded.files
+  files: loaded.files,
+  ...(loaded.manifest === undefined ? {} : { manifest: loaded.manifest })
 })
 
 /**
@@ -173,4 +237,35 @@ export const dynamic = (
   frontmatter: options.frontmatter,
   read: options.read,
   list: options.list
+})
+
+/**
+ * A skill rendered per request (see {@link Rendered}). `render` returns every file by relative
+ * path, `SKILL.md` included.
+ *
+ * ```ts
+ * const greeting = Skill.rendered({
+ *   path: "greeting",
+ *   render: (request) => Effect.succeed({
+ *     "SKILL.md": `---\nname: greeting\ndescription: Greets ${request.headers["x-user"] ?? "you"}\n---\n`
+ *   })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const rendered = (
+  options: Options & {
+    readonly render: (request: RenderRequest) => Effect.Effect<Readonly<Record<string, Content>>, unknown>
+    readonly frontmatter?: Readonly<Record<string, unknown>> | undefined
+    readonly shareKey?: ((request: RenderRequest) => string | undefined) | undefined
+    readonly shareFor?: Duration.Input | undefined
+  }
+): Rendered => ({
+  _tag: "Rendered",
+  ...common(options),
+  frontmatter: options.frontmatter,
+  render: options.render,
+  shareKey: options.shareKey,
+  shareFor: options.shareFor
 })

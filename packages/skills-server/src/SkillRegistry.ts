@@ -9,15 +9,26 @@
  * is sorted by URI for keyset pagination.
  *
  * The `SkillRegistry` service holds the current snapshot in a `SubscriptionRef`. `replace` builds a
- * complete new snapshot and swaps it atomically; a request reads one snapshot from start to end.
+ * new snapshot beside the current one and swaps it atomically; a request reads one snapshot from
+ * start to end, so requests in flight finish on the catalogue they started with. A rebuild hashes
+ * only what changed: a skill whose files are the same bytes as in the previous snapshot (or that
+ * arrives with its `manifest`, as from a directory source) keeps its previous manifest, and each
+ * file's wire form is computed once per byte array. `stats` counts what was hashed.
+ *
+ * `replace` and `reload` return the `Changes` between the two snapshots: skills added, removed and
+ * changed (with their files added, removed and changed), whether anything a listing shows changed,
+ * and every file URI whose content changed or disappeared.
  *
  * @since 0.1.0
  */
 import { Digest, Extension, Limits, Manifest, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as MimeType from "./MimeType.js"
 import * as Skill from "./Skill.js"
@@ -32,6 +43,19 @@ export class RegistrationError extends Schema.TaggedError<RegistrationError>()("
 }) {
   override get message(): string {
     return `cannot register skills: ${this.problems.map((p) => `${p.skill}: ${p.reason}`).join("; ")}`
+  }
+}
+
+/**
+ * The catalogue source could not produce definitions on `reload`.
+ *
+ * @since 0.1.0
+ */
+export class ReloadError extends Schema.TaggedError<ReloadError>()("ReloadError", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot reload skills: ${this.reason}`
   }
 }
 
@@ -107,6 +131,38 @@ export interface SkillEntry {
   /** The `SKILL.md` as a `Resource` for `resources/list` (R25). */
   readonly resource: Readonly<Record<string, unknown>>
   readonly dynamic: Skill.Dynamic | undefined
+  readonly rendered: Skill.Rendered | undefined
+  /** The skill's own cache hint, if it set one. */
+  readonly cacheHint: Hint | undefined
+  /** Static skills: the validated, hashed manifest and the files it was built from. */
+  readonly manifest: Manifest.Manifest | undefined
+  readonly inputs: ReadonlyArray<Skill.File>
+}
+
+/**
+ * A normalized cache hint, as sent on the wire.
+ *
+ * @since 0.1.0
+ */
+export interface Hint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/**
+ * Normalizes a cache hint, or returns why it is invalid.
+ *
+ * @since 0.1.0
+ */
+export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string> => {
+  const millis = Option.match(Duration.fromInput(hint.ttl), {
+    onNone: () => NaN,
+    onSome: (duration) => Math.floor(Duration.toMillis(duration))
+  })
+  if (!Number.isSafeInteger(millis) || millis < 0) {
+    return Result.fail(`cacheHint.ttl must be finite and nonnegative, got ${String(hint.ttl)}`)
+  }
+  return Result.succeed({ ttlMs: millis, cacheScope: hint.scope ?? "private" })
 }
 
 /**
@@ -122,10 +178,19 @@ export interface Snapshot {
   readonly byUri: ReadonlyMap<string, SkillEntry>
   readonly files: ReadonlyMap<string, FileEntry>
   readonly directories: ReadonlyMap<string, DirectoryEntry>
-  /** Dynamic skills by root URI. */
+  /** Dynamic and rendered skills by root URI: their files are produced per request. */
   readonly dynamicRoots: ReadonlyMap<string, SkillEntry>
   /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
   readonly schemes: ReadonlySet<string>
+  /** What building this snapshot hashed (files and bytes); unchanged skills cost nothing. */
+  readonly hashed: { readonly files: number; readonly bytes: number }
+  /** The per-skill limits rendered skills are checked against. */
+  readonly limits: Limits.Limits
+  /**
+   * How the listing's own hints bear on its scope: some listed skill is private by itself
+   * (its own hint, or rendered), and some listed skill takes the server's hint.
+   */
+  readonly listing: { readonly anyPrivate: boolean; readonly anyDefault: boolean }
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -141,14 +206,22 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
  * @since 0.1.0
  */
 export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
+  const known = wireCache.get(bytes)
+  if (known !== undefined) return known
+  let content: FileEntry["content"] | undefined
   try {
     const text = utf8.decode(bytes)
-    if (sameBytes(encoder.encode(text), bytes)) return { text }
+    if (sameBytes(encoder.encode(text), bytes)) content = { text }
   } catch {
     // not UTF-8: served as a blob
   }
-  return { blob: asBuffer(bytes).toString("base64") }
+  content ??= { blob: asBuffer(bytes).toString("base64") }
+  wireCache.set(bytes, content)
+  return content
 }
+
+// A rebuild reuses the byte arrays of unchanged files, so their wire form is decided once.
+const wireCache = new WeakMap<Uint8Array, FileEntry["content"]>()
 
 const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
@@ -162,8 +235,19 @@ interface Pending {
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
   readonly files: Array<Skill.File>
+  readonly cacheHint: Hint | undefined
   frontmatter?: Readonly<Record<string, unknown>>
   manifest?: Manifest.Manifest
+}
+
+// The same files as a previous build: same paths, same bytes (identical arrays compare in O(1)).
+const sameInputs = (previous: ReadonlyArray<Skill.File>, next: ReadonlyArray<Skill.File>) => {
+  if (previous.length !== next.length) return false
+  const byPath = new Map(previous.map((file) => [file.path, file.bytes]))
+  return next.every((file) => {
+    const bytes = byPath.get(file.path)
+    return bytes !== undefined && (bytes === file.bytes || sameBytes(bytes, file.bytes))
+  })
 }
 
 /**
@@ -173,9 +257,11 @@ interface Pending {
  */
 export const build = Effect.fnUntraced(function*(
   definitions: Iterable<Skill.Definition>,
-  options?: Options
+  options?: Options,
+  previous?: Snapshot
 ) {
   const limits: Limits.Limits = { ...Limits.defaults, ...options?.limits }
+  const hashed = { files: 0, bytes: 0 }
   const problems: Array<{ skill: string; reason: string }> = []
   const pending: Array<Pending> = []
   const seen = new Set<string>()
@@ -191,11 +277,17 @@ export const build = Effect.fnUntraced(function*(
       continue
     }
     seen.add(uri.success)
+    const hint = definition.cacheHint === undefined ? undefined : normalizeHint(definition.cacheHint)
+    if (hint !== undefined && Result.isFailure(hint)) {
+      problems.push({ skill: uri.success, reason: hint.failure })
+      continue
+    }
     pending.push({
       definition,
       uri: uri.success,
       root: SkillUri.root(uri.success),
-      files: definition._tag === "Static" ? [...definition.files] : []
+      files: definition._tag === "Static" ? [...definition.files] : [],
+      cacheHint: hint?.success
     })
   }
 
@@ -206,14 +298,14 @@ export const build = Effect.fnUntraced(function*(
     for (let end = inner.root.lastIndexOf("/"); end > inner.root.indexOf("://") + 2; end = inner.root.lastIndexOf("/", end - 1)) {
       const outer = byRoot.get(inner.root.slice(0, end))
       if (outer === undefined) continue
-      if (inner.definition._tag === "Dynamic" && outer.definition._tag === "Static") {
+      if (inner.definition._tag !== "Static" && outer.definition._tag === "Static") {
         problems.push({
           skill: inner.uri,
-          reason: `a dynamic skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
+          reason: `a ${inner.definition._tag.toLowerCase()} skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
         })
         continue
       }
-      if (outer.definition._tag === "Dynamic") continue
+      if (outer.definition._tag !== "Static") continue
       const prefix = SkillUri.relativePath(outer.uri, inner.root + "/" + Extension.SkillFileName)!.split("/").slice(0, -1)
         .join("/")
       const existing = new Map(outer.files.map((file) => [file.path, file.bytes]))
@@ -233,6 +325,19 @@ export const build = Effect.fnUntraced(function*(
   for (const skill of pending) {
     const definition = skill.definition
     if (definition._tag === "Static") {
+      const before = previous?.byUri.get(skill.uri)
+      const reused = definition.manifest !== undefined && skill.files.length === definition.files.length
+        ? definition.manifest
+        : before?.manifest !== undefined && sameInputs(before.inputs, skill.files)
+        ? before.manifest
+        : undefined
+      if (reused !== undefined) {
+        skill.manifest = reused
+        skill.frontmatter = reused.frontmatter
+        continue
+      }
+      hashed.files += skill.files.length
+      for (const file of skill.files) hashed.bytes += file.bytes.byteLength
       const manifest = Manifest.make({ uri: skill.uri, files: skill.files, limits })
       if (Result.isFailure(manifest)) {
         for (const problem of manifest.failure.problems) {
@@ -242,6 +347,10 @@ export const build = Effect.fnUntraced(function*(
         skill.manifest = manifest.success
         skill.frontmatter = manifest.success.frontmatter
       }
+      continue
+    }
+    if (definition._tag === "Rendered") {
+      skill.frontmatter = definition.frontmatter ?? { name: SkillUri.skillName(skill.uri) }
       continue
     }
     const frontmatter = definition.frontmatter !== undefined
@@ -277,10 +386,10 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort((a, b) => byCodeUnit(a.skill, b.skill)) })
   }
-  return assemble(pending.sort((a, b) => byCodeUnit(a.uri, b.uri)))
+  return assemble(pending.sort((a, b) => byCodeUnit(a.uri, b.uri)), hashed, limits)
 })
 
-const assemble = (sorted: ReadonlyArray<Pending>): Snapshot => {
+const assemble = (sorted: ReadonlyArray<Pending>, hashed: Snapshot["hashed"], limits: Limits.Limits): Snapshot => {
   const skills: Array<SkillEntry> = []
   const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
   const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
@@ -316,10 +425,14 @@ const assemble = (sorted: ReadonlyArray<Pending>): Snapshot => {
         ? { uri: skill.uri, frontmatter, resources: "dynamic" }
         : { uri: skill.uri, frontmatter, resources: manifest.skill.resources },
       resource,
-      dynamic: skill.definition._tag === "Dynamic" ? skill.definition : undefined
+      dynamic: skill.definition._tag === "Dynamic" ? skill.definition : undefined,
+      rendered: skill.definition._tag === "Rendered" ? skill.definition : undefined,
+      cacheHint: skill.cacheHint,
+      manifest,
+      inputs: skill.files
     }
     skills.push(entry)
-    if (entry.dynamic !== undefined) {
+    if (manifest === undefined) {
       dynamicRoots.set(skill.root, entry)
       continue
     }
@@ -375,15 +488,115 @@ const assemble = (sorted: ReadonlyArray<Pending>): Snapshot => {
     }))
     frozenDirectories.set(dir.uri, { uri: dir.uri, children, owners: [...dir.owners] })
   }
+  const listed = skills.filter((skill) => skill.listed)
   return {
     skills,
-    listed: skills.filter((skill) => skill.listed),
+    listed,
     byUri: new Map(skills.map((skill) => [skill.uri, skill])),
     files,
     directories: frozenDirectories,
     dynamicRoots,
-    schemes: new Set(["skill", ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://")))])
+    schemes: new Set(["skill", ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://")))]),
+    hashed,
+    limits,
+    listing: {
+      anyPrivate: listed.some((skill) =>
+        skill.cacheHint === undefined ? skill.rendered !== undefined : skill.cacheHint.cacheScope === "private"
+      ),
+      anyDefault: listed.some((skill) => skill.cacheHint === undefined)
+    }
   }
+}
+
+/**
+ * One skill present before and after a change, and which of its files changed (file URIs).
+ *
+ * @since 0.1.0
+ */
+export interface SkillChange {
+  readonly uri: string
+  readonly filesAdded: ReadonlyArray<string>
+  readonly filesRemoved: ReadonlyArray<string>
+  readonly filesChanged: ReadonlyArray<string>
+}
+
+/**
+ * What changed between two snapshots.
+ *
+ * @since 0.1.0
+ */
+export interface Changes {
+  /** Skill URIs (`.../SKILL.md`) new in the catalogue. */
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  /** Skills whose entry changed: frontmatter, files, digests, listing or cache hint. */
+  readonly changed: ReadonlyArray<SkillChange>
+  /** Whether any listed entry changed (`skills/list` or `resources/list` would answer differently). */
+  readonly listChanged: boolean
+  /** Every file URI whose content changed or that disappeared (for `notifications/resources/updated`). */
+  readonly updated: ReadonlyArray<string>
+}
+
+const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
+
+const digests = (skill: SkillEntry) => new Map(skill.manifest?.files.map((file) => [file.uri as string, file.digest]) ?? [])
+
+/**
+ * The changes from `before` to `after`.
+ *
+ * @since 0.1.0
+ */
+export const diff = (before: Snapshot, after: Snapshot): Changes => {
+  const added: Array<string> = []
+  const removed: Array<string> = []
+  const changed: Array<SkillChange> = []
+  const updated = new Set<string>()
+  let listChanged = false
+  for (const skill of after.skills) {
+    const old = before.byUri.get(skill.uri)
+    if (old === undefined) {
+      added.push(skill.uri)
+      listChanged ||= skill.listed
+      continue
+    }
+    if (
+      old.manifest === skill.manifest && old.manifest !== undefined && old.listed === skill.listed &&
+      sameJson(old.cacheHint, skill.cacheHint)
+    ) continue
+    const was = digests(old)
+    const now = digests(skill)
+    const filesAdded = [...now.keys()].filter((uri) => !was.has(uri))
+    const filesRemoved = [...was.keys()].filter((uri) => !now.has(uri))
+    const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
+    const kindChanged = (old.manifest === undefined) !== (skill.manifest === undefined) ||
+      old.dynamic !== undefined && skill.dynamic === undefined || old.rendered !== undefined && skill.rendered === undefined
+    const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
+      old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
+    if (same) continue
+    changed.push({ uri: skill.uri, filesAdded, filesRemoved, filesChanged })
+    for (const uri of [...filesRemoved, ...filesChanged]) updated.add(uri)
+    listChanged ||= old.listed || skill.listed
+  }
+  for (const skill of before.skills) {
+    if (after.byUri.has(skill.uri)) continue
+    removed.push(skill.uri)
+    listChanged ||= skill.listed
+    for (const uri of digests(skill).keys()) if (!after.files.has(uri)) updated.add(uri)
+  }
+  return { added, removed, changed, listChanged, updated: [...updated].sort(byCodeUnit) }
+}
+
+/**
+ * Cumulative counters of a registry.
+ *
+ * @since 0.1.0
+ */
+export interface Stats {
+  /** Snapshots built (the first one included). */
+  readonly builds: number
+  /** Files hashed by every build so far; a skill whose files did not change is not hashed again. */
+  readonly hashedFiles: number
+  readonly hashedBytes: number
 }
 
 /**
@@ -411,22 +624,71 @@ export const dynamicOwner = (snapshot: Snapshot, uri: string): SkillEntry | unde
 export class SkillRegistry extends Context.Service<SkillRegistry, {
   /** The current snapshot; read it once per request. */
   readonly snapshot: Effect.Effect<Snapshot>
-  /** Validates `definitions` into a new snapshot and swaps it in; on failure the old one stays. */
-  readonly replace: (definitions: Iterable<Skill.Definition>) => Effect.Effect<void, RegistrationError>
+  /**
+   * Validates `definitions` into a new snapshot and swaps it in, returning what changed; on
+   * failure the old one stays. Concurrent calls are serialized.
+   */
+  readonly replace: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
+  /**
+   * Asks the source the registry was made from for its definitions again and replaces the
+   * catalogue with them: for sources without file events (a database, an object store), or to
+   * force a directory rescan. A registry made from plain definitions reloads the same ones.
+   */
+  readonly reload: Effect.Effect<Changes, RegistrationError | ReloadError>
+  readonly stats: Effect.Effect<Stats>
   /** The underlying reference, for observers of catalogue changes. */
   readonly ref: SubscriptionRef.SubscriptionRef<Snapshot>
 }>()("@mcp-skills/server/SkillRegistry") {}
 
 /**
- * Builds a registry from definitions (validating and hashing everything once).
+ * Where a registry's definitions come from: fixed definitions, or an Effect run at start-up and on
+ * every `reload` (its failures become `ReloadError` on reload).
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(definitions: Iterable<Skill.Definition>, options?: Options) {
-  const ref = yield* SubscriptionRef.make(yield* build(definitions, options))
-  return SkillRegistry.of({
-    snapshot: SubscriptionRef.get(ref),
-    replace: (next) => Effect.flatMap(build(next, options), (snapshot) => SubscriptionRef.set(ref, snapshot)),
-    ref
+export type Source = Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, unknown>
+
+const describeFailure = (error: unknown) =>
+  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+    ? error.message
+    : describeError(error)
+
+/**
+ * Builds a registry from definitions (validating and hashing everything once). With an Effect as
+ * source, the Effect's failure at start-up is this Effect's failure.
+ *
+ * @since 0.1.0
+ */
+export const make = <E = never>(
+  source: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, E>,
+  options?: Options
+): Effect.Effect<SkillRegistry["Service"], RegistrationError | E> =>
+  Effect.gen(function*() {
+    const load = Effect.isEffect(source) ? source as Effect.Effect<Iterable<Skill.Definition>, E> : undefined
+    const first = load === undefined ? source as Iterable<Skill.Definition> : yield* load
+    const initial = yield* build(first, options)
+    const ref = yield* SubscriptionRef.make(initial)
+    const lock = yield* Semaphore.make(1)
+    let stats: Stats = { builds: 1, hashedFiles: initial.hashed.files, hashedBytes: initial.hashed.bytes }
+    const replace = (next: Iterable<Skill.Definition>) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
+        const after = yield* build(next, options, before)
+        stats = {
+          builds: stats.builds + 1,
+          hashedFiles: stats.hashedFiles + after.hashed.files,
+          hashedBytes: stats.hashedBytes + after.hashed.bytes
+        }
+        yield* SubscriptionRef.set(ref, after)
+        return diff(before, after)
+      }))
+    return SkillRegistry.of({
+      snapshot: SubscriptionRef.get(ref),
+      replace,
+      reload: load === undefined
+        ? replace(first)
+        : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),
+      stats: Effect.sync(() => stats),
+      ref
+    })
   })
-})

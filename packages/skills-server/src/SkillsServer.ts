@@ -74,20 +74,64 @@
  * `description`, `mimeType: text/markdown`, `size`); supporting files are reachable through
  * `resources/read` and directory reads. Unlisted skills stay out of both listings.
  *
+ * **Per-skill cache hints.** A skill (`Skill.make({ cacheHint })`), a directory root
+ * (`DirectorySource.Root.cacheHint`) or a dynamic skill may carry its own hint, which replaces
+ * `cacheHint` for results about it. A result about several skills takes the shortest ttl and is
+ * `public` only if every one of them is. `skills/list` pages: the ttl is the shortest of the
+ * page's entries, but the scope is the whole listing's (R36 requires one scope for every page of a
+ * listing, and a page cannot know what later pages hold): `public` only if every listed skill is
+ * public and no visibility check applies. A visibility check always makes results `private`.
+ *
+ * **Rendered skills.** `Skill.rendered` skills are rendered for each request from the request
+ * (headers, session, services): the entry in `skills/list` and `skills/get`, `resources/read`,
+ * `resources/list` and directory reads all come from one rendering per request, and the digests
+ * are those of the bytes that request is served, so a verifying client succeeds for every caller.
+ * Their results are `private` unless the skill's own hint says otherwise; renderings are shared
+ * across requests only under the author's `shareKey`.
+ *
+ * **Change notifications.** `replace` and `reload` on the `SkillRegistry` this layer provides swap
+ * the catalogue atomically (requests in flight finish on the snapshot they began with) and return
+ * the `Changes`. When anything a listing shows changed (an entry added or removed, or any field of
+ * a listed entry: frontmatter, a file, a digest, a size) the server emits
+ * `notifications/resources/list_changed` (there is no skills-specific notification, spec §7 item
+ * 13), and `notifications/resources/updated` for every file whose content changed or that
+ * disappeared, to the clients subscribed to it. Delivery per transport (effect 4.1.0):
+ *
+ * - stdio, 2025-11-25: both; `resources/subscribe` is honoured by effect.
+ * - HTTP, 2025-11-25 sessions: effect answers the session's GET stream with 405 and refuses
+ *   `resources/subscribe`, so this layer adds both (when the server has an `HttpRouter`): a GET
+ *   with `Mcp-Session-Id` and `Accept: text/event-stream` opens a stream carrying `list_changed`
+ *   and `updated` for the files the session subscribed to. Sessions are not authenticated by
+ *   this stream beyond their id; it carries URIs the session subscribed to and nothing else.
+ * - 2026-07-28 (HTTP and stdio): a `subscriptions/listen` stream with `resourcesListChanged` and
+ *   `resourceSubscriptions` (effect's implementation).
+ * - `McpServer.layerHttpRequestScoped` (serverless) delivers no broadcast notification at all.
+ *
+ * **Stateless 2026-07-28 HTTP clients** that hold no `subscriptions/listen` stream are never told
+ * of a change. They must treat every result as fresh for `ttlMs` only (`0`, the default, means
+ * revalidate on every use): re-list or re-get after the ttl, re-get a skill's entry before reusing
+ * files cached from an older one (files are keyed by digest, so unchanged files stay valid), and
+ * read a digest or size mismatch on `resources/read` as "the entry is stale": get the entry again
+ * and retry once, rather than failing. Servers whose skills change should keep `ttl` short; a
+ * static catalogue can use a long ttl and, without visibility checks, `scope: "public"`.
+ *
  * **Gotchas.** effect's `McpServer.middleware`/`visibility` reach the skills only when a
  * `visibility` option is set (even `() => Effect.succeed(true)`): that option is what routes the
- * decision through effect's middleware. `replace` on the `SkillRegistry` this layer provides swaps
- * the catalogue atomically and emits `notifications/resources/list_changed` (there is no
- * skills-specific notification, spec §7 item 13).
+ * decision through effect's middleware. An open 2025-11-25 session stream holds an HTTP server's
+ * graceful shutdown until the client leaves (the `mcp-skills-server` CLI cuts connections one
+ * second after closing).
  *
  * @since 0.1.0
  */
 import { Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import * as Result from "effect/Result"
+import * as Stream from "effect/Stream"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
@@ -150,10 +194,7 @@ export type Visibility<E extends CheckError, R> = (request: VisibilityRequest) =
  *
  * @since 0.1.0
  */
-export interface CacheHint {
-  readonly ttl: Duration.Input
-  readonly scope?: "public" | "private" | undefined
-}
+export type CacheHint = Skill.CacheHint
 
 /**
  * Options of `layer`.
@@ -161,7 +202,10 @@ export interface CacheHint {
  * @since 0.1.0
  */
 export interface Options<E extends CheckError, R, SE, SR> {
-  /** The skills, or an Effect producing them (e.g. loading a directory). */
+  /**
+   * The skills, or an Effect producing them (e.g. loading a directory). An Effect runs again on
+   * every `SkillRegistry.reload`.
+   */
   readonly skills: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, SE, SR>
   readonly visibility?: Visibility<E, R> | undefined
   readonly cacheHint?: CacheHint | undefined
@@ -229,22 +273,59 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
     },
     intercept: {
       "resources/read": Handlers.readResource,
-      "resources/list": Handlers.listResources
+      "resources/list": Handlers.listResources,
+      "resources/subscribe": Handlers.subscribe,
+      "resources/unsubscribe": Handlers.unsubscribe
     }
   }
   return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
 }
 
-const normalizeTtl = (ttl: Duration.Input): number => {
-  const millis = Option.match(Duration.fromInput(ttl), {
-    onNone: () => NaN,
-    onSome: (duration) => Math.floor(Duration.toMillis(duration))
-  })
-  if (!Number.isSafeInteger(millis) || millis < 0) {
-    throw new RangeError(`SkillsServer cacheHint.ttl must be finite and nonnegative, got ${String(ttl)}`)
-  }
-  return millis
+const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
+  const hint = SkillRegistry.normalizeHint({ ttl })
+  if (Result.isFailure(hint)) throw new RangeError(`SkillsServer ${hint.failure}`)
+  return hint.success.ttlMs
 }
+
+const encoder = new TextEncoder()
+
+const event = (method: string, params: Record<string, unknown>) =>
+  encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`)
+
+// effect 4.1.0 answers a 2025-11-25 session's GET (the standalone SSE stream) with 405, so its
+// HTTP sessions would never hear of a changed catalogue. Where effect says 405 to such a GET,
+// this stream carries list_changed and resources/updated (for the session's subscriptions).
+const sessionStream = (hub: PubSub.PubSub<SkillRegistry.Changes>, state: Handlers.State) =>
+(httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
+  Effect.gen(function*() {
+    const response = yield* httpEffect
+    if (response.status !== 405) return response
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const session = request.headers["mcp-session-id"]
+    const version = request.headers["mcp-protocol-version"]
+    if (
+      request.method !== "GET" || session === undefined || !(request.headers.accept ?? "").includes("text/event-stream") ||
+      (version !== undefined && version !== "2025-11-25")
+    ) return response
+    const events = Stream.unwrap(Effect.map(PubSub.subscribe(hub), (subscription) =>
+      Stream.concat(
+        // Sent at once, so the client has its headers (and is subscribed) before any change.
+        Stream.make(encoder.encode(": skills session stream\n\n")),
+        Stream.flatMap(Stream.fromSubscription(subscription), (changes) => {
+          const subscribed = state.sessionSubscriptions.get(session)
+          return Stream.fromIterable([
+            ...(changes.listChanged ? [event("notifications/resources/list_changed", {})] : []),
+            ...changes.updated.filter((uri) => subscribed?.has(uri) === true).map((uri) =>
+              event("notifications/resources/updated", { uri })
+            )
+          ])
+        })
+      )))
+    return HttpServerResponse.stream(events, {
+      contentType: "text/event-stream",
+      headers: { "cache-control": "no-cache", "mcp-session-id": session }
+    })
+  })
 
 /**
  * The registration layer: builds the registry (failing with `RegistrationError` listing every
@@ -267,39 +348,58 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))
     }
     const ttlMs = normalizeTtl(options.cacheHint?.ttl ?? 0)
-    const definitions = Effect.isEffect(options.skills) ? yield* options.skills : options.skills
+    const source = Effect.isEffect(options.skills)
+      ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
+      : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make(definitions, { limits: options.limits })
-    // Clients learn about a replaced catalogue the way they learn about any resource change.
+    const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits })
+    // Clients learn about a changed catalogue the way they learn about any resource change:
+    // list_changed when anything a listing shows changed (digests included), and resources/updated
+    // for every changed or removed file (effect delivers it to the sessions subscribed to it).
+    const announce = (changes: SkillRegistry.Changes) =>
+      Effect.gen(function*() {
+        if (changes.listChanged) yield* server.notifications["notifications/resources/list_changed"]({})
+        for (const uri of changes.updated) yield* server.notifications["notifications/resources/updated"]({ uri })
+        return changes
+      })
+    // Shut down with the server, which ends every session stream (an open stream would hold the
+    // HTTP server's graceful shutdown).
+    const hub = yield* Effect.acquireRelease(PubSub.unbounded<SkillRegistry.Changes>(), PubSub.shutdown)
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
-      replace: (next) =>
-        Effect.andThen(built.replace(next), server.notifications["notifications/resources/list_changed"]({}))
+      replace: (next) => Effect.flatMap(built.replace(next), (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes))),
+      reload: Effect.flatMap(built.reload, (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes)))
     })
     const check = options.visibility
-    if (check !== undefined) {
-      const handle = Effect.gen(function*() {
-        const slot = yield* Handlers.CurrentSlot
-        if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
-        slot.decision = yield* check(slot.request)
-        return { contents: [] }
-      })
-      yield* server.addResource({
-        resource: new McpSchema.Resource({ uri: Handlers.VisibilityResourceUri, name: "skills-visibility" }),
-        annotations: Context.empty(),
-        services: yield* Effect.context<never>(),
-        // The check's error and service types are carried by this layer's type; effect's
-        // registration signature cannot express them.
-        handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
-      })
-    }
+    const handle = Effect.gen(function*() {
+      const slot = yield* Handlers.CurrentSlot
+      if (slot === undefined || check === undefined) {
+        return yield* Effect.die("the skills visibility resource was read outside a skills request")
+      }
+      slot.decision = yield* check(slot.request)
+      return { contents: [] }
+    })
+    // Registered even without a check: it makes effect declare (and, over stdio, honour)
+    // `resources.subscribe`, which it does only for servers with a resource of its own. It is
+    // never listed and never read from outside.
+    yield* server.addResource({
+      resource: new McpSchema.Resource({ uri: Handlers.VisibilityResourceUri, name: "skills-visibility" }),
+      annotations: Context.empty(),
+      services: yield* Effect.context<never>(),
+      // The check's error and service types are carried by this layer's type; effect's
+      // registration signature cannot express them.
+      handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
+    })
     const state: Handlers.State = {
       registry,
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
-      decide: check === undefined ? undefined : Handlers.decideThroughEffect
+      decide: check === undefined ? undefined : Handlers.decideThroughEffect,
+      sessionSubscriptions: new Map()
     }
+    const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
+    if (Option.isSome(router)) yield* router.value.addGlobalMiddleware(sessionStream(hub, state) as any)
     yield* Effect.acquireRelease(
       Effect.sync(() => Handlers.states.set(server, state)),
       () => Effect.sync(() => Handlers.states.delete(server))

@@ -13,10 +13,17 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
+import type * as DirectorySource from "../DirectorySource.js"
 import * as Serve from "./serve.js"
 
 const directory = Argument.String("directory").pipe(
-  Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill")
+  Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill; several may be given"),
+  Argument.variadic({ min: 0 })
+)
+
+const root = Flag.String("root").pipe(
+  Flag.withDescription("Another skills folder with its own prefix, as DIR=PREFIX (e.g. ./team=acme/team); repeatable"),
+  Flag.atLeast(0)
 )
 
 const host = Flag.String("host").pipe(
@@ -51,7 +58,9 @@ const protocol = Flag.Literals("protocol", Serve.revisions).pipe(
 )
 
 const watch = Flag.Boolean("watch").pipe(
-  Flag.withDescription("Reload the skills when files under DIRECTORY change (a failed reload keeps the previous ones)"),
+  Flag.withDescription(
+    "Reload the skills when files under DIRECTORY change; an invalid edit keeps serving the skill's last good version"
+  ),
   Flag.withDefault(false)
 )
 
@@ -67,21 +76,29 @@ const allowOrigin = Flag.String("allow-origin").pipe(
 
 const serve = Command.make(
   "serve",
-  { directory, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin },
+  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
-    const options = {
-      strict: input.strict,
-      prefix: input.prefix._tag === "Some" ? input.prefix.value.split("/").filter((s) => s.length > 0) : undefined
-    }
-    const { definitions } = yield* Serve.loadReported(input.directory, { ...options, log })
-    const watching = input.watch ? { directory: input.directory, options, log } : undefined
+    const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
+    const prefixed = input.prefix._tag === "Some" ? segments(input.prefix.value) : undefined
+    const roots: Array<DirectorySource.Root> = [
+      ...input.directory.map((path) => ({ path, strict: input.strict, prefix: prefixed })),
+      ...input.root.map((spec) => {
+        const at = spec.lastIndexOf("=")
+        return at === -1
+          ? { path: spec, strict: input.strict }
+          : { path: spec.slice(0, at), strict: input.strict, prefix: segments(spec.slice(at + 1)) }
+      })
+    ]
+    if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
+    const source = yield* Serve.openReported(roots, { log })
+    const watching = input.watch ? { log } : undefined
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(definitions, input.protocol, watching))
+        Layer.provide(Serve.stdio(source, input.protocol, watching))
       )
-      : Serve.http(definitions, {
+      : Serve.http(source, {
         host: input.host,
         port: input.port,
         path: input.path,
@@ -90,13 +107,15 @@ const serve = Command.make(
         watch: watching,
         onListening: (url) => log(`listening ${url}`)
       })
-    return yield* Layer.launch(server)
+    // A stdio server's client closing stdin means it is done: exit cleanly rather than wait to be killed.
+    return yield* input.stdio ? Effect.raceFirst(Layer.launch(server), Serve.stdinClosed) : Layer.launch(server)
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {
       SourceDirectoryError: (error) => fail(error.message),
       InvalidSkills: (error) => fail(error.message),
       RegistrationError: (error) => fail(error.message),
+      UriCollision: (error) => fail(error.message),
       ServeError: (error) => fail(`cannot listen: ${error.message}`)
     }))
 ).pipe(
@@ -105,7 +124,8 @@ const serve = Command.make(
     { command: "mcp-skills-server serve ./skills", description: "HTTP on http://127.0.0.1:3000/mcp" },
     { command: "mcp-skills-server serve ./skills --port 0 --strict", description: "a free port; refuse invalid skills" },
     { command: "mcp-skills-server serve ./skills --stdio", description: "stdio, for clients that spawn the server" },
-    { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" }
+    { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" },
+    { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" }
   ])
 )
 

@@ -7,12 +7,10 @@
 import { NodeHttpServer, NodeStdio } from "@effect/platform-node"
 import { Manifest } from "@mcp-skills/core"
 import * as Console from "effect/Console"
-import * as Deferred from "effect/Deferred"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
-import * as FileSystem from "effect/FileSystem"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import * as Stream from "effect/Stream"
 import { McpProtocol, McpServer } from "effect/ai"
 import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
@@ -55,6 +53,11 @@ const protocolsFor = (selected: ReadonlyArray<Revision>): readonly [Adapter, ...
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
+const describeSkipped = (skipped: DirectorySource.InvalidSkillDirectory) =>
+  `${skipped.directory}: ${
+    skipped.error._tag === "InvalidSkill" ? skipped.error.problems.map(Manifest.describe).join("; ") : skipped.error.message
+  }`
+
 /**
  * Loads a skills folder and reports what happened, one line per skill folder that was skipped and per
  * entry that was left out, on `log` (stdout in HTTP mode, stderr in stdio mode, where stdout carries
@@ -70,12 +73,7 @@ export const loadReported = Effect.fnUntraced(function*(
   }
 ) {
   const loaded = yield* DirectorySource.load(directory, options)
-  for (const skipped of loaded.skipped) {
-    const problems = skipped.error._tag === "InvalidSkill"
-      ? skipped.error.problems.map(Manifest.describe).join("; ")
-      : skipped.error.message
-    yield* Console.error(`skipped ${skipped.directory}: ${problems}`)
-  }
+  for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
   for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
   if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${directory}`)
   yield* options.log(
@@ -87,45 +85,98 @@ export const loadReported = Effect.fnUntraced(function*(
 })
 
 /**
- * Reload the skills whenever something under `directory` changes.
+ * Opens a `DirectorySource` over `roots` and reports its first scan like {@link loadReported}:
+ * problems on stderr, what was loaded on `log`. Later problems (bad edits under `--watch`) go to
+ * stderr too, one line each.
+ *
+ * @since 0.1.0
+ */
+export const openReported = Effect.fnUntraced(function*(
+  roots: ReadonlyArray<DirectorySource.Root>,
+  options: { readonly log: (line: string) => Effect.Effect<void> }
+) {
+  const source = yield* DirectorySource.make(roots, { log: Console.error })
+  const scan = yield* source.scan
+  for (const { root, loaded } of scan.roots) {
+    for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
+    for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
+    if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${root.path}`)
+    yield* options.log(
+      `loaded ${plural(loaded.skills.length, "skill")} from ${root.path}` +
+        (loaded.skipped.length > 0 ? ` (${loaded.skipped.length} skipped)` : "")
+    )
+    for (const skill of loaded.skills) yield* options.log(`  ${skill.manifest.uri} (${plural(skill.files.length, "file")})`)
+  }
+  return source
+})
+
+/**
+ * What a server serves: fixed definitions, or a directory source (rescanned by `reload`, and on
+ * file changes with `watch`).
+ *
+ * @since 0.1.0
+ */
+export type Skills = ReadonlyArray<Skill.Definition> | DirectorySource.Source
+
+/**
+ * Reload a directory source whenever something under its roots changes; `log` gets one line per
+ * reload.
  *
  * @since 0.1.0
  */
 export interface Watch {
-  readonly directory: string
-  readonly options: DirectorySource.Options
   readonly log: (line: string) => Effect.Effect<void>
 }
 
-// Changes are debounced, hidden entries (.git, editor swap files) are ignored, and a reload that fails
-// keeps the previous catalogue: the registry swaps snapshots atomically, all or nothing.
-const watcher = (watch: Watch) =>
+const isSource = (skills: Skills): skills is DirectorySource.Source => "scan" in skills
+
+// A reload that fails keeps the previous catalogue: the registry swaps snapshots atomically.
+const watcher = (source: DirectorySource.Source, watch: Watch) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
     const registry = yield* SkillRegistry.SkillRegistry
-    const reload = Effect.gen(function*() {
-      const { definitions } = yield* loadReported(watch.directory, { ...watch.options, log: watch.log, verb: "reloaded" })
-      yield* registry.replace(definitions)
-    }).pipe(Effect.catch((error) => Console.error(`reload failed, still serving the previous skills: ${error.message}`)))
-    const ready = Deferred.makeUnsafe<void>()
-    const watching = yield* fs.watch(watch.directory, {
-      recursive: true,
-      onReady: () => Deferred.doneUnsafe(ready, Effect.void)
-    }).pipe(
-      Stream.filter((event) => !event.path.split(/[\\/]/).some((segment) => segment.startsWith("."))),
-      Stream.debounce("200 millis"),
-      Stream.runForEach(() => reload),
-      Effect.catch((error) => Console.error(`stopped watching ${watch.directory}: ${error.message}`)),
-      Effect.forkScoped
-    )
-    // The server is announced only once the watcher is installed, so no early edit is missed.
-    yield* Effect.raceFirst(Deferred.await(ready), Fiber.await(watching))
+    const where = source.roots.map((root) => root.path).join(", ")
+    yield* DirectorySource.watch(source, {
+      onReload: (result) =>
+        Exit.match(result, {
+          onFailure: (cause) => {
+            const error = Cause.squash(cause)
+            return Console.error(
+              `reload failed, still serving the previous skills: ${error instanceof Error ? error.message : String(error)}`
+            )
+          },
+          onSuccess: (changes) =>
+            Effect.gen(function*() {
+              const snapshot = yield* registry.snapshot
+              yield* watch.log(`reloaded ${plural(snapshot.skills.length, "skill")} from ${where}`)
+              for (const uri of changes.added) yield* watch.log(`  added ${uri}`)
+              for (const uri of changes.removed) yield* watch.log(`  removed ${uri}`)
+              for (const change of changes.changed) yield* watch.log(`  changed ${change.uri}`)
+            })
+        })
+    })
   }))
 
-const registrations = (definitions: ReadonlyArray<Skill.Definition>, watch: Watch | undefined) => {
-  const skills = SkillsServer.layer({ skills: definitions })
-  return watch === undefined ? skills : watcher(watch).pipe(Layer.provideMerge(skills))
+const registrations = (skills: Skills, watch: Watch | undefined) => {
+  if (!isSource(skills)) return SkillsServer.layer({ skills })
+  const layer = SkillsServer.layer({ skills: skills.definitions })
+  return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
+
+/**
+ * Succeeds when standard input reaches its end: a stdio server's client has gone.
+ *
+ * @since 0.1.0
+ */
+export const stdinClosed: Effect.Effect<void> = Effect.callback<void>((resume) => {
+  const done = () => resume(Effect.void)
+  if (process.stdin.readableEnded || process.stdin.destroyed) return done()
+  process.stdin.once("end", done)
+  process.stdin.once("close", done)
+  return Effect.sync(() => {
+    process.stdin.off("end", done)
+    process.stdin.off("close", done)
+  })
+})
 
 /**
  * Options of {@link http}.
@@ -143,12 +194,25 @@ export interface HttpOptions {
   readonly watch?: Watch | undefined
 }
 
+// Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
+// for them: on close, requests in flight get a second to finish, then every connection is cut.
+const closingStreams = () => {
+  const server = createServer()
+  const close = server.close.bind(server)
+  server.close = (callback) => {
+    close(callback)
+    setTimeout(() => server.closeAllConnections(), 1_000).unref()
+    return server
+  }
+  return server
+}
+
 /**
  * Serves skills over streamable HTTP at `http://host:port/path`.
  *
  * @since 0.1.0
  */
-export const http = (definitions: ReadonlyArray<Skill.Definition>, options: HttpOptions) => {
+export const http = (definitions: Skills, options: HttpOptions) => {
   const mcp = McpServer.layerHttp({
     ...serverInfo,
     path: options.path,
@@ -158,7 +222,7 @@ export const http = (definitions: ReadonlyArray<Skill.Definition>, options: Http
     registrations: registrations(definitions, options.watch)
   })
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+    Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
   )
   // Built after `served`, so the handler is installed before anyone is told the address.
   return Layer.effectDiscard(Effect.gen(function*() {
@@ -175,7 +239,7 @@ export const http = (definitions: ReadonlyArray<Skill.Definition>, options: Http
  * @since 0.1.0
  */
 export const stdio = (
-  definitions: ReadonlyArray<Skill.Definition>,
+  definitions: Skills,
   protocols: ReadonlyArray<Revision>,
   watch?: Watch | undefined
 ) =>

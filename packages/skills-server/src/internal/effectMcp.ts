@@ -194,15 +194,22 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         const wrappedLifecycle = lifecycle === undefined ? undefined : {
           ...lifecycle,
           initialize: (...args: ReadonlyArray<unknown>) =>
-            Effect.map(lifecycle.initialize(...args), (result: any) => ({
-              ...result,
-              capabilities: {
-                ...result.capabilities,
-                // Replacing the catalogue emits notifications/resources/list_changed.
-                resources: { ...result.capabilities.resources, listChanged: true },
-                extensions: withCapability(result.capabilities.extensions)
-              }
-            }))
+            Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (http) =>
+              Effect.map(lifecycle.initialize(...args), (result: any) => ({
+                ...result,
+                capabilities: {
+                  ...result.capabilities,
+                  // A changed catalogue emits notifications/resources/list_changed, and
+                  // resources/updated for subscribed files: effect delivers them over stdio, the
+                  // skills session stream over HTTP (where effect refuses subscriptions).
+                  resources: {
+                    ...result.capabilities.resources,
+                    listChanged: true,
+                    ...(Option.isSome(http) ? { subscribe: true } : {})
+                  },
+                  extensions: withCapability(result.capabilities.extensions)
+                }
+              })))
         }
         yield* base.installHandlers(core, wrappedLifecycle, intercepting)
         const handlers: Record<string, unknown> = {}

@@ -5,8 +5,9 @@
  *
  * @internal
  */
-import { Extension, SkillUri } from "@mcp-skills/core"
+import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -46,6 +47,11 @@ export interface State {
   readonly cacheScope: "public" | "private"
   /** Present when a visibility check is configured: runs it once for the request. */
   readonly decide: ((request: RequestInfo, method: Method) => Effect.Effect<Decision, WireError>) | undefined
+  /**
+   * `resources/subscribe` of 2025-11-25 HTTP sessions, by session id: effect keeps subscriptions
+   * only for stdio connections, so the session stream (`SkillsServer`) filters updates with these.
+   */
+  readonly sessionSubscriptions: Map<string, Set<string>>
 }
 
 /** Layer state by `McpServer` service, so wrapped adapters find the registry of their server. */
@@ -107,10 +113,104 @@ const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checke
   return { skill, any: (owners) => owners.some(skill), checked }
 }
 
+/** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
+interface Rendering {
+  readonly manifest: Manifest.Manifest
+  readonly entry: Readonly<Record<string, unknown>>
+  readonly files: ReadonlyMap<string, Manifest.ManifestFile>
+}
+
 interface Context {
   readonly state: State
   readonly snapshot: SkillRegistry.Snapshot
   readonly visible: Visible
+  readonly request: RequestInfo
+  readonly method: Method
+  /** Renderings made for this request, by skill index: each rendered skill is rendered once. */
+  readonly renders: Map<number, Rendering>
+}
+
+const MaxShared = 1024
+
+// Renderings shared between requests with the same `shareKey`, per definition (at most MaxShared).
+const shared = new WeakMap<Skill.Rendered, Map<string, { readonly expires: number; readonly rendering: Rendering }>>()
+
+const renderRequest = (context: Context): Skill.RenderRequest => ({
+  method: context.method,
+  protocolVersion: context.request.protocolVersion,
+  headers: context.request.headers,
+  sessionId: context.request.sessionId,
+  requestContext: context.request.requestContext
+})
+
+const shareMillis = (input: Duration.Input | undefined) =>
+  input === undefined ? 0 : Option.match(Duration.fromInput(input), { onNone: () => 0, onSome: Duration.toMillis })
+
+/** The skill rendered for this request's caller (once per request). */
+const render = Effect.fnUntraced(function*(context: Context, skill: SkillRegistry.SkillEntry) {
+  const known = context.renders.get(skill.index)
+  if (known !== undefined) return known
+  const definition = skill.rendered!
+  const request = renderRequest(context)
+  const key = definition.shareKey?.(request)
+  const keep = key === undefined ? 0 : shareMillis(definition.shareFor)
+  const cache = keep > 0 ? shared.get(definition) : undefined
+  const cached = key === undefined ? undefined : cache?.get(key)
+  if (cached !== undefined && cached.expires > Date.now()) {
+    context.renders.set(skill.index, cached.rendering)
+    return cached.rendering
+  }
+  const files = yield* serverFault(`rendering the skill ${skill.uri} failed`)(definition.render(request))
+  const manifest = Manifest.make({
+    uri: skill.uri,
+    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
+    limits: context.snapshot.limits
+  })
+  if (Result.isFailure(manifest)) {
+    yield* Effect.logError(`the skill ${skill.uri} rendered an invalid skill: ${manifest.failure.message}`)
+    return yield* Effect.fail(internalError)
+  }
+  const rendering: Rendering = {
+    manifest: manifest.success,
+    entry: { uri: skill.uri, frontmatter: manifest.success.frontmatter, resources: manifest.success.skill.resources },
+    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
+  }
+  context.renders.set(skill.index, rendering)
+  if (key !== undefined && keep > 0) {
+    let byKey = shared.get(definition)
+    if (byKey === undefined) {
+      byKey = new Map()
+      shared.set(definition, byKey)
+    }
+    if (byKey.size >= MaxShared) {
+      const now = Date.now()
+      for (const [stale, entry] of byKey) if (entry.expires <= now) byKey.delete(stale)
+      // Still full: the oldest rendering goes (a Map iterates in insertion order).
+      if (byKey.size >= MaxShared) byKey.delete(byKey.keys().next().value!)
+    }
+    byKey.set(key, { expires: Date.now() + keep, rendering })
+  }
+  return rendering
+})
+
+/** The wire entry of a skill for this request's caller. */
+const entryOf = (context: Context, skill: SkillRegistry.SkillEntry) =>
+  skill.rendered === undefined ? Effect.succeed(skill.entry) : Effect.map(render(context, skill), (r) => r.entry)
+
+/** The cache hint a result about `skill` alone would carry. */
+const hintOf = (state: State, skill: SkillRegistry.SkillEntry): SkillRegistry.Hint =>
+  skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: skill.rendered === undefined ? state.cacheScope : "private" }
+
+/** The hint of a result about several skills: the shortest ttl, public only if every one is. */
+const hintOfAll = (state: State, skills: Iterable<SkillRegistry.SkillEntry>): SkillRegistry.Hint => {
+  let ttlMs = Infinity
+  let cacheScope: "public" | "private" = "public"
+  for (const skill of skills) {
+    const hint = hintOf(state, skill)
+    ttlMs = Math.min(ttlMs, hint.ttlMs)
+    if (hint.cacheScope === "private") cacheScope = "private"
+  }
+  return ttlMs === Infinity ? { ttlMs: state.ttlMs, cacheScope: state.cacheScope } : { ttlMs, cacheScope }
 }
 
 // Reads ONE snapshot for the whole request (unless the caller already did) and decides visibility once.
@@ -120,20 +220,31 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
-  if (state.decide === undefined) return { state, snapshot, visible: visibleFor(snapshot, true, false) }
-  const decision = yield* state.decide(request, method)
-  return { state, snapshot, visible: visibleFor(snapshot, decision, true) }
+  const decision = state.decide === undefined ? true : yield* state.decide(request, method)
+  return {
+    state,
+    snapshot,
+    visible: visibleFor(snapshot, decision, state.decide !== undefined),
+    request,
+    method,
+    renders: new Map()
+  } satisfies Context
 })
 
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
-const complete = (request: RequestInfo, result: Record<string, unknown>, cache?: Context): Record<string, unknown> => {
+const complete = (
+  request: RequestInfo,
+  result: Record<string, unknown>,
+  cache?: { readonly context: Context; readonly hint: SkillRegistry.Hint }
+): Record<string, unknown> => {
   if (!request.modern) return result
   return {
     resultType: "complete",
     ...result,
     ...(cache === undefined ? {} : {
-      ttlMs: cache.state.ttlMs,
-      cacheScope: cache.visible.checked ? "private" : cache.state.cacheScope
+      ttlMs: cache.hint.ttlMs,
+      // Results computed under a visibility check depend on the caller.
+      cacheScope: cache.context.visible.checked ? "private" : cache.hint.cacheScope
     }),
     _meta: { "io.modelcontextprotocol/serverInfo": request.serverInfo }
   }
@@ -151,6 +262,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   }
   const listed = snapshot.listed
   const skills: Array<unknown> = []
+  const onPage: Array<SkillRegistry.SkillEntry> = []
   let last: string | undefined
   let more = false
   for (let i = Cursor.startAfter(listed, (skill) => skill.uri, after); i < listed.length; i++) {
@@ -160,13 +272,21 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
       more = true
       break
     }
-    skills.push(skill.entry)
+    skills.push(yield* entryOf(context, skill))
+    onPage.push(skill)
     last = skill.uri
   }
+  // R36: every page of one listing carries the same scope, so the scope is the whole listing's
+  // (public only if every listed skill is, and no visibility check applies), while the ttl is the
+  // shortest of this page's entries.
+  const listingPublic = !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public")
   return complete(request, {
     skills,
     ...(more && last !== undefined ? { nextCursor: Cursor.make(SkillsScope, last) } : {})
-  }, context)
+  }, {
+    context,
+    hint: { ttlMs: hintOfAll(state, onPage).ttlMs, cacheScope: listingPublic ? "public" : "private" }
+  })
 })
 
 export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
@@ -183,7 +303,7 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
       )
     )
   }
-  return complete(request, { skill: skill.entry }, context)
+  return complete(request, { skill: yield* entryOf(context, skill) }, { context, hint: hintOf(context.state, skill) })
 })
 
 const notADirectory = (uri: string) => invalidParams(`no directory resource is served at ${uri}`, { uri })
@@ -193,7 +313,8 @@ const directoryPage = Effect.fnUntraced(function*(
   context: Context,
   uri: string,
   children: ReadonlyArray<{ readonly uri: string; readonly resource: unknown }>,
-  cursor: string | undefined
+  cursor: string | undefined,
+  hint: SkillRegistry.Hint
 ) {
   const scope = `dir ${uri}`
   let after: string | undefined
@@ -209,14 +330,18 @@ const directoryPage = Effect.fnUntraced(function*(
   return complete(request, {
     resources: page.map((child) => child.resource),
     ...(more ? { nextCursor: Cursor.make(scope, page[page.length - 1]!.uri) } : {})
-  }, context)
+  }, { context, hint })
 })
 
-const dynamicChildren = Effect.fnUntraced(function*(skill: SkillRegistry.SkillEntry, directory: string) {
-  const dynamic = skill.dynamic!
-  const paths = dynamic.list === undefined
+// The children of `directory` in a skill whose files are known per request (dynamic or rendered).
+const perRequestChildren = Effect.fnUntraced(function*(context: Context, skill: SkillRegistry.SkillEntry, directory: string) {
+  const rendering = skill.rendered === undefined ? undefined : yield* render(context, skill)
+  const sizes = new Map(rendering?.manifest.files.map((file) => [file.path, file.size]))
+  const paths = rendering !== undefined
+    ? [...sizes.keys()]
+    : skill.dynamic!.list === undefined
     ? [Extension.SkillFileName]
-    : yield* serverFault(`listing the dynamic skill ${skill.uri} failed`)(dynamic.list)
+    : yield* serverFault(`listing the dynamic skill ${skill.uri} failed`)(skill.dynamic!.list)
   const relative = directory === skill.root ? "" : SkillUri.relativePath(skill.uri, directory)
   if (relative === undefined) return undefined
   const prefix = relative === "" ? "" : relative + "/"
@@ -230,6 +355,7 @@ const dynamicChildren = Effect.fnUntraced(function*(skill: SkillRegistry.SkillEn
     const name = slash === -1 ? rest : rest.slice(0, slash)
     const uri = SkillUri.file(skill.uri, prefix + name)
     if (name.length === 0 || Result.isFailure(uri) || children.has(uri.success)) continue
+    const size = slash === -1 ? sizes.get(path) : undefined
     children.set(uri.success, {
       uri: uri.success,
       resource: {
@@ -239,7 +365,8 @@ const dynamicChildren = Effect.fnUntraced(function*(skill: SkillRegistry.SkillEn
           ? Extension.DirectoryMimeType
           : name === Extension.SkillFileName && prefix === ""
           ? Extension.MarkdownMimeType
-          : MimeType.fromPath(name)
+          : MimeType.fromPath(name),
+        ...(size === undefined ? {} : { size })
       }
     })
   }
@@ -257,12 +384,15 @@ export const readDirectory = Effect.fnUntraced(function*(
   if (directory !== undefined) {
     if (!visible.any(directory.owners)) return yield* Effect.fail(notADirectory(params.uri))
     const children = directory.children.filter((child) => visible.any(child.owners))
-    return yield* directoryPage(request, context, params.uri, children, params.cursor)
+    const hint = hintOfAll(context.state, directory.owners.map((index) => snapshot.skills[index]!))
+    return yield* directoryPage(request, context, params.uri, children, params.cursor, hint)
   }
   const owner = SkillUri.isCanonical(params.uri) ? SkillRegistry.dynamicOwner(snapshot, params.uri) : undefined
   if (owner !== undefined && visible.skill(owner.index)) {
-    const children = yield* dynamicChildren(owner, params.uri)
-    if (children !== undefined) return yield* directoryPage(request, context, params.uri, children, params.cursor)
+    const children = yield* perRequestChildren(context, owner, params.uri)
+    if (children !== undefined) {
+      return yield* directoryPage(request, context, params.uri, children, params.cursor, hintOf(context.state, owner))
+    }
   }
   return yield* Effect.fail(notADirectory(params.uri))
 })
@@ -279,8 +409,11 @@ const readContents = (
   context: Context,
   uri: string,
   mimeType: string,
-  content: SkillRegistry.FileEntry["content"]
-) => complete(request, { contents: [{ uri, mimeType, ...content }] }, context)
+  content: SkillRegistry.FileEntry["content"],
+  hint: SkillRegistry.Hint
+) => complete(request, { contents: [{ uri, mimeType, ...content }] }, { context, hint })
+
+const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
 
 /** `resources/read`: skill files from the snapshot (or a dynamic skill), everything else to effect. */
 export const readResource: Interceptor = Effect.fnUntraced(function*(
@@ -300,19 +433,23 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const context = yield* begin(request, "resources/read", { state, snapshot })
   if (file !== undefined && context.visible.any(file.owners)) {
-    return readContents(request, context, uri, file.mimeType, file.content)
+    const hint = hintOfAll(state, file.owners.map((index) => snapshot.skills[index]!))
+    return readContents(request, context, uri, file.mimeType, file.content, hint)
   }
   if (owner !== undefined && context.visible.skill(owner.index)) {
     const path = SkillUri.relativePath(owner.uri, uri)!
-    const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(owner.dynamic!.read(path))
-    if (content !== undefined) {
-      return readContents(
-        request,
-        context,
-        uri,
-        path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path),
-        SkillRegistry.wireContent(Skill.toBytes(content))
-      )
+    const hint = hintOf(state, owner)
+    if (owner.rendered !== undefined) {
+      // The bytes rendered for this caller, the same ones its entry's digests were computed from.
+      const rendered = (yield* render(context, owner)).files.get(uri)
+      if (rendered !== undefined) {
+        return readContents(request, context, uri, mimeTypeOf(path), SkillRegistry.wireContent(rendered.bytes), hint)
+      }
+    } else {
+      const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(owner.dynamic!.read(path))
+      if (content !== undefined) {
+        return readContents(request, context, uri, mimeTypeOf(path), SkillRegistry.wireContent(Skill.toBytes(content)), hint)
+      }
     }
   }
   // Hidden, absent and malformed skill URIs all take this one path, so they are indistinguishable;
@@ -338,10 +475,25 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   if (state === undefined) return base
   const context = yield* begin(request, "resources/list")
   const own = base.resources.filter((resource) => resource.uri !== VisibilityResourceUri)
-  const skills = context.snapshot.listed.filter((skill) => context.visible.skill(skill.index)).map((skill) => skill.resource)
+  const visible = context.snapshot.listed.filter((skill) => context.visible.skill(skill.index))
+  const skills: Array<Readonly<Record<string, unknown>>> = []
+  for (const skill of visible) {
+    if (skill.rendered === undefined) {
+      skills.push(skill.resource)
+      continue
+    }
+    const rendering = yield* render(context, skill)
+    const description = rendering.manifest.frontmatter.description
+    skills.push({
+      ...skill.resource,
+      name: rendering.manifest.frontmatter.name,
+      ...(typeof description === "string" ? { description } : {}),
+      size: rendering.manifest.files[0]!.size
+    })
+  }
   const result: Record<string, unknown> = { ...base, resources: [...own, ...skills] }
   if (!request.modern) return result
-  const ours = complete(request, {}, context)
+  const ours = complete(request, {}, { context, hint: hintOfAll(context.state, visible) })
   // One page mixes effect's resources and skills: the stricter hint of the two applies.
   return own.length === 0 ? { ...result, ttlMs: ours.ttlMs, cacheScope: ours.cacheScope } : {
     ...result,
@@ -367,3 +519,25 @@ export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestI
   if (Option.isNone(read)) return false
   return slot.decision ?? false
 })
+
+// effect refuses resources/subscribe on HTTP sessions; skills files are announced on the session
+// stream instead, so the subscription is kept here. Stdio goes to effect, which filters itself.
+const subscription = (add: boolean): Interceptor =>
+  Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo, next: Effect.Effect<unknown, unknown>) {
+    const state = states.get(request.server)
+    if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
+    let uris = state.sessionSubscriptions.get(request.sessionId)
+    if (uris === undefined) {
+      uris = new Set()
+      state.sessionSubscriptions.set(request.sessionId, uris)
+    }
+    if (add) uris.add(params.uri)
+    else uris.delete(params.uri)
+    return {}
+  })
+
+/** `resources/subscribe` (see `subscription`). */
+export const subscribe: Interceptor = subscription(true)
+
+/** `resources/unsubscribe` (see `subscription`). */
+export const unsubscribe: Interceptor = subscription(false)

@@ -1,0 +1,103 @@
+/**
+ * Issue 6: the strict conformance run (scripts/conformance.sh, both revisions) still passes with
+ * `--watch` on, and with a rendered skill in the catalogue, which our client then verifies for two
+ * callers that get different bytes.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import { SkillCache, SkillsClient } from "@mcp-skills/client"
+import { Deferred, Effect, Layer } from "effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import { execFile } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import * as Serve from "../src/bin/serve.js"
+import { Skill } from "../src/index.js"
+import { examples, httpServer, repoRoot } from "./cli-server.js"
+
+const script = path.join(repoRoot, "scripts/conformance.sh")
+
+const conformance = (url: string) =>
+  Effect.promise(() =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const out = fs.mkdtempSync(path.join(os.tmpdir(), "skills-conformance-live-"))
+      execFile("bash", [script, "--out", out, url], { cwd: repoRoot, timeout: 240_000 }, (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
+    })
+  )
+
+const expectStrictPass = (result: { code: number; stdout: string; stderr: string }) => {
+  const report = `${result.stdout}\n${result.stderr}`
+  expect(result.code, report).toBe(0)
+  for (const revision of ["2026-07-28", "2025-11-25"]) {
+    for (const scenario of ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]) {
+      expect(result.stdout, report).toMatch(
+        new RegExp(`^PASS server/${scenario}@${revision} \\(\\d+ success, 0 failure, 0 warning`, "m")
+      )
+    }
+  }
+  expect(result.stdout).toMatch(/^conformance: 6 passed, 0 failed$/m)
+}
+
+const greeting = Skill.rendered({
+  path: "greeting",
+  render: (request) =>
+    Effect.sync(() => {
+      const user = String(request.headers["x-user"] ?? "you")
+      return {
+        "SKILL.md": `---\nname: greeting\ndescription: Greets ${user} by name.\n---\n\n# Hello ${user}\n`,
+        "references/profile.md": `# Profile of ${user}\n`
+      }
+    })
+})
+
+// examples/skills plus the rendered skill, in process, on a free loopback port.
+const serveWithRendered = Effect.gen(function*() {
+  const { definitions } = yield* Serve.loadReported(examples, { strict: true, log: () => Effect.void })
+  const url = yield* Deferred.make<string>()
+  yield* Layer.build(Serve.http([...definitions, greeting], {
+    host: "127.0.0.1",
+    port: 0,
+    path: "/mcp",
+    protocols: [],
+    allowedOrigins: [],
+    onListening: (listening) => Deferred.succeed(url, listening).pipe(Effect.asVoid)
+  }))
+  return yield* Deferred.await(url)
+}).pipe(Effect.provide(NodeServices.layer))
+
+const profileFor = (url: string, user: string) =>
+  SkillsClient.SkillsClient.use((client) =>
+    Effect.gen(function*() {
+      const { skill } = yield* client.getSkill("skill://greeting/SKILL.md")
+      const loaded = yield* client.loadSkill(skill)
+      const profile = yield* client.readSkillResource(skill, "references/profile.md")
+      return { skill, description: loaded.frontmatter.description, profile: new TextDecoder().decode(profile.bytes) }
+    })
+  ).pipe(
+    Effect.provide(
+      SkillsClient.layerHttp({ url, headers: { "x-user": user } }).pipe(
+        Layer.provide([FetchHttpClient.layer, SkillCache.layerMemory()])
+      )
+    )
+  )
+
+describe("conformance (live catalogue)", () => {
+  it.live("passes strictly on both revisions with --watch on", () =>
+    Effect.gen(function*() {
+      const { url } = yield* httpServer(examples, ["--watch"])
+      expectStrictPass(yield* conformance(url))
+    }), { timeout: 300_000 })
+
+  it.live("passes strictly with a rendered skill, which our client verifies for two callers with different bytes", () =>
+    Effect.gen(function*() {
+      const url = yield* serveWithRendered
+      expectStrictPass(yield* conformance(url))
+      const ann = yield* profileFor(url, "ann")
+      const bob = yield* profileFor(url, "bob")
+      expect([ann.description, ann.profile]).toEqual(["Greets ann by name.", "# Profile of ann\n"])
+      expect([bob.description, bob.profile]).toEqual(["Greets bob by name.", "# Profile of bob\n"])
+      expect(ann.skill.resources).not.toEqual(bob.skill.resources)
+    }), { timeout: 300_000 })
+})

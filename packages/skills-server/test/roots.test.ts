@@ -1,0 +1,75 @@
+/**
+ * Issue 6: `mcp-skills-server serve DIR [DIR...]` and `--root DIR=PREFIX`: several roots in one
+ * catalogue, and a URI collision between roots as a start-up error naming both places.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { httpServer, spawnBin } from "./cli-server.js"
+
+const tree = (files: Record<string, string>): string => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-roots-"))
+  for (const [relative, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
+    fs.writeFileSync(path.join(root, relative), content)
+  }
+  return root
+}
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
+
+const list = (url: string) =>
+  Effect.promise(async () => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "skills/list"
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "skills/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": { name: "roots-test", version: "0" }
+          }
+        }
+      })
+    })
+    const body = await response.json() as any
+    return body.result.skills.map((skill: { uri: string }) => skill.uri) as Array<string>
+  })
+
+describe("mcp-skills-server serve with several roots", () => {
+  it.live("serves every root, --root DIR=PREFIX under its prefix", () =>
+    Effect.gen(function*() {
+      const one = tree({ "alpha/SKILL.md": skillMd("alpha") })
+      const two = tree({ "beta/SKILL.md": skillMd("beta") })
+      const three = tree({ "alpha/SKILL.md": skillMd("alpha") })
+      const { url, running } = yield* httpServer(one, [two, "--root", `${three}=acme/team`])
+      expect(yield* list(url)).toEqual([
+        "skill://acme/team/alpha/SKILL.md",
+        "skill://alpha/SKILL.md",
+        "skill://beta/SKILL.md"
+      ])
+      expect(running.stdout()).toContain(`loaded 1 skill from ${three}`)
+    }))
+
+  it.live("two roots serving the same URI refuse to start, naming both folders", () =>
+    Effect.gen(function*() {
+      const one = tree({ "alpha/SKILL.md": skillMd("alpha") })
+      const two = tree({ "alpha/SKILL.md": skillMd("alpha") })
+      const running = spawnBin("mcp-skills-server", ["serve", one, two, "--port", "0"])
+      expect(yield* Effect.promise(() => running.exited)).toBe(1)
+      expect(running.stderr()).toBe(
+        `mcp-skills-server: skill://alpha/SKILL.md is served from both ${one}/alpha and ${two}/alpha; give one of the roots a prefix\n`
+      )
+    }))
+})
