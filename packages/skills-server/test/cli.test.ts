@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { examples, httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
+import { modernHttp } from "./support/wire.js"
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -14,22 +15,8 @@ const meta = {
   "io.modelcontextprotocol/clientInfo": { name: "cli-test", version: "0.0.0" }
 }
 
-// One 2026-07-28 request over HTTP; returns the parsed JSON-RPC response.
-const rpc = (url: string, method: string, params: Record<string, unknown> = {}) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(typeof params.uri === "string" ? { "mcp-name": params.uri } : {})
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: meta } })
-    })
-    return { status: response.status, body: await response.json() as any }
-  })
+// One 2026-07-28 request over HTTP; returns the status and the parsed JSON-RPC response.
+const rpc = (url: string, method: string, params: Record<string, unknown> = {}) => modernHttp(url).send(method, params)
 
 const tree = (files: Record<string, string>): string => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-cli-"))
