@@ -10,6 +10,15 @@ import { fileURLToPath } from "node:url"
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 export const node = path.join(repoRoot, "node_modules/.bin/node")
 export const examples = path.join(repoRoot, "examples/skills")
+/** The skills of `examples/skills`, in listing order. */
+export const exampleUris = [
+  "skill://acme/billing/refunds/SKILL.md",
+  "skill://acme/billing/refunds/escalation/SKILL.md",
+  "skill://changelog-writer/SKILL.md",
+  "skill://csv-cleaning/SKILL.md",
+  "skill://git-workflow/SKILL.md",
+  "skill://pdf-processing/SKILL.md"
+]
 export const bin = (name: string) => path.join(repoRoot, "packages/skills-server/dist/src/bin", `${name}.js`)
 
 export interface Running {

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { examples, httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
+import { exampleUris, examples, httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
 import { modernHttp } from "./support/wire.js"
 
 const meta = {
@@ -36,14 +36,6 @@ const withBroken = () =>
     "empty/SKILL.md": "no frontmatter\n"
   })
 
-const exampleUris = [
-  "skill://acme/billing/refunds/SKILL.md",
-  "skill://acme/billing/refunds/escalation/SKILL.md",
-  "skill://changelog-writer/SKILL.md",
-  "skill://csv-cleaning/SKILL.md",
-  "skill://git-workflow/SKILL.md",
-  "skill://pdf-processing/SKILL.md"
-]
 
 describe.concurrent("mcp-skills-server serve (HTTP)", () => {
   it.live("serves examples/skills, reports what it loaded, and exits 0 on SIGTERM", () =>

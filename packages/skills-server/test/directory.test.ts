@@ -5,12 +5,11 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as DirectorySource from "../src/DirectorySource.js"
 import * as MimeType from "../src/MimeType.js"
+import { exampleUris, examples } from "./cli-server.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 
-const examples = fileURLToPath(new URL("../../../examples/skills", import.meta.url))
 
 // Builds a folder tree from a map of relative paths to contents, in a fresh temporary folder.
 const tree = (files: Record<string, string | Uint8Array>): string => {
@@ -36,14 +35,7 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
         const loaded = yield* DirectorySource.load(examples, { strict: true })
         expect(loaded.skipped).toEqual([])
         expect(loaded.ignored).toEqual([])
-        expect(uris(loaded)).toEqual([
-          "skill://acme/billing/refunds/SKILL.md",
-          "skill://acme/billing/refunds/escalation/SKILL.md",
-          "skill://changelog-writer/SKILL.md",
-          "skill://csv-cleaning/SKILL.md",
-          "skill://git-workflow/SKILL.md",
-          "skill://pdf-processing/SKILL.md"
-        ])
+        expect(uris(loaded)).toEqual(exampleUris)
         expect(loaded.skills[0]!.path).toEqual(["acme", "billing", "refunds"])
         expect(loaded.skills[0]!.directory).toBe("acme/billing/refunds")
       }))

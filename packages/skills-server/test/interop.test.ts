@@ -13,7 +13,7 @@ import { Deferred, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as Serve from "../src/bin/serve.js"
-import { bin, examples, node } from "./cli-server.js"
+import { bin, exampleUris, examples, node } from "./cli-server.js"
 
 // Our server, in process, on a free loopback port for the length of the test's scope.
 const serveExamples = Effect.gen(function*() {
@@ -40,14 +40,6 @@ const connect = (url: string | Transport, mode: "legacy" | { pin: string }) =>
     (client) => Effect.promise(() => client.close())
   )
 
-const exampleUris = [
-  "skill://acme/billing/refunds/SKILL.md",
-  "skill://acme/billing/refunds/escalation/SKILL.md",
-  "skill://changelog-writer/SKILL.md",
-  "skill://csv-cleaning/SKILL.md",
-  "skill://git-workflow/SKILL.md",
-  "skill://pdf-processing/SKILL.md"
-]
 
 // examples/skills is served without a prefix, so a URI's path is the file's path under the folder.
 const onDisk = (uri: string) =>
