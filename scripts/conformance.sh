@@ -72,8 +72,8 @@ case "$SPEC" in
   *) echo "unsupported --spec-version $SPEC (use 2026-07-28, 2025-11-25 or both)" >&2; exit 2 ;;
 esac
 
-[ -x "$NODE" ] || { echo "missing $NODE: run npm ci first" >&2; exit 2; }
-[ -f "$CLI" ] || { echo "missing $CLI: run npm ci first" >&2; exit 2; }
+[ -x "$NODE" ] || { echo "missing $NODE: run npm install first" >&2; exit 2; }
+[ -f "$CLI" ] || { echo "missing $CLI: run npm install first" >&2; exit 2; }
 
 [ -n "$OUT" ] || OUT="$(mktemp -d "${TMPDIR:-/tmp}/skills-conformance.XXXXXX")"
 mkdir -p "$OUT"
