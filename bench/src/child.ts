@@ -1,0 +1,98 @@
+/**
+ * Starts a server in its own child process (so its RSS is its own and it does not share the load
+ * generator's event loop), waits for its `listening URL` line, and reads its memory from /proc.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import { readFileSync } from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const repoRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../..")
+
+export interface Child {
+  readonly name: string
+  readonly url: string
+  readonly process: ChildProcess
+  /** Milliseconds from spawn to the listening line. */
+  readonly startMs: number
+  readonly output: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** `VmRSS` and `VmHWM` (peak RSS) in bytes, or undefined where /proc is missing. */
+export const memoryOf = (pid: number): { rss: number; peak: number } | undefined => {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = (key: string) => Number(/(\d+)\s*kB/.exec(status.split("\n").find((l) => l.startsWith(key)) ?? "")?.[1] ?? NaN) * 1024
+    return { rss: kb("VmRSS:"), peak: kb("VmHWM:") }
+  } catch {
+    return undefined
+  }
+}
+
+export const start = (name: string, args: ReadonlyArray<string>, timeoutMs = 300_000): Promise<Child> =>
+  new Promise((resolve, reject) => {
+    const started = performance.now()
+    const child = spawn(process.execPath, [...args], { cwd: repoRoot, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let tail = ""
+    let ready = false
+    const timer = setTimeout(() => {
+      // Never leave a half-started server behind: it would hold the CPU and keep this process alive.
+      child.kill("SIGKILL")
+      reject(new Error(`${name} did not start in ${timeoutMs} ms:\n${tail}`))
+    }, timeoutMs)
+    const stop = () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done()
+        child.once("exit", () => done())
+        // SIGINT: effect's runMain interrupts and exits normally, so --cpu-prof gets written.
+        child.kill("SIGINT")
+        setTimeout(() => child.kill("SIGKILL"), 5_000).unref()
+      })
+    child.stderr.on("data", (chunk: Buffer) => {
+      tail = (tail + chunk.toString()).slice(-4000)
+    })
+    child.stdout.on("data", (chunk: Buffer) => {
+      const text = chunk.toString()
+      // Keep only the last lines: our CLI prints one line per skill.
+      out = (out + text).slice(-4000)
+      const match = /listening (http:\/\/\S+)/.exec(out)
+      if (match !== null && !ready) {
+        ready = true
+        clearTimeout(timer)
+        resolve({ name, url: match[1]!, process: child, startMs: performance.now() - started, output: () => out + tail, stop })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited with ${code} before listening:\n${out}\n${tail}`))
+    })
+  })
+
+const dist = (path: string) => Path.join(repoRoot, path)
+
+/** `BENCH_CPU_PROF=DIR` runs our server under `node --cpu-prof`, writing its profile to DIR on exit. */
+const profiling = (): Array<string> => {
+  const dir = process.env["BENCH_CPU_PROF"]
+  return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
+}
+
+export const oursArgs = (dir: string) => [
+  ...profiling(),
+  dist("packages/skills-server/dist/src/bin/mcp-skills-server.js"),
+  "serve",
+  dir,
+  "--port",
+  "0",
+  "--host",
+  "127.0.0.1"
+]
+
+export const ours = (dir: string, timeoutMs?: number) => start("ours", oursArgs(dir), timeoutMs)
+
+export const sdk = (dir: string, pageSize: number) => start("sdk", [dist("bench/dist/servers/sdk.js"), dir, String(pageSize)])
+
+export const floor = (answers: string) => start("floor", [dist("bench/dist/servers/floor.js"), answers])
+
+export const oursLayer = (dir: string) => start("ours", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir])

@@ -1,0 +1,384 @@
+/**
+ * The benchmark: `npm run bench -- [--quick] [--only throughput,growth,startup,client]`.
+ *
+ * 1. throughput: our server, the official SDK server and a floor server, each in its own child
+ *    process over the same catalogue; autocannon in interleaved rounds; req/s, p50, p99, ratios.
+ * 2. growth: our server's unloaded p50 for skills/list, skills/get and resources/read at 10, 1,000
+ *    and 10,000 skills of 8 files.
+ * 3. startup: loading 1,000 skills from disk against SHA-256 of the same bytes.
+ * 4. client: pulling and verifying a 512-file, 16 MiB skill against unverified reads.
+ *
+ * Prints one table and writes the figures to bench/results/ (JSON).
+ */
+import { execFileSync, spawnSync } from "node:child_process"
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Catalogue from "./catalogue.js"
+import * as Children from "./child.js"
+import * as ClientBench from "./client.js"
+import { answer } from "./floorAnswers.js"
+import { sequential } from "./latency.js"
+import { median, rounds, type Row, type Target } from "./load.js"
+import * as Wire from "./wire.js"
+
+const argv = process.argv.slice(2)
+const quick = argv.includes("--quick")
+const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client").split(","))
+
+const config = quick
+  ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 1, growth: [10, 1000, 10000], cliStartTimeoutMs: 30_000 }
+  : { rounds: 5, seconds: 5, warmup: 1, connections: 32, latencyCount: 2000, latencyWarmup: 200, clientRuns: 7, growth: [10, 1000, 10000], cliStartTimeoutMs: 300_000 }
+
+const log = (line: string) => console.error(line)
+const children = new Set<Children.Child>()
+const dirs = new Set<string>()
+
+const cleanup = () => {
+  for (const child of children) child.process.kill("SIGKILL")
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+}
+process.on("SIGINT", () => {
+  cleanup()
+  process.exit(130)
+})
+
+const started = async (make: () => Promise<Children.Child>) => {
+  const child = await make()
+  children.add(child)
+  return child
+}
+const stop = async (child: Children.Child) => {
+  await child.stop()
+  children.delete(child)
+}
+const catalogueDir = async (label: string, catalogue: Catalogue.Catalogue) => {
+  const dir = await Catalogue.tempDir(label)
+  dirs.add(dir)
+  Catalogue.write(catalogue, dir)
+  return dir
+}
+const removeDir = (dir: string) => {
+  rmSync(dir, { recursive: true, force: true })
+  dirs.delete(dir)
+}
+
+const version = (pkg: string) => {
+  try {
+    return JSON.parse(readFileSync(Path.join(Children.repoRoot, "node_modules", pkg, "package.json"), "utf8")).version as string
+  } catch {
+    return "?"
+  }
+}
+
+const results: Record<string, unknown> = {
+  startedAt: new Date().toISOString(),
+  mode: quick ? "quick" : "full",
+  protocol: Wire.ProtocolVersion,
+  config,
+  machine: {
+    cpus: Os.cpus().length,
+    cpuModel: Os.cpus()[0]?.model,
+    memoryBytes: Os.totalmem(),
+    node: process.version,
+    platform: `${Os.platform()} ${Os.release()} ${Os.arch()}`,
+    loadAverageAtStart: Os.loadavg()
+  },
+  packages: Object.fromEntries(
+    ["@mcp-skills/core", "@mcp-skills/server", "@mcp-skills/client", "effect", "@effect/platform-node", "@modelcontextprotocol/server", "@modelcontextprotocol/client", "autocannon"].map((p) => [p, version(p)])
+  ),
+  commit: (() => {
+    try {
+      return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: Children.repoRoot, encoding: "utf8" }).trim() +
+        (spawnSync("git", ["diff", "--quiet", "HEAD"], { cwd: Children.repoRoot }).status === 0 ? "" : "+dirty")
+    } catch {
+      return "?"
+    }
+  })()
+}
+
+const mb = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`
+const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : "n/a")
+const targets: Array<{ target: string; measured: string; met: boolean | undefined }> = []
+const check = (target: string, measured: string, met: boolean | undefined) => targets.push({ target, measured, met })
+
+// ---------------------------------------------------------------------------------------------
+// 1 + 4. Throughput (and the client, against the same running server)
+
+const throughput = async () => {
+  log(`throughput: generating the catalogue`)
+  const catalogue = Catalogue.generate({ skills: 100, bigFile: true, fullSkill: true })
+  const dir = await catalogueDir("main", catalogue)
+  const sorted = Wire.sortedSkills(catalogue)
+  const regular = sorted.filter((s) => s.path.startsWith("team-"))
+  const one = regular[Math.floor(regular.length / 2)]!
+  const big = catalogue.skills.find((s) => s.path === "big/huge-asset")!
+  const full = catalogue.skills.find((s) => s.path === "bulk/full-skill")!
+  const requests = [
+    Wire.listFirstPage(catalogue),
+    Wire.getSkill(one),
+    Wire.readFile("resources/read small text", one, "references/guide.md"),
+    Wire.readFile("resources/read 1 MiB blob", big, "assets/big.bin"),
+    Wire.readDirectory(one)
+  ]
+  const answers = `${dir}.answers.json`
+  writeFileSync(answers, JSON.stringify(requests.map((r) => [r.body, answer(catalogue, r)])))
+  dirs.add(answers)
+
+  log(`throughput: starting servers over ${catalogue.skills.length} skills, ${catalogue.files} files, ${mb(catalogue.bytes)}`)
+  const floor = await started(() => Children.floor(answers))
+  const ours = await started(() => Children.ours(dir))
+  const sdk = await started(() => Children.sdk(dir, Wire.PageSize))
+  const servers = [ours, sdk, floor]
+  const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
+
+  const targetsOf: Array<Target> = []
+  const notes: Array<string> = []
+  for (const server of servers) {
+    const bodies = new Map<string, string>()
+    for (const request of requests) {
+      const first = await Wire.verify(server.name, server.url, request)
+      const second = await Wire.verify(server.name, server.url, request)
+      if (first.body === second.body) bodies.set(request.label, first.body)
+      else notes.push(`${server.name} ${request.label}: answers differ between requests; only status and transport errors counted`)
+    }
+    targetsOf.push({ name: server.name, url: server.url, bodies })
+  }
+  log(`throughput: every answer verified (status 200, JSON-RPC result, digests); ${config.rounds} interleaved rounds of ${config.seconds} s, ${config.connections} connections`)
+  const rows = await rounds(targetsOf, requests, { ...config, log })
+  const memoryAfterLoad = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
+
+  let client: Record<string, unknown> | undefined
+  if (sections.has("client")) client = await clientBench(ours.url, full, `${dir}.pull`)
+
+  for (const s of servers) await stop(s)
+  removeDir(dir)
+  removeDir(answers)
+  rmSync(`${dir}.pull`, { recursive: true, force: true })
+  return {
+    catalogue: { skills: catalogue.skills.length, files: catalogue.files, bytes: catalogue.bytes },
+    startMs: Object.fromEntries(servers.map((s) => [s.name, s.startMs])),
+    memoryAtStart,
+    memoryAfterLoad,
+    notes,
+    rows,
+    client
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Client
+
+const clientBench = async (url: string, full: Catalogue.SkillSpec, pullDir: string) => {
+  log(`client: ${full.files.length} files, ${mb(full.files.reduce((n, f) => n + f.bytes.length, 0))}, ${ClientBench.Parallelism} requests in flight, ${config.clientRuns} runs each (interleaved)`)
+  const kinds: Array<[string, () => Promise<number>]> = [
+    ["raw (unverified fetch)", () => ClientBench.raw(url, full)],
+    ["ours unverified (McpClient.readResource)", () => ClientBench.oursUnverified(url, full)],
+    ["ours verified (SkillsClient)", () => ClientBench.oursVerified(url, full)],
+    ["ours pull to disk (Pull.pull)", () => ClientBench.oursPull(url, full, pullDir)],
+    ["sdk unverified (Client.readResource)", () => ClientBench.sdkUnverified(url, full)],
+    ["sdk verified (SkillsClient.read)", () => ClientBench.sdkVerified(url, full)]
+  ]
+  const times = new Map<string, Array<number>>(kinds.map(([k]) => [k, []]))
+  const errors = new Map<string, string>()
+  for (let run = 0; run < config.clientRuns; run++) {
+    for (const [kind, f] of kinds) {
+      if (errors.has(kind)) continue
+      try {
+        const ms = await f()
+        if (run > 0 || config.clientRuns === 1) times.get(kind)!.push(ms) // run 0 warms up, unless it is the only one
+        log(`  run ${run + 1} ${kind.padEnd(42)} ${ms.toFixed(0)} ms`)
+      } catch (error) {
+        errors.set(kind, String(error).slice(0, 300))
+        log(`  ${kind} FAILED: ${String(error).slice(0, 300)}`)
+      }
+    }
+  }
+  return {
+    files: full.files.length,
+    bytes: full.files.reduce((n, f) => n + f.bytes.length, 0),
+    parallelism: ClientBench.Parallelism,
+    medianMs: Object.fromEntries([...times].map(([k, v]) => [k, median(v)])),
+    runsMs: Object.fromEntries(times),
+    errors: Object.fromEntries(errors)
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2 + 3. Growth and start-up
+
+const growth = async () => {
+  const out: Array<Record<string, unknown>> = []
+  for (const skills of config.growth) {
+    log(`growth: ${skills} skills x 8 files: generating`)
+    const catalogue = Catalogue.generate({ skills })
+    const dir = await catalogueDir(`growth-${skills}`, catalogue)
+    const sorted = Wire.sortedSkills(catalogue)
+    const one = sorted[Math.floor(sorted.length / 2)]!
+    const requests = [Wire.listFirstPage(catalogue), Wire.getSkill(one), Wire.readFile("resources/read small text", one, "references/guide.md")]
+    const row: Record<string, unknown> = { skills, files: catalogue.files, bytes: catalogue.bytes }
+    if (skills === 1000 && sections.has("startup")) row["startup"] = startup(dir, catalogue)
+    log(`growth: ${skills} skills: our server (Layer, files read by the bench)`)
+    const server = await started(() => Children.oursLayer(dir))
+    row["startMs"] = server.startMs
+    row["loaded"] = server.output().split("\n").find((l) => l.startsWith("loaded"))
+    row["memoryAtStart"] = Children.memoryOf(server.process.pid!)
+    const latency: Record<string, unknown> = {}
+    for (const request of requests) {
+      const probe = await Wire.verify(server.name, server.url, request)
+      const l = await sequential(server.url, request, probe.body, config.latencyCount, config.latencyWarmup)
+      latency[request.label] = l
+      log(`  ${request.label.padEnd(26)} p50 ${l.p50.toFixed(3)} ms  p99 ${l.p99.toFixed(3)} ms${l.errors > 0 ? `  ERRORS ${l.errors}` : ""}`)
+    }
+    row["latency"] = latency
+    row["memoryAfter"] = Children.memoryOf(server.process.pid!)
+    await stop(server)
+    if (quick && skills > 10) {
+      // 1,000 skills: the start-up section loads the same folder the same way; 10,000: minutes.
+      row["cli"] = { error: "not tried in --quick" }
+      removeDir(dir)
+      out.push(row)
+      continue
+    }
+    log(`growth: ${skills} skills: mcp-skills-server serve start-up (timeout ${config.cliStartTimeoutMs / 1000} s)`)
+    try {
+      const cli = await started(() => Children.ours(dir, config.cliStartTimeoutMs))
+      row["cli"] = { startMs: cli.startMs, memoryAtStart: Children.memoryOf(cli.process.pid!) }
+      log(`  listening after ${cli.startMs.toFixed(0)} ms`)
+      await stop(cli)
+    } catch (error) {
+      row["cli"] = { error: String(error).split("\n")[0] }
+      log(`  ${String(error).split("\n")[0]}`)
+      for (const child of children) if (child.name === "ours") await stop(child)
+    }
+    removeDir(dir)
+    out.push(row)
+  }
+  return out
+}
+
+const startup = (dir: string, catalogue: Catalogue.Catalogue) => {
+  log(`startup: loading ${catalogue.skills.length} skills (${catalogue.files} files, ${mb(catalogue.bytes)}) in a fresh process`)
+  const result = spawnSync(process.execPath, [Path.join(Children.repoRoot, "bench/dist/servers/startup.js"), dir], { encoding: "utf8", timeout: 900_000 })
+  if (result.status !== 0) return { error: `startup child failed: ${result.stderr.slice(-500)}` }
+  const figures = JSON.parse(result.stdout.trim().split("\n").at(-1)!)
+  log(`  load ${figures.loadMs.toFixed(0)} ms (directory ${figures.directoryLoadMs.toFixed(0)} + registry ${figures.registryMs.toFixed(0)}), SHA-256 alone ${figures.hashMs.toFixed(1)} ms, read+hash ${figures.readHashMs.toFixed(0)} ms, peak RSS ${mb(figures.peakRss)}`)
+  return figures
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const main = async () => {
+  const t0 = performance.now()
+  if (sections.has("throughput") || sections.has("client")) results["throughput"] = await throughput()
+  if (sections.has("growth") || sections.has("startup")) results["growth"] = await growth()
+  results["elapsedSeconds"] = (performance.now() - t0) / 1000
+  ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
+  report()
+  const dir = Path.join(Children.repoRoot, "bench/results")
+  mkdirSync(dir, { recursive: true })
+  const file = Path.join(dir, `${new Date().toISOString().replace(/[:.]/g, "-")}-${quick ? "quick" : "full"}.json`)
+  results["targets"] = targets
+  writeFileSync(file, JSON.stringify(results, null, 2))
+  writeFileSync(Path.join(dir, "latest.json"), JSON.stringify(results, null, 2))
+  console.log(`\nresults: ${Path.relative(process.cwd(), file)}`)
+}
+
+const pad = (s: string, n: number) => s.padEnd(n)
+const num = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? "n/a" : n.toFixed(digits))
+
+const report = () => {
+  const m = results["machine"] as Record<string, any>
+  const lines: Array<string> = []
+  lines.push(`MCP Skills benchmark (${results["mode"]}), protocol ${Wire.ProtocolVersion}, ${new Date().toISOString()}`)
+  lines.push(`machine: ${m["cpus"]} x ${m["cpuModel"]}, ${mb(m["memoryBytes"])}, node ${m["node"]}, load avg ${m["loadAverageAtStart"].map((l: number) => l.toFixed(2)).join(" ")} -> ${m["loadAverageAtEnd"].map((l: number) => l.toFixed(2)).join(" ")}`)
+  lines.push(`packages: ${Object.entries(results["packages"] as Record<string, string>).map(([k, v]) => `${k}@${v}`).join(", ")}; commit ${results["commit"]}`)
+  const t = results["throughput"] as any
+  if (t !== undefined) {
+    lines.push("")
+    lines.push(`Throughput: ${t.catalogue.skills} skills, ${t.catalogue.files} files, ${mb(t.catalogue.bytes)}; ${config.connections} connections, median of ${config.rounds} interleaved rounds x ${config.seconds} s`)
+    lines.push(`${pad("request", 28)}${pad("ours req/s", 12)}${pad("sdk req/s", 12)}${pad("floor req/s", 13)}${pad("ours/sdk", 10)}${pad("ours/floor", 12)}${pad("p50 ours/sdk/floor ms", 24)}${pad("p99 ours/sdk/floor ms", 24)}errors`)
+    const byRequest = new Map<string, Record<string, Row>>()
+    for (const row of t.rows as Array<Row>) byRequest.set(row.request, { ...byRequest.get(row.request), [row.server]: row })
+    for (const [request, r] of byRequest) {
+      const ours = r["ours"]!, sdk = r["sdk"]!, floor = r["floor"]!
+      const vsSdk = ours.rps / sdk.rps, vsFloor = ours.rps / floor.rps
+      lines.push(`${pad(request, 28)}${pad(num(ours.rps), 12)}${pad(num(sdk.rps), 12)}${pad(num(floor.rps), 13)}${pad(x(vsSdk), 10)}${pad(`${(vsFloor * 100).toFixed(0)}%`, 12)}${pad(`${ours.p50}/${sdk.p50}/${floor.p50}`, 24)}${pad(`${ours.p99}/${sdk.p99}/${floor.p99}`, 24)}${ours.errors}/${sdk.errors}/${floor.errors}`)
+      if (request !== "resources/directory/read") {
+        check(`${request}: ours >= 2x SDK`, x(vsSdk), Number.isFinite(vsSdk) ? vsSdk >= 2 : undefined)
+        check(`${request}: ours >= 50% of floor`, `${(vsFloor * 100).toFixed(0)}%`, vsFloor >= 0.5)
+      }
+      const errors = ours.errors + sdk.errors + floor.errors
+      if (errors > 0) check(`${request}: zero errors`, String(errors), false)
+    }
+    for (const note of t.notes) lines.push(`note: ${note}`)
+    lines.push(`start-up to listening (ms): ${Object.entries(t.startMs).map(([k, v]) => `${k} ${num(v as number)}`).join(", ")}`)
+    lines.push(`RSS after start / after load / peak: ${Object.entries(t.memoryAfterLoad).map(([k, v]: [string, any]) => `${k} ${mb(t.memoryAtStart[k]?.rss ?? NaN)} / ${mb(v?.rss ?? NaN)} / ${mb(v?.peak ?? NaN)}`).join("; ")}`)
+    const c = t.client
+    if (c !== undefined) {
+      lines.push("")
+      lines.push(`Client: pull one skill of ${c.files} files, ${mb(c.bytes)} from our server, ${c.parallelism} in flight, ${config.clientRuns === 1 ? "one run (no warm-up)" : `median ms of ${config.clientRuns - 1} runs after a warm-up`}`)
+      const med = c.medianMs as Record<string, number>
+      const raw = med["raw (unverified fetch)"]!
+      for (const [k, v] of Object.entries(med)) lines.push(`  ${pad(k, 44)}${pad(num(v), 8)}${x(v / raw)} of raw`)
+      for (const [k, v] of Object.entries(c.errors)) lines.push(`  ${k} FAILED: ${v}`)
+      const verified = med["ours verified (SkillsClient)"]!
+      const unverified = med["ours unverified (McpClient.readResource)"]!
+      check("client verified pull <= 1.10x unverified raw reads", x(verified / raw), verified / raw <= 1.1)
+      lines.push(`  verification overhead within our client (verified / McpClient unverified): ${x(verified / unverified)}`)
+    }
+  }
+  const g = results["growth"] as Array<any> | undefined
+  if (g !== undefined && sections.has("growth")) {
+    lines.push("")
+    lines.push(`Catalogue growth: our server (SkillsServer.layer; files read by the bench), unloaded p50 ms over ${config.latencyCount} sequential requests, page size ${Wire.PageSize}`)
+    lines.push(`${pad("skills", 8)}${pad("files", 8)}${pad("bytes", 11)}${pad("start ms", 10)}${pad("RSS", 11)}${pad("list p50", 10)}${pad("get p50", 10)}${pad("read p50", 10)}mcp-skills-server serve start ms`)
+    for (const row of g) {
+      const l = row.latency ?? {}
+      lines.push(`${pad(String(row.skills), 8)}${pad(String(row.files), 8)}${pad(mb(row.bytes), 11)}${pad(num(row.startMs), 10)}${pad(row.memoryAfter ? mb(row.memoryAfter.rss) : "n/a", 11)}${pad(num(l["skills/list"]?.p50, 3), 10)}${pad(num(l["skills/get"]?.p50, 3), 10)}${pad(num(l["resources/read small text"]?.p50, 3), 10)}${row.cli?.startMs !== undefined ? num(row.cli.startMs) : row.cli?.error ?? "n/a"}`)
+    }
+    const small = g.find((r) => r.skills === 10), large = g.find((r) => r.skills === 10000)
+    for (const label of ["skills/list", "skills/get", "resources/read small text"]) {
+      const a = small?.latency?.[label]?.p50, b = large?.latency?.[label]?.p50
+      check(`${label} p50 at 10,000 skills <= 1.2x at 10`, b === undefined ? "not measured" : x(b / a), b === undefined ? undefined : b / a <= 1.2)
+    }
+    const baseline = small?.memoryAfter?.rss
+    if (large?.cli?.error !== undefined && !quick) check("mcp-skills-server serve starts with 10,000 skills", large.cli.error, false)
+    if (baseline !== undefined) {
+      lines.push(`RSS baseline (10 skills): ${mb(baseline)}; target: RSS <= baseline + 2 x catalogue bytes`)
+      for (const row of g) {
+        if (row.skills === 10 || row.memoryAfter === undefined) continue
+        const limit = baseline + 2 * row.bytes
+        check(`RSS at ${row.skills} skills <= baseline + 2 x ${mb(row.bytes)}`, `${mb(row.memoryAfter.rss)} (limit ${mb(limit)})`, row.memoryAfter.rss <= limit)
+      }
+      const cliBaseline = small?.cli?.memoryAtStart?.rss
+      if (t?.memoryAfterLoad?.ours !== undefined && cliBaseline !== undefined) {
+        const limit = cliBaseline + 2 * t.catalogue.bytes
+        check(`CLI RSS after load, throughput catalogue <= CLI at 10 skills + 2 x ${mb(t.catalogue.bytes)}`, `${mb(t.memoryAfterLoad.ours.rss)} (limit ${mb(limit)})`, t.memoryAfterLoad.ours.rss <= limit)
+      }
+    }
+  }
+  const s = g?.find((r) => r.startup !== undefined)?.startup
+  if (s !== undefined) {
+    lines.push("")
+    if (s.error !== undefined) lines.push(`Start-up: ${s.error}`)
+    else {
+      lines.push(`Start-up: ${s.skills} skills, ${s.files} files, ${mb(s.bytes)} (in process, after module load)`)
+      lines.push(`  load ${num(s.loadMs)} ms (DirectorySource.load ${num(s.directoryLoadMs)} + SkillRegistry.make ${num(s.registryMs)}), peak RSS ${mb(s.peakRss)}`)
+      lines.push(`  SHA-256 of the same bytes in memory ${num(s.hashMs, 1)} ms (ratio ${x(s.loadMs / s.hashMs)}); readFileSync + SHA-256 ${num(s.readHashMs)} ms (ratio ${x(s.loadMs / s.readHashMs)})`)
+      check("start-up (1,000 skills) <= 1.25x pure SHA-256", x(s.loadMs / s.hashMs), s.loadMs / s.hashMs <= 1.25)
+    }
+  }
+  lines.push("")
+  lines.push("Targets")
+  for (const t of targets) lines.push(`  ${t.met === true ? "MET   " : t.met === false ? "MISSED" : "?     "} ${pad(t.target, 62)} ${t.measured}`)
+  lines.push(`elapsed ${num(results["elapsedSeconds"] as number)} s`)
+  console.log(lines.join("\n"))
+}
+
+main().then(() => cleanup(), (error) => {
+  cleanup()
+  console.error(error)
+  process.exit(1)
+})
