@@ -323,6 +323,18 @@ export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, op
     const total = filesOf(skill).reduce((sum, f) => sum + f.size, 0)
     let bytes = 0
     const lockFiles: Array<typeof LockFile.Type> = []
+    const digests = new Map<string, Digest.Digest>()
+    for (const resource of filesOf(skill)) if (!digests.has(resource.uri)) digests.set(resource.uri, resource.digest)
+    // One mkdir per folder, not per file; files of one folder wait for the same call.
+    const created = new Map<string, Promise<unknown>>()
+    const mkdir = (dir: string) => {
+      let made = created.get(dir)
+      if (made === undefined) {
+        made = Fs.mkdir(dir, { recursive: true })
+        created.set(dir, made)
+      }
+      return made
+    }
     const fetch = (uri: string) =>
       Effect.gen(function*() {
         const file = yield* client.readSkillResource(skill, uri).pipe(
@@ -335,7 +347,7 @@ export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, op
         const path = Path.join(root, ...relative.split("/"))
         yield* Effect.tryPromise({
           try: async () => {
-            await Fs.mkdir(Path.dirname(path), { recursive: true })
+            await mkdir(Path.dirname(path))
             await Fs.writeFile(path, file.bytes, { flag: "wx" })
           },
           catch: fsError(`cannot write ${path}`)
@@ -345,7 +357,7 @@ export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, op
         // For a "dynamic" skill this records what was fetched; the lock marks the skill unverified.
         lockFiles.push({
           uri,
-          digest: Skill.findResource(skill, uri)?.digest ?? Digest.make(file.bytes),
+          digest: digests.get(uri) ?? Digest.make(file.bytes),
           size: file.bytes.byteLength,
           path: relative
         })

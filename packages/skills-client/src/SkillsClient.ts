@@ -225,14 +225,37 @@ const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
 
 const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
 
+const utf8 = new TextEncoder()
+
+// Strict base64 (the `base64` pattern) decoded to fresh bytes, or undefined. `Buffer.from` skips
+// characters outside the alphabet, so its answer is trusted only when it re-encodes to the exact
+// input (canonical base64, the common case: one native pass each way instead of a regex over the
+// whole string); anything else goes through the pattern, which also admits non-zero pad bits.
+const decodeBase64 = (blob: string): Uint8Array | undefined => {
+  const decoded = Buffer.from(blob, "base64")
+  if (decoded.toString("base64") !== blob && !base64.test(blob)) return undefined
+  // A copy: small Buffers share a pooled ArrayBuffer with unrelated data.
+  return new Uint8Array(decoded)
+}
+
+// What an entry alone decides (R12, R15-R17) and its manifest by uri.
+interface CheckedEntry {
+  readonly failure: Effect.Effect<never, LimitExceeded | DynamicSkillRefused> | undefined
+  readonly byUri: ReadonlyMap<string, Skill.SkillResource>
+}
+
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(
+export const make = (transport: McpClient.Transport, options: Options): Effect.Effect<Service, McpClientError, Scope.Scope> =>
+  makeWith(transport, options, undefined)
+
+const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
-  options: Options
+  options: Options,
+  send: Transport.Send | undefined
 ): Effect.fn.Return<Service, McpClientError, Scope.Scope> {
   const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
@@ -247,7 +270,8 @@ export const make = Effect.fnUntraced(function*(
   const cache = yield* SkillCache.SkillCache
   const connection = yield* Transport.connect(transport, {
     clientInfo: options.clientInfo ?? defaultClientInfo,
-    timeout
+    timeout,
+    send
   })
   const extensions = isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
   const declared = isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
@@ -370,15 +394,35 @@ export const make = Effect.fnUntraced(function*(
     return children as ReadonlyArray<DirectoryChild>
   })
 
-  const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> => {
+  // What an entry alone decides, computed once per entry object rather than on every read (a
+  // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
+  const checked = new WeakMap<Skill.Skill, CheckedEntry>()
+  const checkedOf = (skill: Skill.Skill): CheckedEntry => {
+    let entry = checked.get(skill)
+    if (entry !== undefined) return entry
     if (skill.resources === "dynamic") {
-      return allowDynamic ? Effect.void : Effect.fail(new DynamicSkillRefused({ uri: skill.uri }))
+      entry = {
+        failure: allowDynamic ? undefined : Effect.fail(new DynamicSkillRefused({ uri: skill.uri })),
+        byUri: new Map()
+      }
+    } else {
+      const violation = Skill.limitViolations(skill, limits)[0]
+      const byUri = new Map<string, Skill.SkillResource>()
+      // The first listing of a uri wins, as with `Skill.findResource`.
+      for (const resource of skill.resources) if (!byUri.has(resource.uri)) byUri.set(resource.uri, resource)
+      entry = {
+        failure: violation === undefined
+          ? undefined
+          : Effect.fail(new LimitExceeded({ uri: skill.uri, limit: violation.limit, actual: violation.actual, max: violation.max })),
+        byUri
+      }
     }
-    const violation = Skill.limitViolations(skill, limits)[0]
-    return violation === undefined
-      ? Effect.void
-      : Effect.fail(new LimitExceeded({ uri: skill.uri, limit: violation.limit, actual: violation.actual, max: violation.max }))
+    checked.set(skill, entry)
+    return entry
   }
+
+  const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> =>
+    checkedOf(skill).failure ?? Effect.void
 
   // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
   const dynamicBudget = new Map<string, number>()
@@ -395,10 +439,9 @@ export const make = Effect.fnUntraced(function*(
       }
       const mimeType = typeof item.mimeType === "string" ? item.mimeType : undefined
       // The raw bytes of a text item are the UTF-8 encoding of the string exactly as received.
-      if (typeof item.text === "string") return { bytes: new TextEncoder().encode(item.text), mimeType }
-      if (typeof item.blob === "string" && base64.test(item.blob)) {
-        return { bytes: new Uint8Array(Buffer.from(item.blob, "base64")), mimeType }
-      }
+      if (typeof item.text === "string") return { bytes: utf8.encode(item.text), mimeType }
+      const bytes = typeof item.blob === "string" ? decodeBase64(item.blob) : undefined
+      if (bytes !== undefined) return { bytes, mimeType }
       return yield* new InvalidResourceContents({
         uri,
         detail: typeof item.blob === "string" ? "blob is not valid base64" : "neither text nor blob"
@@ -419,12 +462,13 @@ export const make = Effect.fnUntraced(function*(
 
   // Answers the verified file and, for SKILL.md, its parsed document.
   const readVerified = Effect.fnUntraced(function*(skill: Skill.Skill, uriOrReference: string) {
-    yield* checkEntry(skill)
+    const entry = checkedOf(skill)
+    if (entry.failure !== undefined) return yield* entry.failure
     const resolved = SkillUri.resolve(skill.uri, uriOrReference)
     // A reference that leaves the skill can never be listed (R125).
     if (Result.isFailure(resolved)) return yield* new UnlistedResource({ skill: skill.uri, uri: uriOrReference })
     const uri: string = resolved.success
-    const item = Skill.findResource(skill, uri)
+    const item = entry.byUri.get(uri)
     if (skill.resources !== "dynamic" && item === undefined) {
       return yield* new UnlistedResource({ skill: skill.uri, uri })
     }
@@ -506,12 +550,14 @@ const rejectsRevision = (error: McpClientError) => {
 
 const negotiate = <R>(
   choice: ProtocolChoice | undefined,
-  connect: (protocol: McpProtocol.ProtocolAdapter<ProtocolVersion>) => Effect.Effect<McpClient.Transport, McpClientError, R | Scope.Scope>,
+  connect: (
+    protocol: McpProtocol.ProtocolAdapter<ProtocolVersion>
+  ) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>,
   options: Options
 ): Effect.Effect<Service, McpClientError, R | Scope.Scope> => {
   const attempt = (version: ProtocolVersion) =>
-    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), (transport) =>
-      make(transport, options))
+    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ transport, send }) =>
+      makeWith(transport, options, send))
   if (choice !== undefined && choice !== "auto") return attempt(choice)
   return Effect.gen(function*() {
     // The first attempt gets its own scope, so a refused connection (a spawned server included)
@@ -545,11 +591,17 @@ export const layerHttp = (
     negotiate(
       options.protocolVersion,
       (protocol) =>
-        McpClient.http({
-          url: options.url,
-          protocol,
-          maxMessageBytes: MaxMessageBytes,
-          ...(options.headers === undefined ? {} : { headers: options.headers })
+        Effect.all({
+          transport: McpClient.http({
+            url: options.url,
+            protocol,
+            maxMessageBytes: MaxMessageBytes,
+            ...(options.headers === undefined ? {} : { headers: options.headers })
+          }),
+          // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
+          send: protocol.protocolVersion === "2026-07-28"
+            ? Transport.httpSend({ url: options.url, headers: options.headers, maxMessageBytes: MaxMessageBytes })
+            : Effect.succeed(undefined)
         }),
       { ...options, server: options.server ?? options.url }
     )
@@ -576,14 +628,14 @@ export const layerStdio = (
     negotiate(
       options.protocolVersion,
       (protocol) =>
-        McpClient.stdio({
+        Effect.map(McpClient.stdio({
           command: ChildProcess.make(options.command, [...(options.args ?? [])], {
             ...(options.env === undefined ? {} : { env: options.env, extendEnv: true }),
             ...(options.cwd === undefined ? {} : { cwd: options.cwd })
           }),
           protocol,
           maxMessageBytes: MaxMessageBytes
-        }),
+        }), (transport) => ({ transport })),
       { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
     )
   )

@@ -1,0 +1,156 @@
+// The lean 2026-07-28 HTTP sender (`Transport.httpSend`) must keep the wire behaviour and the errors
+// of effect's `McpClient.http` it stands in for: headers, JSON and SSE answers, envelope checks,
+// HTTP errors with their JSON-RPC code, the message size limit. Every case runs against both.
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as McpClient from "effect/ai/McpClient"
+import type { McpClientError } from "effect/ai/McpClientError"
+import * as McpProtocol from "effect/ai/McpProtocol"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as Transport from "../src/internal/transport.js"
+
+interface Seen {
+  readonly headers: Http.IncomingHttpHeaders
+  readonly body: Record<string, unknown>
+}
+
+type Answer = (request: Record<string, unknown>, res: Http.ServerResponse) => void
+
+const server = (answer: Answer) =>
+  Effect.acquireRelease(
+    Effect.promise(() =>
+      new Promise<{ url: string; seen: Array<Seen>; close: () => Promise<void> }>((resolve) => {
+        const seen: Array<Seen> = []
+        const http = Http.createServer((req, res) => {
+          let text = ""
+          req.on("data", (chunk: Buffer) => (text += chunk.toString()))
+          req.on("end", () => {
+            const body = JSON.parse(text) as Record<string, unknown>
+            seen.push({ headers: req.headers, body })
+            answer(body, res)
+          })
+        })
+        http.listen(0, "127.0.0.1", () => {
+          const { port } = http.address() as AddressInfo
+          resolve({ url: `http://127.0.0.1:${port}/mcp`, seen, close: () => new Promise((done) => http.close(() => done())) })
+        })
+      })
+    ),
+    (s) => Effect.promise(() => s.close())
+  )
+
+const json = (res: Http.ServerResponse, value: unknown, status = 200) => {
+  const body = typeof value === "string" ? value : JSON.stringify(value)
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+  res.end(body)
+}
+
+type Sender = "httpSend" | "McpClient.http"
+
+// Every case runs against effect's own transport too, so the two cannot drift apart.
+const sendWith = (sender: Sender) => (url: string, params: Record<string, unknown>, maxMessageBytes = 1024 * 1024) =>
+  Effect.gen(function*() {
+    const headers = { "x-extra": "1" }
+    const send: Transport.Send = sender === "httpSend"
+      ? yield* Transport.httpSend({ url, headers, maxMessageBytes })
+      : (yield* McpClient.http({ url, headers, maxMessageBytes, protocol: McpProtocol.v2026_07_28 })).request
+    return yield* send({ jsonrpc: "2.0", id: "skills:1", method: "resources/read", params })
+  }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+
+const reasonOf = (error: McpClientError) => error.reason as unknown as Record<string, unknown> & { readonly _tag: string }
+
+describe.each(["httpSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
+  const send = sendWith(sender)
+  it.live("sends McpClient's headers and answers a JSON response", () =>
+    Effect.gen(function*() {
+      const s = yield* server((request, res) => json(res, { jsonrpc: "2.0", id: request.id, result: { contents: [] } }))
+      const response = yield* send(s.url, { uri: "skill://caf\u00e9/SKILL.md" })
+      assert.deepStrictEqual(response, { jsonrpc: "2.0", id: "skills:1", result: { contents: [] } })
+      const headers = s.seen[0]!.headers
+      assert.strictEqual(headers["mcp-method"], "resources/read")
+      // Not plain ASCII: base64 in the sentinel, as McpClient sends it.
+      assert.strictEqual(headers["mcp-name"], `=?base64?${Buffer.from("skill://caf\u00e9/SKILL.md").toString("base64")}?=`)
+      assert.strictEqual(headers["mcp-protocol-version"], "2026-07-28")
+      assert.strictEqual(headers["accept"], "application/json, text/event-stream")
+      assert.strictEqual(headers["x-extra"], "1")
+      assert.match(String(headers["content-type"]), /^application\/json/)
+    }))
+
+  it.live("takes the response from an SSE answer, skipping notifications", () =>
+    Effect.gen(function*() {
+      const s = yield* server((request, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: {} })}\n\n`)
+        res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { ok: true } })}\n\n`)
+      })
+      const response = yield* send(s.url, { uri: "skill://a/SKILL.md" })
+      assert.deepStrictEqual(response, { jsonrpc: "2.0", id: "skills:1", result: { ok: true } })
+    }))
+
+  it.live("an HTTP error status carries the JSON-RPC code of its body", () =>
+    Effect.gen(function*() {
+      const s = yield* server((request, res) =>
+        json(res, { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "Method not found" } }, 404)
+      )
+      const error = yield* Effect.flip(send(s.url, { uri: "skill://a/SKILL.md" }))
+      const reason = reasonOf(error)
+      assert.strictEqual(reason._tag, "HttpError")
+      assert.strictEqual(reason.status, 404)
+      assert.strictEqual(reason.code, -32601)
+      assert.strictEqual(Transport.errorCode(error), -32601)
+    }))
+
+  it.live("refuses what McpClient's envelope schema refuses", () =>
+    Effect.gen(function*() {
+      const answers: Array<[string, (id: unknown) => unknown]> = [
+        ["Invalid MCP JSON", () => "{not json"],
+        ["Invalid JSON-RPC message", (id) => ({ jsonrpc: "2.0", id, result: {}, extra: 1 })],
+        ["Invalid JSON-RPC message", (id) => ({ jsonrpc: "1.0", id, result: {} })],
+        ["Invalid JSON-RPC message", (id) => ({ jsonrpc: "2.0", id, error: { code: 1.5, message: "x" } })],
+        ["HTTP MCP response id does not match its request", () => ({ jsonrpc: "2.0", id: "other", result: {} })]
+      ]
+      for (const [description, body] of answers) {
+        const s = yield* server((request, res) => json(res, body(request.id)))
+        const error = yield* Effect.flip(send(s.url, { uri: "skill://a/SKILL.md" }))
+        assert.strictEqual(reasonOf(error)._tag, "ProtocolError", description)
+        assert.strictEqual(reasonOf(error).description, description)
+      }
+    }))
+
+  it.live("a JSON-RPC error without an id is the answer", () =>
+    Effect.gen(function*() {
+      const s = yield* server((_, res) => json(res, { jsonrpc: "2.0", id: null, error: { code: -32602, message: "bad" } }))
+      const response = yield* send(s.url, { uri: "skill://a/SKILL.md" })
+      assert.deepStrictEqual(response, { jsonrpc: "2.0", id: null, error: { code: -32602, message: "bad" } } as never)
+    }))
+
+  it.live("answers over maxMessageBytes fail with LimitError, declared or chunked", () =>
+    Effect.gen(function*() {
+      const big = (id: unknown) => JSON.stringify({ jsonrpc: "2.0", id, result: { text: "x".repeat(4096) } })
+      const declared = yield* server((request, res) => json(res, big(request.id)))
+      const chunked = yield* server((request, res) => {
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(big(request.id))
+      })
+      for (const s of [declared, chunked]) {
+        const error = yield* Effect.flip(send(s.url, { uri: "skill://a/SKILL.md" }, 1024))
+        assert.strictEqual(reasonOf(error)._tag, "LimitError")
+      }
+      // Within the limit, the chunked answer is read in full.
+      const response = yield* send(chunked.url, { uri: "skill://a/SKILL.md" }, 1024 * 1024)
+      assert.strictEqual(((response as { result: { text: string } }).result.text).length, 4096)
+    }))
+
+  it.live("202 without a body is not an answer", () =>
+    Effect.gen(function*() {
+      const s = yield* server((_, res) => {
+        res.writeHead(202)
+        res.end()
+      })
+      const error = yield* Effect.flip(send(s.url, { uri: "skill://a/SKILL.md" }))
+      assert.strictEqual(reasonOf(error)._tag, "ProtocolError")
+      assert.strictEqual(reasonOf(error).description, "MCP request received no response")
+    }))
+})
