@@ -199,6 +199,7 @@ interface FoundFile extends Stamp {
   readonly absolute: string
 }
 
+// Only what the next scan compares: no paths, which the scan finds again.
 interface CachedFile extends Stamp {
   readonly bytes: Uint8Array
   /** Modified too recently to trust the stamp alone: read again next time. */
@@ -218,6 +219,12 @@ const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtimeMs === b.m
 const RacyMillis = 1_000
 const ReadAttempts = 3
 
+// Reads and stats in flight at once: enough to keep the disk and libuv's thread pool busy without
+// holding thousands of open files. A skill reads its files side by side, and several skills at once.
+const IoConcurrency = 32
+const FileConcurrency = 8
+const SkillConcurrency = 8
+
 interface Walk {
   readonly files: ReadonlyArray<FoundFile>
   readonly ignored: ReadonlyArray<Ignored>
@@ -236,12 +243,14 @@ const describe = (error: PlatformError.PlatformError) =>
   systemReasons[error.reason._tag] ?? error.reason.message
 
 // Walks the tree below `realRoot` without following symlinked folders; every path it returns is a
-// regular file, or a link to one, whose real path is inside `realRoot` and not hidden.
+// regular file, or a link to one, whose real path is inside `realRoot` and not hidden. Folders are
+// read level by level, and their entries stat'ed, with bounded concurrency (one call at a time, a
+// large tree spends its time waiting on the file system); the result is in path order regardless.
 const scan = Effect.fnUntraced(function*(realRoot: string) {
   const fs = yield* FileSystem.FileSystem
   const path = yield* Path.Path
   const files: Array<FoundFile> = []
-  const ignored: Array<Ignored> = []
+  const ignored: Array<{ readonly segments: ReadonlyArray<string>; readonly reason: string }> = []
 
   const isInsideVisible = (real: string) => {
     const relative = path.relative(realRoot, real)
@@ -249,54 +258,82 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
     return !relative.split(path.sep).some(isHidden)
   }
 
-  const visit = (segments: ReadonlyArray<string>): Effect.Effect<void, SourceDirectoryError> =>
+  // What one entry is: a folder to read next, a file to serve, or left out with a reason.
+  const classify = (segments: ReadonlyArray<string>, absolute: string, listed: FileSystem.File.Type) =>
     Effect.gen(function*() {
-      const directory = path.join(realRoot, ...segments)
-      const entries = yield* fs.readDirectoryEntries(directory).pipe(
-        Effect.mapError((error) => new SourceDirectoryError({ path: directory, reason: describe(error) }))
-      )
-      const sorted = [...entries].filter((entry) => !isHidden(entry.name)).sort((a, b) => a.name < b.name ? -1 : 1)
-      for (const entry of sorted) {
-        const childSegments = [...segments, entry.name]
-        const absolute = path.join(directory, entry.name)
-        const shown = childSegments.join("/")
-        let type = entry.type
-        if (type === "Unknown") {
-          type = yield* fs.stat(absolute).pipe(Effect.map((info) => info.type), Effect.orElseSucceed(() => "Unknown" as const))
-        }
-        if (type === "Directory") {
-          yield* visit(childSegments)
-        } else if (type === "File") {
-          const info = yield* fs.stat(absolute).pipe(Effect.result)
-          if (info._tag === "Success") files.push({ segments: childSegments, absolute, ...stampOf(info.success) })
-          else ignored.push({ path: shown, reason: `cannot stat: ${describe(info.failure)}` })
-        } else if (type === "SymbolicLink") {
-          const target = yield* Effect.result(
-            Effect.flatMap(fs.realPath(absolute), (real) => Effect.map(fs.stat(real), (info) => ({ real, info })))
-          )
-          if (target._tag === "Failure") {
-            ignored.push({ path: shown, reason: "broken symbolic link" })
-          } else if (!isInsideVisible(target.success.real)) {
-            ignored.push({ path: shown, reason: "symbolic link to a path outside the root or hidden" })
-          } else if (target.success.info.type === "Directory") {
-            ignored.push({ path: shown, reason: "symbolic link to a folder (not followed)" })
-          } else if (target.success.info.type === "File") {
-            files.push({ segments: childSegments, absolute, ...stampOf(target.success.info) })
-          } else {
-            ignored.push({ path: shown, reason: "symbolic link to something that is not a regular file" })
-          }
-        } else {
-          ignored.push({ path: shown, reason: `not a regular file (${type})` })
-        }
+      const type = listed === "Unknown"
+        ? yield* fs.stat(absolute).pipe(Effect.map((info) => info.type), Effect.orElseSucceed(() => "Unknown" as const))
+        : listed
+      if (type === "Directory") return { _tag: "Directory" as const, segments }
+      if (type === "File") {
+        const info = yield* fs.stat(absolute).pipe(Effect.result)
+        return info._tag === "Success"
+          ? { _tag: "File" as const, file: { segments, absolute, ...stampOf(info.success) } }
+          : { _tag: "Ignored" as const, segments, reason: `cannot stat: ${describe(info.failure)}` }
       }
+      if (type === "SymbolicLink") {
+        const target = yield* Effect.result(
+          Effect.flatMap(fs.realPath(absolute), (real) => Effect.map(fs.stat(real), (info) => ({ real, info })))
+        )
+        if (target._tag === "Failure") return { _tag: "Ignored" as const, segments, reason: "broken symbolic link" }
+        if (!isInsideVisible(target.success.real)) {
+          return { _tag: "Ignored" as const, segments, reason: "symbolic link to a path outside the root or hidden" }
+        }
+        if (target.success.info.type === "Directory") {
+          return { _tag: "Ignored" as const, segments, reason: "symbolic link to a folder (not followed)" }
+        }
+        if (target.success.info.type === "File") {
+          return { _tag: "File" as const, file: { segments, absolute, ...stampOf(target.success.info) } }
+        }
+        return { _tag: "Ignored" as const, segments, reason: "symbolic link to something that is not a regular file" }
+      }
+      return { _tag: "Ignored" as const, segments, reason: `not a regular file (${type})` }
     })
 
-  yield* visit([])
-  return { files, ignored } satisfies Walk
+  let level: ReadonlyArray<ReadonlyArray<string>> = [[]]
+  while (level.length > 0) {
+    const listings = yield* Effect.forEach(level, (segments) => {
+      const directory = path.join(realRoot, ...segments)
+      return fs.readDirectoryEntries(directory).pipe(
+        Effect.map((entries) =>
+          entries.filter((entry) => !isHidden(entry.name)).map((entry) => ({
+            segments: [...segments, entry.name],
+            absolute: path.join(directory, entry.name),
+            type: entry.type
+          }))
+        ),
+        Effect.mapError((error) => new SourceDirectoryError({ path: directory, reason: describe(error) }))
+      )
+    }, { concurrency: IoConcurrency })
+    const entries = yield* Effect.forEach(
+      listings.flat(),
+      (entry) => classify(entry.segments, entry.absolute, entry.type),
+      { concurrency: IoConcurrency }
+    )
+    const next: Array<ReadonlyArray<string>> = []
+    for (const entry of entries) {
+      if (entry._tag === "Directory") next.push(entry.segments)
+      else if (entry._tag === "File") files.push(entry.file)
+      else ignored.push(entry)
+    }
+    level = next
+  }
+  files.sort((a, b) => compareSegments(a.segments, b.segments))
+  ignored.sort((a, b) => compareSegments(a.segments, b.segments))
+  return {
+    files,
+    ignored: ignored.map((entry) => ({ path: entry.segments.join("/"), reason: entry.reason }))
+  } satisfies Walk
 })
 
-const startsWith = (segments: ReadonlyArray<string>, prefix: ReadonlyArray<string>) =>
-  prefix.length <= segments.length && prefix.every((segment, i) => segments[i] === segment)
+// Depth-first order with each folder's names in code-unit order.
+const compareSegments = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
+  const length = Math.min(a.length, b.length)
+  for (let i = 0; i < length; i++) {
+    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1
+  }
+  return a.length - b.length
+}
 
 /**
  * Counters of a `Source` (cumulative).
@@ -330,40 +367,47 @@ const emptyState = (): State => ({
 // if a file changed meanwhile, the whole skill is read again, so its files belong to one moment.
 const readSkill = Effect.fnUntraced(function*(state: State, members: ReadonlyArray<FoundFile>, folder: ReadonlyArray<string>) {
   const fs = yield* FileSystem.FileSystem
+  const unreadable = (file: FoundFile) => (error: PlatformError.PlatformError) =>
+    new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) })
   let current = members
   for (let attempt = 0; attempt < ReadAttempts; attempt++) {
     const fresh = new Map<string, CachedFile>()
-    const inputs: Array<Manifest.FileInput> = []
-    for (const file of current) {
+    const inputs = yield* Effect.forEach(current, (file) => {
       const path = file.segments.slice(folder.length).join("/")
-      const cached = state.files.get(file.absolute) ?? fresh.get(file.absolute)
+      const cached = state.files.get(file.absolute)
       if (cached !== undefined && !cached.racy && sameStamp(cached, file)) {
-        inputs.push({ path, bytes: cached.bytes })
-        continue
+        return Effect.succeed<Manifest.FileInput>({ path, bytes: cached.bytes })
       }
-      const read = yield* fs.readFile(file.absolute).pipe(
-        Effect.mapError((error) => new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) }))
+      return fs.readFile(file.absolute).pipe(
+        Effect.mapError(unreadable(file)),
+        Effect.map((read): Manifest.FileInput => {
+          state.stats = { ...state.stats, readFiles: state.stats.readFiles + 1, readBytes: state.stats.readBytes + read.byteLength }
+          // Unchanged bytes keep their array, so the skill's manifest is reused rather than rehashed.
+          const bytes = cached !== undefined && Buffer.from(cached.bytes).equals(Buffer.from(read)) ? cached.bytes : read
+          fresh.set(file.absolute, {
+            size: file.size,
+            mtimeMs: file.mtimeMs,
+            ino: file.ino,
+            bytes,
+            racy: Date.now() - file.mtimeMs < RacyMillis
+          })
+          return { path, bytes }
+        })
       )
-      state.stats = { ...state.stats, readFiles: state.stats.readFiles + 1, readBytes: state.stats.readBytes + read.byteLength }
-      // Unchanged bytes keep their array, so the skill's manifest is reused rather than rehashed.
-      const bytes = cached !== undefined && Buffer.from(cached.bytes).equals(Buffer.from(read)) ? cached.bytes : read
-      fresh.set(file.absolute, { ...file, bytes, racy: Date.now() - file.mtimeMs < RacyMillis })
-      inputs.push({ path, bytes })
-    }
+    }, { concurrency: FileConcurrency })
     let moved = false
-    const restamped: Array<FoundFile> = []
-    for (const file of current) {
-      if (!fresh.has(file.absolute)) {
-        restamped.push(file)
-        continue
-      }
-      const info = yield* fs.stat(file.absolute).pipe(
-        Effect.mapError((error) => new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) }))
+    const restamped = yield* Effect.forEach(current, (file) => {
+      const entry = fresh.get(file.absolute)
+      if (entry === undefined) return Effect.succeed(file)
+      return fs.stat(file.absolute).pipe(
+        Effect.mapError(unreadable(file)),
+        Effect.map((info) => {
+          const stamp = stampOf(info)
+          if (!sameStamp(stamp, file) || stamp.size !== entry.bytes.byteLength) moved = true
+          return { ...file, ...stamp }
+        })
       )
-      const stamp = stampOf(info)
-      if (!sameStamp(stamp, file) || stamp.size !== fresh.get(file.absolute)!.bytes.byteLength) moved = true
-      restamped.push({ ...file, ...stamp })
-    }
+    }, { concurrency: FileConcurrency })
     if (!moved) {
       for (const [absolute, entry] of fresh) state.files.set(absolute, entry)
       return inputs
@@ -404,47 +448,53 @@ const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, ro
   const rootIsSkill = files.some((file) => file.segments.length === 1 && file.segments[0] === SkillFileName)
   const base = rootIsSkill ? [path.basename(path.resolve(root))] : []
 
-  const skillFolders = files
-    .filter((file) => file.segments[file.segments.length - 1] === SkillFileName)
-    .map((file) => file.segments.slice(0, -1))
-
+  // Every skill folder with its files, in one pass: a file belongs to each skill folder among its
+  // ancestors (R10: nested skills' files are their enclosing skills' files too).
+  const members = new Map<string, Array<FoundFile>>()
+  const skillFolders: Array<ReadonlyArray<string>> = []
+  for (const file of files) {
+    if (file.segments[file.segments.length - 1] !== SkillFileName) continue
+    const folder = file.segments.slice(0, -1)
+    skillFolders.push(folder)
+    members.set(folder.join("/"), [])
+  }
   // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
-  const hints: Array<Ignored> = files
-    .filter((file) => {
-      const name = file.segments[file.segments.length - 1]!
-      return name !== SkillFileName && name.toLowerCase() === "skill.md" &&
-        !skillFolders.some((folder) => startsWith(file.segments, folder))
-    })
-    .map((file) => ({ path: file.segments.join("/"), reason: `not a skill: the file must be named exactly ${SkillFileName}` }))
+  const hints: Array<Ignored> = []
+  for (const file of files) {
+    let enclosed = false
+    for (let depth = file.segments.length - 1; depth >= 0; depth--) {
+      const skill = members.get(file.segments.slice(0, depth).join("/"))
+      if (skill === undefined) continue
+      skill.push(file)
+      enclosed = true
+    }
+    const name = file.segments[file.segments.length - 1]!
+    if (!enclosed && name !== SkillFileName && name.toLowerCase() === "skill.md") {
+      hints.push({ path: file.segments.join("/"), reason: `not a skill: the file must be named exactly ${SkillFileName}` })
+    }
+  }
 
-  const skills: Array<LoadedSkill> = []
-  const skipped: Array<InvalidSkillDirectory> = []
-  const kept: Array<{ readonly skill: LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
-  const present = new Set<string>()
-  for (const folder of skillFolders) {
-    const directory = folder.length === 0 ? "." : folder.join("/")
-    const key = `${rootIndex}\n${directory}`
-    present.add(key)
-    const result = yield* Effect.result(Effect.gen(function*() {
+  const loadSkill = (folder: ReadonlyArray<string>, key: string, directory: string) =>
+    Effect.gen(function*() {
       const skillPath = [...prefix, ...base, ...folder]
       const uri = yield* Effect.fromResult(SkillUri.skillMd(scheme, skillPath))
-      const members = files.filter((file) => startsWith(file.segments, folder))
+      const mine = members.get(directory === "." ? "" : directory)!
       // Refuse an oversized skill from its file sizes, before reading gigabytes into memory.
-      const tooLarge = Limits.violations(members.length, members.reduce((sum, file) => sum + file.size, 0), limits)
+      const tooLarge = Limits.violations(mine.length, mine.reduce((sum, file) => sum + file.size, 0), limits)
       if (tooLarge.length > 0) {
         return yield* new Manifest.InvalidSkill({
           uri,
           problems: tooLarge.map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
         })
       }
-      const contents = yield* readSkill(state, members, folder)
+      const contents = yield* readSkill(state, mine, folder)
       const previous = state.good.get(key)
-      if (
-        previous !== undefined && previous.manifest.uri === uri && previous.files.length === contents.length &&
-        contents.every((file, i) => previous.files[i]!.path === file.path && previous.files[i]!.bytes === file.bytes)
-      ) return previous
       // A file whose bytes are the very buffer of the last good version keeps its digest.
-      const known = new Map(previous?.files.map((file) => [file.path, file]))
+      const known = new Map(previous?.manifest.files.map((file) => [file.path, file]))
+      if (
+        previous !== undefined && previous.manifest.uri === uri && previous.manifest.files.length === contents.length &&
+        contents.every((file) => known.get(file.path)?.bytes === file.bytes)
+      ) return previous
       const inputs = contents.map((file) => {
         const before = known.get(file.path)
         return before !== undefined && before.bytes === file.bytes ? { ...file, digest: before.digest } : file
@@ -457,7 +507,22 @@ const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, ro
       }
       const manifest = yield* Effect.fromResult(Manifest.make({ uri, files: inputs, limits }))
       return { directory, path: skillPath, files: manifest.files, manifest } satisfies LoadedSkill
-    }))
+    })
+
+  // Skills are read side by side (each reading its files side by side): what they share is the
+  // file cache and the counters, both updated synchronously.
+  const results = yield* Effect.forEach(skillFolders, (folder) => {
+    const directory = folder.length === 0 ? "." : folder.join("/")
+    const key = `${rootIndex}\n${directory}`
+    return Effect.map(Effect.result(loadSkill(folder, key, directory)), (result) => ({ key, directory, result }))
+  }, { concurrency: SkillConcurrency })
+
+  const skills: Array<LoadedSkill> = []
+  const skipped: Array<InvalidSkillDirectory> = []
+  const kept: Array<{ readonly skill: LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
+  const present = new Set<string>()
+  for (const { key, directory, result } of results) {
+    present.add(key)
     if (result._tag === "Success") {
       skills.push(result.success)
       state.good.set(key, result.success)

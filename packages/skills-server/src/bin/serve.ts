@@ -59,6 +59,24 @@ const describeSkipped = (skipped: DirectorySource.InvalidSkillDirectory) =>
   }`
 
 /**
+ * Up to this many skills, start-up prints one line per skill; above it, one summary line (a
+ * catalogue of 10,000 skills would otherwise print 10,000 lines before listening).
+ *
+ * @since 0.1.0
+ */
+export const maxListedSkills = 50
+
+const listSkills = (skills: ReadonlyArray<DirectorySource.LoadedSkill>, log: (line: string) => Effect.Effect<void>) => {
+  if (skills.length > maxListedSkills) {
+    const files = skills.reduce((sum, skill) => sum + skill.files.length, 0)
+    return log(`  ${plural(files, "file")} in all (one line per skill up to ${maxListedSkills} skills)`)
+  }
+  return Effect.forEach(skills, (skill) => log(`  ${skill.manifest.uri} (${plural(skill.files.length, "file")})`), {
+    discard: true
+  })
+}
+
+/**
  * Loads a skills folder and reports what happened, one line per skill folder that was skipped and per
  * entry that was left out, on `log` (stdout in HTTP mode, stderr in stdio mode, where stdout carries
  * the protocol). Problems always go to stderr.
@@ -80,7 +98,7 @@ export const loadReported = Effect.fnUntraced(function*(
     `${options.verb ?? "loaded"} ${plural(loaded.skills.length, "skill")} from ${directory}` +
       (loaded.skipped.length > 0 ? ` (${loaded.skipped.length} skipped)` : "")
   )
-  for (const skill of loaded.skills) yield* options.log(`  ${skill.manifest.uri} (${plural(skill.files.length, "file")})`)
+  yield* listSkills(loaded.skills, options.log)
   return { loaded, definitions: DirectorySource.toDefinitions(loaded, options) }
 })
 
@@ -105,9 +123,20 @@ export const openReported = Effect.fnUntraced(function*(
       `loaded ${plural(loaded.skills.length, "skill")} from ${root.path}` +
         (loaded.skipped.length > 0 ? ` (${loaded.skipped.length} skipped)` : "")
     )
-    for (const skill of loaded.skills) yield* options.log(`  ${skill.manifest.uri} (${plural(skill.files.length, "file")})`)
+    yield* listSkills(loaded.skills, options.log)
   }
-  return source
+  // The registry's first build takes this scan's definitions: scanning again right away would stat
+  // every file a second time and re-read those written in the last second. Later builds (reloads)
+  // scan.
+  let first: ReadonlyArray<Skill.Static> | undefined = scan.definitions
+  return {
+    ...source,
+    definitions: Effect.suspend(() => {
+      const definitions = first
+      first = undefined
+      return definitions === undefined ? source.definitions : Effect.succeed(definitions)
+    })
+  } satisfies DirectorySource.Source
 })
 
 /**
