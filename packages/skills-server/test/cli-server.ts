@@ -2,10 +2,15 @@
  * Test support: run the built command-line programs (`dist`, under the repo's Node 22) as child
  * processes, and stop them when the test's scope closes.
  */
+import { NodeServices } from "@effect/platform-node"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import * as Serve from "../src/bin/serve.js"
+import type * as Skill from "../src/Skill.js"
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 export const node = path.join(repoRoot, "node_modules/.bin/node")
@@ -88,3 +93,22 @@ export const httpServer = (directory: string, extraArgs: ReadonlyArray<string> =
     }),
     ({ running }) => Effect.promise(() => stop(running))
   )
+
+/**
+ * `examples/skills` (plus `extra` skills) served in process the way the CLI serves them, on a free
+ * loopback port for the length of the test's scope; succeeds with the MCP endpoint URL.
+ */
+export const serveExamples = (extra: ReadonlyArray<Skill.Definition> = []) =>
+  Effect.gen(function*() {
+    const { definitions } = yield* Serve.loadReported(examples, { strict: true, log: () => Effect.void })
+    const url = yield* Deferred.make<string>()
+    yield* Layer.build(Serve.http([...definitions, ...extra], {
+      host: "127.0.0.1",
+      port: 0,
+      path: "/mcp",
+      protocols: [],
+      allowedOrigins: [],
+      onListening: (listening) => Deferred.succeed(url, listening).pipe(Effect.asVoid)
+    }))
+    return yield* Deferred.await(url)
+  }).pipe(Effect.provide(NodeServices.layer))

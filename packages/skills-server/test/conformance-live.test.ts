@@ -3,18 +3,16 @@
  * `--watch` on, and with a rendered skill in the catalogue, which our client then verifies for two
  * callers that get different bytes.
  */
-import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Deferred, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Serve from "../src/bin/serve.js"
 import { Skill } from "../src/index.js"
-import { examples, httpServer, repoRoot } from "./cli-server.js"
+import { examples, httpServer, repoRoot, serveExamples } from "./cli-server.js"
 
 const script = path.join(repoRoot, "scripts/conformance.sh")
 
@@ -52,20 +50,6 @@ const greeting = Skill.rendered({
     })
 })
 
-// examples/skills plus the rendered skill, in process, on a free loopback port.
-const serveWithRendered = Effect.gen(function*() {
-  const { definitions } = yield* Serve.loadReported(examples, { strict: true, log: () => Effect.void })
-  const url = yield* Deferred.make<string>()
-  yield* Layer.build(Serve.http([...definitions, greeting], {
-    host: "127.0.0.1",
-    port: 0,
-    path: "/mcp",
-    protocols: [],
-    allowedOrigins: [],
-    onListening: (listening) => Deferred.succeed(url, listening).pipe(Effect.asVoid)
-  }))
-  return yield* Deferred.await(url)
-}).pipe(Effect.provide(NodeServices.layer))
 
 const profileFor = (url: string, user: string) =>
   SkillsClient.SkillsClient.use((client) =>
@@ -92,7 +76,7 @@ describe("conformance (live catalogue)", () => {
 
   it.live("passes strictly with a rendered skill, which our client verifies for two callers with different bytes", () =>
     Effect.gen(function*() {
-      const url = yield* serveWithRendered
+      const url = yield* serveExamples([greeting])
       expectStrictPass(yield* conformance(url))
       const ann = yield* profileFor(url, "ann")
       const bob = yield* profileFor(url, "bob")

@@ -3,32 +3,16 @@
  * `ext/skills` `SkillsClient`, which verifies size, digest and frontmatter of every read) against our
  * server serving examples/skills over HTTP, on both protocol revisions.
  */
-import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import type { Transport } from "@modelcontextprotocol/client"
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills"
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
-import { Deferred, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import * as Serve from "../src/bin/serve.js"
-import { bin, exampleUris, examples, node } from "./cli-server.js"
+import { bin, exampleUris, examples, node, serveExamples } from "./cli-server.js"
 
-// Our server, in process, on a free loopback port for the length of the test's scope.
-const serveExamples = Effect.gen(function*() {
-  const { definitions } = yield* Serve.loadReported(examples, { strict: true, log: () => Effect.void })
-  const url = yield* Deferred.make<string>()
-  yield* Layer.build(Serve.http(definitions, {
-    host: "127.0.0.1",
-    port: 0,
-    path: "/mcp",
-    protocols: [],
-    allowedOrigins: [],
-    onListening: (listening) => Deferred.succeed(url, listening).pipe(Effect.asVoid)
-  }))
-  return yield* Deferred.await(url)
-}).pipe(Effect.provide(NodeServices.layer))
 
 const connect = (url: string | Transport, mode: "legacy" | { pin: string }) =>
   Effect.acquireRelease(
@@ -50,7 +34,7 @@ describe("interop with the official SDK SkillsClient", () => {
     const label = mode === "legacy" ? "2025-11-25" : "2026-07-28"
     it.live(`${label}: lists every example skill, gets each, and reads and verifies every file`, () =>
       Effect.gen(function*() {
-        const url = yield* serveExamples
+        const url = yield* serveExamples()
         const client = yield* connect(url, mode)
         const skills = new SkillsClient(client)
         expect(skills.supported).toBe(true)
@@ -90,7 +74,7 @@ describe("interop with the official SDK SkillsClient", () => {
     // spec does not make them required there (§2.3); serving them costs nothing and keeps it working.
     it.live(`${label}: reads a skill directory`, () =>
       Effect.gen(function*() {
-        const url = yield* serveExamples
+        const url = yield* serveExamples()
         const skills = new SkillsClient(yield* connect(url, mode))
         const root = yield* Effect.promise(() => skills.readDirectory("skill://pdf-processing"))
         expect(root.resources.map((entry) => [entry.uri, entry.mimeType])).toEqual([
