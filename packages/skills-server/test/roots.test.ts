@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { httpServer, spawnBin } from "./cli-server.js"
+import { modernHttp } from "./support/wire.js"
 
 const tree = (files: Record<string, string>): string => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-roots-"))
@@ -21,31 +22,7 @@ const tree = (files: Record<string, string>): string => {
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
 
 const list = (url: string) =>
-  Effect.promise(async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "skills/list"
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "skills/list",
-        params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-            "io.modelcontextprotocol/clientInfo": { name: "roots-test", version: "0" }
-          }
-        }
-      })
-    })
-    const body = await response.json() as any
-    return body.result.skills.map((skill: { uri: string }) => skill.uri) as Array<string>
-  })
+  Effect.map(modernHttp(url).call("skills/list"), (result) => result.skills.map((skill: { uri: string }) => skill.uri))
 
 describe("mcp-skills-server serve with several roots", () => {
   it.live("serves every root, --root DIR=PREFIX under its prefix", () =>
