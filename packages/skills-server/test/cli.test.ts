@@ -8,6 +8,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { exampleUris, examples, httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
 import { modernHttp } from "./support/wire.js"
+import { tree, write } from "./support/tree.js"
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -17,15 +18,6 @@ const meta = {
 
 // One 2026-07-28 request over HTTP; returns the status and the parsed JSON-RPC response.
 const rpc = (url: string, method: string, params: Record<string, unknown> = {}) => modernHttp(url).send(method, params)
-
-const tree = (files: Record<string, string>): string => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-cli-"))
-  for (const [relative, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
-    fs.writeFileSync(path.join(root, relative), content)
-  }
-  return root
-}
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
 
@@ -139,10 +131,10 @@ describe("mcp-skills-server serve --watch", () => {
       const first = yield* until(url, (skills) => skills.size === 1)
 
       fs.mkdirSync(path.join(root, "beta"))
-      fs.writeFileSync(path.join(root, "beta/SKILL.md"), skillMd("beta"))
+      write(root, "beta/SKILL.md", skillMd("beta"))
       yield* until(url, (skills) => skills.has("skill://beta/SKILL.md"))
 
-      fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skillMd("alpha") + "\nMore instructions.\n")
+      write(root, "alpha/SKILL.md", skillMd("alpha") + "\nMore instructions.\n")
       const changed = yield* until(url, (skills) => skills.get("skill://alpha/SKILL.md") !== first.get("skill://alpha/SKILL.md"))
       expect(changed.size).toBe(2)
       expect(running.stdout()).toMatch(/^reloaded 2 skills from /m)

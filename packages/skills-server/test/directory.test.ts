@@ -9,17 +9,8 @@ import * as DirectorySource from "../src/DirectorySource.js"
 import * as MimeType from "../src/MimeType.js"
 import { exampleUris, examples } from "./cli-server.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
+import { tree } from "./support/tree.js"
 
-
-// Builds a folder tree from a map of relative paths to contents, in a fresh temporary folder.
-const tree = (files: Record<string, string | Uint8Array>): string => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-dir-"))
-  for (const [relative, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
-    fs.writeFileSync(path.join(root, relative), content)
-  }
-  return root
-}
 
 const skillMd = (name: string, extra = "") =>
   `---\nname: ${name}\ndescription: The ${name} skill, for tests.\n${extra}---\n\n# ${name}\n`

@@ -9,20 +9,9 @@ import { NodeServices } from "@effect/platform-node"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { DirectorySource, Skill, SkillRegistry } from "../src/index.js"
-
-const tree = (files: Record<string, string>): string => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-reload-"))
-  for (const [relative, content] of Object.entries(files)) write(root, relative, content)
-  return root
-}
-
-const write = (root: string, relative: string, content: string) => {
-  fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
-  fs.writeFileSync(path.join(root, relative), content)
-}
+import { tree, write } from "./support/tree.js"
 
 // Files older than the racy window: a scan trusts their size, mtime and inode alone.
 const age = (root: string) => {

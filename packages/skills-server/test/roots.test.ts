@@ -4,20 +4,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { httpServer, spawnBin } from "./cli-server.js"
 import { modernHttp } from "./support/wire.js"
-
-const tree = (files: Record<string, string>): string => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-roots-"))
-  for (const [relative, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
-    fs.writeFileSync(path.join(root, relative), content)
-  }
-  return root
-}
+import { tree } from "./support/tree.js"
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
 

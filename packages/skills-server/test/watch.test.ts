@@ -11,20 +11,9 @@ import { SkillCache, SkillsClient } from "@mcp-skills/client"
 import { Effect, Fiber, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
-
-const tree = (files: Record<string, string>): string => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "skills-watch-"))
-  for (const [relative, content] of Object.entries(files)) write(root, relative, content)
-  return root
-}
-
-const write = (root: string, relative: string, content: string) => {
-  fs.mkdirSync(path.dirname(path.join(root, relative)), { recursive: true })
-  fs.writeFileSync(path.join(root, relative), content)
-}
+import { tree, write } from "./support/tree.js"
 
 const skillMd = (name: string, description = `The ${name} skill.`) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nSee references/guide.md.\n`
