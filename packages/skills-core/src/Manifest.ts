@@ -134,7 +134,7 @@ export const make = (options: {
       problems.push({
         path: SkillFileName,
         ...(error.line === undefined ? {} : { line: error.line }),
-        reason: error.field === undefined || error.reason.includes(error.field) ? error.reason : `${error.field}: ${error.reason}`
+        reason: error.field === undefined ? error.reason : `${error.field}: ${error.reason}`
       })
     } else {
       parsed = result.success

@@ -11,6 +11,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Digest } from "./Digest.js"
+import { SkillFileName } from "./Extension.js"
 import * as Limits from "./Limits.js"
 import { SkillFrontmatter } from "./SkillFrontmatter.js"
 import * as SkillUri from "./SkillUri.js"
@@ -66,7 +67,7 @@ export const problems = (skill: {
     out.push(`the last skill-path segment "${name}" differs from frontmatter name "${skill.frontmatter.name}" (R4)`)
   }
   if (skill.resources === "dynamic") return out
-  if (!skill.resources.some((resource) => resource.uri === skill.uri)) out.push(`resources do not list ${skill.uri} (R7)`)
+  if (!skill.resources.some((resource) => resource.uri === skill.uri)) out.push(`resources do not list the skill's ${SkillFileName} (R7)`)
   const seen = new Set<string>()
   for (const resource of skill.resources) {
     if (seen.has(resource.uri)) out.push(`${resource.uri} is listed twice (R7)`)

@@ -126,7 +126,7 @@ describe("Manifest.make", () => {
     expect(result.failure.uri).toBe(uri)
     const reasons = result.failure.problems.map(Manifest.describe)
     expect(reasons).toHaveLength(4)
-    expect(reasons.join("\n")).toMatch(/\.\.\/escape\.md: dot segment/)
+    expect(reasons.join("\n")).toMatch(/\.\.\/escape\.md: "\.\." leaves the skill/)
     expect(reasons.join("\n")).toMatch(/a\/\/b\.md: empty path segment/)
     expect(reasons.join("\n")).toMatch(/skill\.md: "SKILL\.md" must be spelled exactly/)
     expect(reasons.join("\n")).toMatch(/SKILL\.md: frontmatter name "other-name" differs .* "refunds" \(R4\)/)
