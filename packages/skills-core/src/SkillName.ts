@@ -15,7 +15,7 @@ import * as Schema from "effect/Schema"
 export const pattern = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
 
 /**
- * A string known to be a valid skill name.
+ * A string known to be a valid skill name; generates valid names directly.
  *
  * @since 0.1.0
  */

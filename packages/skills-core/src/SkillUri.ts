@@ -168,14 +168,16 @@ export type SkillUri = typeof SkillUri.Type
  *
  * @since 0.1.0
  */
-export const SkillMdUri = SkillUri.check(
+export const SkillMdUri = Schema.String.check(
+  // One check rather than `SkillUri.check(…)`: the generator would pick between the two patterns and
+  // drop every plain file URI it built from the outer one.
   Schema.makeFilter(isSkillMd, {
     expected: "the URI of a SKILL.md (<scheme>://<skill-path>/SKILL.md)",
     arbitraryConstraint: {
       patterns: [{ source: `^skill://${segmentArbitrary}(?:/${segmentArbitrary}){0,3}/SKILL\\.md$`, flags: "" }]
     }
   })
-).pipe(Schema.brand("SkillMdUri"))
+).pipe(Schema.brand("SkillUri"), Schema.brand("SkillMdUri"))
 
 /**
  * @since 0.1.0

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
 import { SkillFrontmatter } from "../src/index.js"
-import * as arbitraries from "./arbitraries.js"
 
 const failure = (input: string) => {
   const result = SkillFrontmatter.parse(input)
@@ -118,7 +117,7 @@ describe("SkillFrontmatter.render and diff", () => {
     expect(doc.body).toBe(body)
   }, { arbitrary: { runs: 300 } })
 
-  it.prop("render then parseSkillMd round-trips valid frontmatter", [arbitraries.frontmatter()], ([frontmatter]) => {
+  it.prop("render then parseSkillMd round-trips valid frontmatter", [SkillFrontmatter.SkillFrontmatter], ([frontmatter]) => {
     const rendered = SkillFrontmatter.render(frontmatter, "# Body\n")
     const parsed = Result.getOrThrow(SkillFrontmatter.parseSkillMd(rendered))
     expect(SkillFrontmatter.diff(frontmatter, parsed.frontmatter)).toEqual([])
