@@ -55,7 +55,7 @@ export const check = (file: string, markdown: string): ReadonlyArray<string> => 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "readme-blocks-"))
   try {
     // The blocks resolve `effect`, `@effect/platform-node` and the rest as a user's project would.
-    fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "dir")
+    fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "junction")
     const names = found.map((block) => `block-${block.line}.ts`)
     const indents = new Map(found.map((block) => [block.line, block.indent]))
     found.forEach((block, i) => fs.writeFileSync(path.join(dir, names[i]!), `${block.code}\nexport {}\n`))

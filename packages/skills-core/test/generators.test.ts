@@ -118,7 +118,8 @@ describe("schemas as generators", () => {
   })
 })
 
-// Every schema the package exports, generated directly: no value is thrown away by a check.
+// Every schema the package exports: generated directly (no value is thrown away by a check),
+// round-tripped, and fed arbitrary JSON.
 const exported: ReadonlyArray<readonly [string, Schema.Codec<unknown, unknown>]> = [
   ["CacheHint.CacheHint", CacheHint.CacheHint],
   ["CacheHint.CacheScope", CacheHint.CacheScope],
@@ -157,6 +158,11 @@ describe("every exported schema", () => {
         const result = yield* Arbitrary.checkEffect(Arbitrary.schema(schema), () => true, { runs: 200, maxDiscards: 0 })
         expect(result).toMatchObject({ _tag: "Passed", runs: 200, discards: 0 })
       }))
+
+    it.prop(`${name}: arbitrary JSON, as a peer could send it, decodes or fails with a SchemaError`, { json: Schema.Json }, ({ json }) => {
+      const result = Schema.decodeUnknownResult(schema)(json)
+      if (Result.isFailure(result)) expect(result.failure._tag).toBe("SchemaError")
+    }, { arbitrary: { runs: 100 } })
 
     // Manifest holds bytes and is never encoded; the others travel as JSON or are typed errors.
     if (name === "Manifest.Manifest") continue
