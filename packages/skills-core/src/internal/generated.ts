@@ -23,7 +23,10 @@ export const withGenerator = <S extends Schema.Codec<unknown, unknown>, Source e
     [schema],
     // The type parameter arrives as the codec for the direction being run (decoding, encoding, or
     // validating the type side), so one parse serves all three with the schema's own checks.
-    ([codec]) => (input, _ast, options) => SchemaParser.decodeUnknownEffect(codec)(input, options),
+    ([codec]) => {
+      const parse = SchemaParser.decodeUnknownEffect(codec)
+      return (input, _ast, options) => parse(input, options)
+    },
     {
       toCodecArbitrary: () =>
         Schema.link<S["Type"]>()(source, { decode: SchemaGetter.transform(make), encode: SchemaGetter.forbiddenEncoding }),
