@@ -102,6 +102,17 @@ describe("SkillFrontmatter.decode", () => {
       expect(result.failure.field).toBe(field)
     })
   }
+
+  it.prop("any JSON in any field is accepted or refused with the field named once, never thrown", {
+    valid: SkillFrontmatter.SkillFrontmatter,
+    field: Schema.Literals(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]),
+    value: Schema.Json
+  }, ({ valid, field, value }) => {
+    const result = SkillFrontmatter.decode({ ...valid, [field]: value })
+    if (Result.isSuccess(result)) return
+    expect(result.failure.field).toBe(field)
+    expect(result.failure.reason).not.toContain(`["${field}"]`)
+  })
 })
 
 describe("SkillFrontmatter.render and diff", () => {
