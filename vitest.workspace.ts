@@ -6,5 +6,6 @@ export default [
   "packages/skills-core",
   "packages/skills-server",
   "packages/skills-client",
-  "demo"
+  "demo",
+  "test"
 ]

@@ -5,8 +5,10 @@
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as SchemaGetter from "effect/SchemaGetter"
 import * as Digest from "./Digest.js"
 import { SkillFileName } from "./Extension.js"
+import { FilePath, Segment } from "./internal/generated.js"
 import * as Limits from "./Limits.js"
 import type { Skill, SkillResource } from "./Skill.js"
 import * as SkillFrontmatter from "./SkillFrontmatter.js"
@@ -52,6 +54,66 @@ export interface Manifest {
   readonly body: string
   readonly files: ReadonlyArray<ManifestFile>
 }
+
+const sameFile = (a: ManifestFile, b: ManifestFile) =>
+  a.path === b.path && a.uri === b.uri && a.digest === b.digest && a.size === b.size && b.bytes instanceof Uint8Array &&
+  Buffer.compare(a.bytes, b.bytes) === 0
+
+const isManifest = (u: unknown): u is Manifest => {
+  if (typeof u !== "object" || u === null) return false
+  const m = u as { readonly [K in keyof Manifest]?: unknown }
+  if (typeof m.uri !== "string" || !Array.isArray(m.files)) return false
+  const uri = SkillUri.parseSkillMd(m.uri)
+  if (Result.isFailure(uri)) return false
+  const files: ReadonlyArray<ManifestFile> = m.files
+  if (!files.every((file) => typeof file === "object" && file !== null && typeof file.path === "string" && file.bytes instanceof Uint8Array)) return false
+  // Valid means exactly what `make` builds from the same files: every derived field agrees.
+  const rebuilt = make({ uri: uri.success, files })
+  if (Result.isFailure(rebuilt)) return false
+  const expected = rebuilt.success
+  return m.body === expected.body &&
+    SkillFrontmatter.jsonEquals(m.frontmatter as Schema.Json, expected.frontmatter) &&
+    SkillFrontmatter.jsonEquals(m.skill as Schema.Json, expected.skill as unknown as Schema.Json) &&
+    files.length === expected.files.length && expected.files.every((file, i) => sameFile(file, files[i]!))
+}
+
+// A directory and a file of the same name cannot both exist on disk, where tests write manifests.
+const collides = (paths: Iterable<string>, path: string) => {
+  for (const other of paths) if (other === path || other.startsWith(`${path}/`) || path.startsWith(`${other}/`)) return true
+  return false
+}
+
+/**
+ * A manifest exactly as `make` builds it from its own files. Generating it (`Arbitrary.schema`,
+ * `it.prop`) gives valid skills with real files: a rendered `SKILL.md` under a prefix of up to three
+ * segments and up to six other files whose names need percent-encoding. Validating one rebuilds and
+ * hashes it, which suits tests rather than a hot path.
+ *
+ * @since 0.1.0
+ */
+export const Manifest: Schema.declare<Manifest> = Schema.declare<Manifest>(isManifest, {
+  expected: "a manifest as Manifest.make builds it from its files",
+  toCodecArbitrary: () =>
+    Schema.link<Manifest>()(
+      Schema.Struct({
+        prefix: Schema.Array(Segment).check(Schema.isMaxLength(3)),
+        frontmatter: SkillFrontmatter.SkillFrontmatter,
+        body: Schema.String,
+        files: Schema.Array(Schema.Struct({ path: FilePath, bytes: Schema.Uint8Array })).check(Schema.isMaxLength(6))
+      }),
+      {
+        decode: SchemaGetter.transform(({ prefix, frontmatter, body, files }) => {
+          const uri = Result.getOrThrow(SkillUri.skillMd("skill", [...prefix, frontmatter.name]))
+          const inputs = new Map<string, Uint8Array>([[SkillFileName, new TextEncoder().encode(SkillFrontmatter.render(frontmatter, body))]])
+          for (const { path, bytes } of files) {
+            if (!collides(inputs.keys(), path) && Result.isSuccess(SkillUri.file(uri, path))) inputs.set(path, bytes)
+          }
+          return Result.getOrThrow(make({ uri, files: [...inputs].map(([path, bytes]) => ({ path, bytes })) }))
+        }),
+        encode: SchemaGetter.forbiddenEncoding
+      }
+    )
+})
 
 /**
  * One thing wrong with a skill: the file it concerns (when one does), the line (for frontmatter) and why.
@@ -134,7 +196,7 @@ export const make = (options: {
       problems.push({
         path: SkillFileName,
         ...(error.line === undefined ? {} : { line: error.line }),
-        reason: error.field === undefined || error.reason.includes(error.field) ? error.reason : `${error.field}: ${error.reason}`
+        reason: error.field === undefined ? error.reason : `${error.field}: ${error.reason}`
       })
     } else {
       parsed = result.success

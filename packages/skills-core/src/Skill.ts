@@ -11,6 +11,8 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Digest } from "./Digest.js"
+import { SkillFileName } from "./Extension.js"
+import { FilePath, Segment, withGenerator } from "./internal/generated.js"
 import * as Limits from "./Limits.js"
 import { SkillFrontmatter } from "./SkillFrontmatter.js"
 import * as SkillUri from "./SkillUri.js"
@@ -66,7 +68,7 @@ export const problems = (skill: {
     out.push(`the last skill-path segment "${name}" differs from frontmatter name "${skill.frontmatter.name}" (R4)`)
   }
   if (skill.resources === "dynamic") return out
-  if (!skill.resources.some((resource) => resource.uri === skill.uri)) out.push(`resources do not list ${skill.uri} (R7)`)
+  if (!skill.resources.some((resource) => resource.uri === skill.uri)) out.push(`resources do not list the skill's ${SkillFileName} (R7)`)
   const seen = new Set<string>()
   for (const resource of skill.resources) {
     if (seen.has(resource.uri)) out.push(`${resource.uri} is listed twice (R7)`)
@@ -77,15 +79,37 @@ export const problems = (skill: {
 }
 
 /**
- * One skill entry, identical in `skills/list` and `skills/get` (R45).
+ * One skill entry, identical in `skills/list` and `skills/get` (R45). As a generator (`it.prop`,
+ * `Arbitrary.schema`) it builds entries that pass every check instead of filtering random ones: the
+ * frontmatter `name` is the last skill-path segment and a manifest lists the `SKILL.md` and each
+ * file once, all inside the skill.
  *
  * @since 0.1.0
  */
-export const Skill = Schema.Struct({
-  uri: SkillUri.SkillMdUri,
-  frontmatter: SkillFrontmatter,
-  resources: Resources
-}).check(Schema.makeFilter((skill) => problems(skill).map((issue) => ({ path: [], issue }))))
+export const Skill = withGenerator(
+  Schema.Struct({
+    uri: SkillUri.SkillMdUri,
+    frontmatter: SkillFrontmatter,
+    resources: Resources
+  }).check(Schema.makeFilter((skill) => problems(skill).map((issue) => ({ path: [], issue })))),
+  Schema.Struct({
+    prefix: Schema.Array(Segment).check(Schema.isMaxLength(3)),
+    frontmatter: SkillFrontmatter,
+    skillMd: Schema.Struct({ digest: Digest, size: SkillResource.fields.size }),
+    resources: Schema.Union([Schema.Array(Schema.Struct({ path: FilePath, digest: Digest, size: SkillResource.fields.size })), Dynamic])
+  }),
+  ({ prefix, frontmatter, skillMd, resources }) => {
+    const uri = Result.getOrThrow(SkillUri.skillMd("skill", [...prefix, frontmatter.name]))
+    if (resources === "dynamic") return { uri, frontmatter, resources }
+    // Paths that name SKILL.md in another case or repeat one are left out: each file is listed once.
+    const listed = new Map<string, SkillResource>([[uri, { uri, ...skillMd }]])
+    for (const { path, ...rest } of resources) {
+      const file = SkillUri.file(uri, path)
+      if (Result.isSuccess(file) && !listed.has(file.success)) listed.set(file.success, { uri: file.success, ...rest })
+    }
+    return { uri, frontmatter, resources: [...listed.values()] }
+  }
+)
 
 /**
  * @since 0.1.0

@@ -189,12 +189,15 @@ const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
  */
 export const decode = (frontmatter: JsonObject): Result.Result<SkillFrontmatter, FrontmatterError> => {
   for (const field of ["name", "description"] as const) {
-    if (!Object.hasOwn(frontmatter, field)) return fail(`${field} is required`, undefined, field)
+    if (!Object.hasOwn(frontmatter, field)) return fail("missing (required)", undefined, field)
   }
   return Result.mapError(decodeFrontmatter(frontmatter), (error) => {
-    const reason = error.message.replace(/\s+/g, " ")
-    const field = /\["([^"]+)"\]/.exec(reason)?.[1]
-    return new FrontmatterError({ reason, ...(field === undefined ? {} : { field }) })
+    // The formatter writes the issue, then `at ["field"]…`: the field goes to `field`, so that the
+    // message names it once, and a deeper path stays with the reason.
+    const [issue, at] = error.message.split(/\n\s*at /)
+    const path = /^\["((?:[^"\\]|\\.)*)"\](.*)$/.exec(at?.trim() ?? "")
+    const reason = issue!.replace(/\s+/g, " ").trim() + (path?.[2] ? ` at ${path[2]}` : "")
+    return new FrontmatterError({ reason, ...(path === null ? {} : { field: JSON.parse(`"${path[1]}"`) as string }) })
   })
 }
 

@@ -15,11 +15,18 @@ import * as Schema from "effect/Schema"
 export const pattern = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
 
 /**
- * A string known to be a valid skill name.
+ * A string known to be a valid skill name; generates valid names directly.
  *
  * @since 0.1.0
  */
-export const SkillName = Schema.String.check(Schema.isPattern(pattern)).pipe(Schema.brand("SkillName"))
+export const SkillName = Schema.String.check(
+  Schema.isPattern(pattern, {
+    expected: "a skill name (1 to 64 of a-z, 0-9 and \"-\", no \"-\" at either end or twice in a row)",
+    // The generator cannot read the lookahead of `pattern`; this equivalent form, bounded to 64
+    // characters, lets it build valid names directly instead of filtering random strings.
+    arbitraryConstraint: { patterns: [{ source: "^[a-z0-9]+(?:-[a-z0-9]+)*$", flags: "" }], maxLength: 64 }
+  })
+).pipe(Schema.brand("SkillName"))
 
 /**
  * @since 0.1.0

@@ -46,6 +46,8 @@ const escapePattern = /%(?![0-9A-Fa-f]{2})/
 const controlCharacters = /[\u0000-\u001f\u007f]/
 const skillMdSuffix = `/${SkillFileName}`
 
+const leavesSkill = "\"..\" leaves the skill"
+
 const invalid = (uri: string, reason: string) => Result.fail(new InvalidSkillUri({ uri, reason }))
 
 const isSkillMdVariant = (segment: string) => segment !== SkillFileName && segment.toLowerCase() === "skill.md"
@@ -166,14 +168,16 @@ export type SkillUri = typeof SkillUri.Type
  *
  * @since 0.1.0
  */
-export const SkillMdUri = SkillUri.check(
+export const SkillMdUri = Schema.String.check(
+  // One check rather than `SkillUri.check(…)`: the generator would pick between the two patterns and
+  // drop every plain file URI it built from the outer one.
   Schema.makeFilter(isSkillMd, {
     expected: "the URI of a SKILL.md (<scheme>://<skill-path>/SKILL.md)",
     arbitraryConstraint: {
       patterns: [{ source: `^skill://${segmentArbitrary}(?:/${segmentArbitrary}){0,3}/SKILL\\.md$`, flags: "" }]
     }
   })
-).pipe(Schema.brand("SkillMdUri"))
+).pipe(Schema.brand("SkillUri"), Schema.brand("SkillMdUri"))
 
 /**
  * @since 0.1.0
@@ -269,8 +273,17 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
   if (path.length === 0) return invalid(path, "empty file path")
   if (path.includes("\\")) return invalid(path, "backslashes are not allowed in file paths")
   if (controlCharacters.test(path)) return invalid(path, "control characters are not allowed in file paths")
+  const segments = path.split("/")
+  // A path whose `..` climb above the root is refused for leaving the skill, the problem a reader
+  // must hear about, before any other dot segment is refused as mere syntax.
+  let depth = 0
+  for (const segment of segments) {
+    if (segment === "..") depth--
+    else if (segment !== ".") depth++
+    if (depth < 0) return invalid(path, leavesSkill)
+  }
   const encoded: Array<string> = []
-  for (const segment of path.split("/")) {
+  for (const segment of segments) {
     if (segment.length === 0) return invalid(path, "empty path segment")
     if (segment === "." || segment === "..") return invalid(path, `dot segment "${segment}"`)
     const e = encodeSegment(segment)
@@ -311,7 +324,7 @@ export const resolve = (skillMdUri: SkillMdUri, reference: string): Result.Resul
     const raw = raws[i]!
     if (raw === ".") continue
     if (raw === "..") {
-      if (stack.pop() === undefined) return invalid(reference, "climbs above the skill root")
+      if (stack.pop() === undefined) return invalid(reference, leavesSkill)
       continue
     }
     if (raw.length === 0) return invalid(reference, i === raws.length - 1 ? "names a directory" : "empty path segment")

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
 import { SkillFrontmatter } from "../src/index.js"
-import * as arbitraries from "./arbitraries.js"
 
 const failure = (input: string) => {
   const result = SkillFrontmatter.parse(input)
@@ -103,6 +102,17 @@ describe("SkillFrontmatter.decode", () => {
       expect(result.failure.field).toBe(field)
     })
   }
+
+  it.prop("any JSON in any field is accepted or refused with the field named once, never thrown", {
+    valid: SkillFrontmatter.SkillFrontmatter,
+    field: Schema.Literals(["name", "description", "license", "compatibility", "metadata", "allowed-tools"]),
+    value: Schema.Json
+  }, ({ valid, field, value }) => {
+    const result = SkillFrontmatter.decode({ ...valid, [field]: value })
+    if (Result.isSuccess(result)) return
+    expect(result.failure.field).toBe(field)
+    expect(result.failure.reason).not.toContain(`["${field}"]`)
+  })
 })
 
 describe("SkillFrontmatter.render and diff", () => {
@@ -118,7 +128,7 @@ describe("SkillFrontmatter.render and diff", () => {
     expect(doc.body).toBe(body)
   }, { arbitrary: { runs: 300 } })
 
-  it.prop("render then parseSkillMd round-trips valid frontmatter", [arbitraries.frontmatter()], ([frontmatter]) => {
+  it.prop("render then parseSkillMd round-trips valid frontmatter", [SkillFrontmatter.SkillFrontmatter], ([frontmatter]) => {
     const rendered = SkillFrontmatter.render(frontmatter, "# Body\n")
     const parsed = Result.getOrThrow(SkillFrontmatter.parseSkillMd(rendered))
     expect(SkillFrontmatter.diff(frontmatter, parsed.frontmatter)).toEqual([])

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
 import { SkillUri } from "../src/index.js"
-import { isWellFormed } from "./arbitraries.js"
 
 const skillMd = Result.getOrThrow(SkillUri.parseSkillMd("skill://acme/billing/refunds/SKILL.md"))
 
@@ -70,7 +69,7 @@ describe("SkillUri.parse", () => {
   })
 
   it.prop("format of arbitrary decoded segments parses back to the same segments, or names the rule it breaks", {
-    segments: Arbitrary.array(Arbitrary.filter(Arbitrary.schema(Schema.String), isWellFormed), { minLength: 1, maxLength: 5 })
+    segments: Arbitrary.array(Arbitrary.filter(Arbitrary.schema(Schema.String), (s) => s.isWellFormed()), { minLength: 1, maxLength: 5 })
   }, ({ segments }) => {
     const uri = SkillUri.format({ scheme: "skill", segments })
     const parsed = SkillUri.parse(uri)

@@ -1,61 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { CacheHint, Digest, Extension, Limits, Manifest, Protocol, Skill, SkillFrontmatter, SkillName, SkillUri } from "../src/index.js"
-import * as arbitraries from "./arbitraries.js"
+import { Digest, Limits, Manifest, Skill, SkillUri } from "../src/index.js"
 
-const skill = Arbitrary.map(arbitraries.manifest, (manifest) => manifest.skill)
-const dynamicSkill = Arbitrary.map(skill, (s): Skill.Skill => ({ ...s, resources: "dynamic" }))
-const anySkill = Arbitrary.flatMap(Arbitrary.schema(Schema.Boolean), (dynamic) => (dynamic ? dynamicSkill : skill))
-
-// Each schema with an arbitrary of its valid values: derived from the schema where its checks are
-// per field, hand-built where a check spans fields.
-const schemas: ReadonlyArray<[string, Schema.Codec<any, any>, Arbitrary.Arbitrary<any>]> = [
-  ["Digest", Digest.Digest, Arbitrary.schema(Digest.Digest)],
-  ["SkillName", SkillName.SkillName, arbitraries.skillName],
-  ["SkillUri", SkillUri.SkillUri, Arbitrary.schema(SkillUri.SkillUri)],
-  ["SkillMdUri", SkillUri.SkillMdUri, Arbitrary.schema(SkillUri.SkillMdUri)],
-  ["SkillFrontmatter", SkillFrontmatter.SkillFrontmatter, arbitraries.frontmatter()],
-  ["SkillResource", Skill.SkillResource, Arbitrary.schema(Skill.SkillResource)],
-  ["Skill", Skill.Skill, anySkill],
-  ["CacheHint", CacheHint.CacheHint, Arbitrary.schema(CacheHint.CacheHint)],
-  ["Capability", Extension.Capability, Arbitrary.schema(Extension.Capability)],
-  ["ListSkillsParams", Protocol.ListSkillsParams, Arbitrary.schema(Protocol.ListSkillsParams)],
-  ["GetSkillParams", Protocol.GetSkillParams, Arbitrary.schema(Protocol.GetSkillParams)],
-  ["ReadResourceDirectoryParams", Protocol.ReadResourceDirectoryParams, Arbitrary.schema(Protocol.ReadResourceDirectoryParams)],
-  ["ResourceEntry", Protocol.ResourceEntry, Arbitrary.schema(Protocol.ResourceEntry)],
-  ["ReadResourceDirectoryResult", Protocol.ReadResourceDirectoryResult, Arbitrary.schema(Protocol.ReadResourceDirectoryResult)],
-  [
-    "ListSkillsResult",
-    Protocol.ListSkillsResult,
-    Arbitrary.map(
-      Arbitrary.all({ skills: Arbitrary.array(anySkill, { maxLength: 3 }), hint: Arbitrary.schema(CacheHint.CacheHint), cursor: Arbitrary.schema(Schema.UndefinedOr(Schema.String)) }),
-      ({ skills, hint, cursor }) => ({ resultType: "complete", skills, ...hint, ...(cursor === undefined ? {} : { nextCursor: cursor }) })
-    )
-  ],
-  [
-    "GetSkillResult",
-    Protocol.GetSkillResult,
-    Arbitrary.map(Arbitrary.all({ skill: anySkill, hint: Arbitrary.schema(CacheHint.CacheHint) }), ({ skill, hint }) => ({ resultType: "complete", skill, ...hint }))
-  ]
-]
-
-describe("every schema", () => {
-  for (const [name, schema, arbitrary] of schemas) {
-    it.prop(`${name}: encode then decode is the identity`, [arbitrary], ([value]) => {
-      const encoded = Schema.encodeUnknownSync(schema)(value)
-      expect(Schema.decodeUnknownSync(schema)(encoded)).toEqual(value)
-      // Over the wire: JSON only loses what JSON cannot say (-0 becomes 0).
-      const wire = JSON.parse(JSON.stringify(encoded))
-      expect(Schema.decodeUnknownSync(schema)(wire)).toEqual(JSON.parse(JSON.stringify(value)))
-    }, { arbitrary: { runs: 50 } })
-
-    it.prop(`${name}: arbitrary JSON decodes or fails with a SchemaError, never throws otherwise`, [Schema.Json], ([json]) => {
-      const result = Schema.decodeUnknownResult(schema)(json)
-      if (Result.isFailure(result)) expect(result.failure._tag).toBe("SchemaError")
-    }, { arbitrary: { runs: 100 } })
-  }
-
+describe("untrusted entries", () => {
   it.prop("Skill.decode of arbitrary JSON is a Skill or a typed InvalidSkillEntry", [Schema.Json], ([json]) => {
     const result = Skill.decode(json)
     if (Result.isFailure(result)) {
@@ -65,7 +13,7 @@ describe("every schema", () => {
   })
 
   it.prop("Skill.decode of mutated valid entries is a Skill or a typed InvalidSkillEntry", {
-    skill,
+    skill: Skill.Skill,
     key: Arbitrary.schema(Schema.Literals(["uri", "frontmatter", "resources"])),
     value: Arbitrary.schema(Schema.Json)
   }, ({ skill, key, value }) => {
@@ -99,18 +47,6 @@ describe("Manifest.make", () => {
   const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["acme", "refunds"]))
   const skillMd = (name: string) => new TextEncoder().encode(`---\nname: ${name}\ndescription: Handles refunds\n---\nBody\n`)
 
-  it.prop("a built manifest is a valid entry whose digests and sizes match the bytes", [arbitraries.manifest], ([manifest]) => {
-    expect(Result.isSuccess(Skill.decode(JSON.parse(JSON.stringify(manifest.skill))))).toBe(true)
-    expect(manifest.files[0]!.path).toBe("SKILL.md")
-    const rest = manifest.files.slice(1).map((f) => f.path)
-    expect(rest).toEqual([...rest].sort())
-    for (const file of manifest.files) {
-      expect(file.digest).toBe(Digest.make(file.bytes))
-      expect(file.size).toBe(file.bytes.byteLength)
-      expect(SkillUri.relativePath(manifest.uri, file.uri)).toBe(file.path)
-    }
-  })
-
   it("lists every problem at once, not only the first", () => {
     const result = Manifest.make({
       uri,
@@ -126,7 +62,7 @@ describe("Manifest.make", () => {
     expect(result.failure.uri).toBe(uri)
     const reasons = result.failure.problems.map(Manifest.describe)
     expect(reasons).toHaveLength(4)
-    expect(reasons.join("\n")).toMatch(/\.\.\/escape\.md: dot segment/)
+    expect(reasons.join("\n")).toMatch(/\.\.\/escape\.md: "\.\." leaves the skill/)
     expect(reasons.join("\n")).toMatch(/a\/\/b\.md: empty path segment/)
     expect(reasons.join("\n")).toMatch(/skill\.md: "SKILL\.md" must be spelled exactly/)
     expect(reasons.join("\n")).toMatch(/SKILL\.md: frontmatter name "other-name" differs .* "refunds" \(R4\)/)
