@@ -131,6 +131,8 @@ export interface Options {
   readonly port: number
   /** Which replicas run with `--watch` (default: all). */
   readonly watch?: (index: number) => boolean
+  /** More arguments for every replica's `serve` (e.g. `--page-size 2`). */
+  readonly serveArgs?: ReadonlyArray<string>
   /** Lines of progress (default: none). */
   readonly log?: (line: string) => void
 }
@@ -214,7 +216,7 @@ export const start = async (options: Options): Promise<Cluster> => {
     const replicaPorts: Array<number> = []
     for (let i = 0; i < options.replicas; i++) replicaPorts.push(await freePort())
     const startReplica = async (i: number) => {
-      const args = [serverBin, "serve", options.directory, "--port", String(replicaPorts[i]), "--redis", redisUrl]
+      const args = [serverBin, "serve", options.directory, "--port", String(replicaPorts[i]), "--redis", redisUrl, ...(options.serveArgs ?? [])]
       if (options.watch?.(i) ?? true) args.push("--watch")
       const replica = startPart(`replica${i + 1}`, process.execPath, args)
       replicas[i] = replica

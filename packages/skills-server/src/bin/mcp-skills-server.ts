@@ -83,9 +83,14 @@ const redis = Flag.String("redis").pipe(
   Flag.optional
 )
 
+const pageSize = Flag.Int("page-size").pipe(
+  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP)"),
+  Flag.withDefault(50)
+)
+
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis },
+  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis, pageSize },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -101,6 +106,7 @@ const serve = Command.make(
       })
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
+    if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
     const source = yield* Serve.openReported(roots, { log })
     const watching = input.watch ? { log } : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
@@ -116,6 +122,7 @@ const serve = Command.make(
         allowedOrigins: input.allowOrigin,
         watch: watching,
         replication,
+        pageSize: input.pageSize,
         onListening: (url) => log(`listening ${url}`)
       })
     // A stdio server's client closing stdin means it is done: exit cleanly rather than wait to be killed.
