@@ -151,6 +151,10 @@ export interface Cluster {
   readonly kill: (index: number) => Promise<void>
   /** Starts a killed replica again on its port and waits until it listens. */
   readonly restart: (index: number) => Promise<void>
+  /** Kills Redis at once (SIGKILL): the bus is down, and what it held is lost. */
+  readonly killBus: () => Promise<void>
+  /** Starts Redis again on its port, empty. */
+  readonly restartBus: () => Promise<void>
   /** HAProxy's view of each replica: `UP`, `DOWN`, ... (from `show stat` on the admin socket). */
   readonly status: () => Promise<ReadonlyArray<string>>
   /** Stops every part and removes the temporary files. */
@@ -206,11 +210,15 @@ export const start = async (options: Options): Promise<Cluster> => {
   try {
     const redisPort = await freePort()
     const redisUrl = `redis://127.0.0.1:${redisPort}`
-    const redis = startPart("redis-server", found.redis, [
-      "--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", temp
-    ])
-    parts.push(redis)
-    await waitForOutput(redis, /Ready to accept connections/, 15_000)
+    let redis: Part | undefined
+    const startRedis = async () => {
+      redis = startPart("redis-server", found.redis, [
+        "--port", String(redisPort), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", temp
+      ])
+      parts.push(redis)
+      await waitForOutput(redis, /Ready to accept connections/, 15_000)
+    }
+    await startRedis()
     log(`redis ${redisUrl}`)
 
     const replicaPorts: Array<number> = []
@@ -265,6 +273,11 @@ export const start = async (options: Options): Promise<Cluster> => {
         await replica.exited
       },
       restart: (i) => startReplica(i),
+      killBus: async () => {
+        redis?.child.kill("SIGKILL")
+        await redis?.exited
+      },
+      restartBus: startRedis,
       status: async () => {
         const rows = (await adminCommand(statsSocket, "show stat")).split("\n").map((line) => line.split(","))
         const header = rows[0] ?? []

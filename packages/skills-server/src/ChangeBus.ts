@@ -192,6 +192,18 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
       publisher.isReady
         ? Effect.tryPromise({ try: run, catch: (error) => new BusError({ reason: `${what}: ${reasonOf(error)}` }) })
         : Effect.fail(new BusError({ reason: `${what}: not connected to ${options.url}` }))
+    // The two connections come up independently: a subscription that is ready first waits a
+    // moment for the publishing one rather than report the bus down.
+    const connected = Effect.callback<void>((resume) => {
+      if (publisher.isReady) return resume(Effect.void)
+      const done = () => resume(Effect.void)
+      const timer = setTimeout(done, 2_000)
+      publisher.once("ready", done)
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        publisher.off("ready", done)
+      })
+    })
     return ChangeBus.of({
       publish: (message) =>
         command("publish", () => send(publisher, channel, message)),
@@ -222,6 +234,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
             catch: (error) => new BusError({ reason: `subscribe: ${reasonOf(error)}` })
           })
           // Read after subscribing: a revision announced in between is then both read and heard.
+          yield* connected
           const latest = yield* command("get", () => publisher.get(revisionKey(channel)))
           Queue.offerUnsafe(queue, { _tag: "Subscribed", latest: Revision.isRevision(latest) ? latest : undefined })
         })
