@@ -153,6 +153,17 @@ const reasonOf = (error: unknown) =>
 
 type RedisClient = RedisClientType<{}, {}, {}, 3, {}>
 
+// Where the bus is, for messages: the URL without its password.
+const where = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "the Redis URL given (not a valid URL)"
+  }
+}
+
 const revisionKey = (channel: string) => `${channel}:revision`
 
 // A revision is also stored as the bus's last one, in the same transaction as its announcement.
@@ -191,7 +202,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
     const command = <A>(what: string, run: () => Promise<A>) =>
       publisher.isReady
         ? Effect.tryPromise({ try: run, catch: (error) => new BusError({ reason: `${what}: ${reasonOf(error)}` }) })
-        : Effect.fail(new BusError({ reason: `${what}: not connected to ${options.url}` }))
+        : Effect.fail(new BusError({ reason: `${what}: not connected to ${where(options.url)}` }))
     // The two connections come up independently: a subscription that is ready first waits a
     // moment for the publishing one rather than report the bus down.
     const connected = Effect.callback<void>((resume) => {
@@ -261,7 +272,7 @@ export const publishRedis = (options: RedisOptions, message: Message): Effect.Ef
           await client.connect()
           return send(client, options.channel ?? defaultChannel, message)
         },
-        catch: (error) => new BusError({ reason: `${options.url}: ${reasonOf(error)}` })
+        catch: (error) => new BusError({ reason: `${where(options.url)}: ${reasonOf(error)}` })
       }),
     (client) => Effect.sync(() => client.destroy())
   )

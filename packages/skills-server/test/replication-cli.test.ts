@@ -1,7 +1,7 @@
 /**
  * Issue 14, without Redis installed: the command-line server logs its catalogue revision and keeps
  * serving when its change bus cannot be reached; `reload --redis` says so and exits 1. (With Redis,
- * `npm run test:cluster` covers the bus itself.)
+ * `npm run test:cluster` covers the bus itself.) Also `--page-size`, which the cluster test uses.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -46,5 +46,22 @@ describe("mcp-skills-server and the change bus", () => {
       expect(running.stderr()).toMatch(
         new RegExp(`^mcp-skills-server: change bus unavailable: redis://127\\.0\\.0\\.1:${port}: connect ECONNREFUSED`, "m")
       )
+    }), { timeout: 60_000 })
+
+  it.live("reload --redis never prints the URL's password", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.promise(closedPort)
+      const running = spawnBin("mcp-skills-server", ["reload", "--redis", `redis://:hunter2@127.0.0.1:${port}`])
+      expect(yield* Effect.promise(() => running.exited)).toBe(1)
+      expect(running.stderr()).toContain(`redis://:***@127.0.0.1:${port}`)
+      expect(running.stderr() + running.stdout()).not.toContain("hunter2")
+    }), { timeout: 60_000 })
+
+  it.live("serve --page-size below 1 is refused before serving", () =>
+    Effect.gen(function*() {
+      const running = spawnBin("mcp-skills-server", ["serve", examples, "--port", "0", "--page-size", "0"])
+      expect(yield* Effect.promise(() => running.exited)).toBe(1)
+      expect(running.stderr()).toMatch(/^mcp-skills-server: --page-size must be a positive integer, got 0$/m)
+      expect(running.stdout()).not.toContain("listening")
     }), { timeout: 60_000 })
 })

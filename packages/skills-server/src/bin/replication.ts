@@ -46,5 +46,5 @@ export const replicate = (options: Options | undefined) =>
 export const reloadAll = (url: string) =>
   Effect.flatMap(
     ChangeBus.publishRedis({ url }, { _tag: "Reload" }),
-    (receivers) => Console.log(`asked ${receivers} replica${receivers === 1 ? "" : "s"} to reload (${url})`)
+    (receivers) => Console.log(`asked ${receivers} replica${receivers === 1 ? "" : "s"} to reload`)
   )
