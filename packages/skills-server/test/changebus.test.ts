@@ -154,6 +154,11 @@ describe("ChangeBus", () => {
       yield* settle
       // B and C reloaded once each; A never reloads for its own revision, nor for theirs (equal).
       assert.strictEqual(source.loads - loadsBefore, 2)
+
+      // `reload` on A (the source changed back) travels the same way.
+      source.current = v1
+      yield* a.registry.reload
+      yield* eventually("B and C back on the first revision", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === start)))
       assert.deepStrictEqual([a.problems, b.problems, c.problems], [[], [], []])
       yield* Scope.close(scope, Exit.void)
     }))
@@ -251,6 +256,74 @@ describe("ChangeBus", () => {
       assert.strictEqual(yield* a.revision, start)
       yield* Scope.close(scope, Exit.void)
     }))
+})
+
+describe("servers on one bus", () => {
+  it.live("a listen stream on one server hears list_changed for a replace made on another", () =>
+    Effect.gen(function*() {
+      const bus = yield* ChangeBus.makeMemory
+      const { source, load } = sharedSource(v1)
+      const registries: Array<SkillRegistry.SkillRegistry["Service"]> = []
+      const replicaServer = () => {
+        const Skills = SkillsServer.layer({ skills: load })
+        const Capture = Layer.effectDiscard(Effect.gen(function*() {
+          registries.push(yield* SkillRegistry.SkillRegistry)
+        }))
+        const Replica = ChangeBus.layerReplica({ log: () => Effect.void }).pipe(
+          Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(bus)),
+          Layer.provideMerge(Skills)
+        )
+        return Effect.map(Layer.build(httpServer(Layer.merge(Replica, Capture.pipe(Layer.provide(Replica))))), (context) =>
+          Context.get(context, ServerUrl))
+      }
+      yield* replicaServer()
+      const other = yield* replicaServer()
+      yield* settle
+      const abort = new AbortController()
+      yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
+      const response = yield* Effect.promise(() =>
+        fetch(other, {
+          method: "POST",
+          signal: abort.signal,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "subscriptions/listen"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "subscriptions/listen",
+            params: {
+              notifications: { resourcesListChanged: true },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { name: "bus-test", version: "0" }
+              }
+            }
+          })
+        })
+      )
+      assert.strictEqual(response.headers.get("x-accel-buffering"), "no")
+      const reader = response.body!.getReader()
+      let text = ""
+      const readUntil = (pattern: string) =>
+        Effect.promise(async () => {
+          while (!text.includes(pattern)) {
+            const { value, done } = await reader.read()
+            if (done) break
+            text += new TextDecoder().decode(value)
+          }
+        })
+      yield* readUntil("notifications/subscriptions/acknowledged")
+      source.current = [...v1, simple("gamma")]
+      yield* registries[0]!.replace(source.current)
+      yield* readUntil("notifications/resources/list_changed")
+      assert.include(text, "notifications/resources/list_changed")
+      assert.strictEqual((yield* registries[1]!.snapshot).skills.length, 3)
+    }).pipe(Effect.scoped), { timeout: 30_000 })
 })
 
 describe("cursors across replicas", () => {
