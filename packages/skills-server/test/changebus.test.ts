@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
@@ -126,6 +127,30 @@ describe("Revision", () => {
       for (const variant of variants) seen.add(yield* revisionOf(variant))
       assert.strictEqual(seen.size, variants.length + 1)
     }))
+})
+
+// Small domains, so that equal catalogues are drawn often.
+const Catalogue = Schema.Array(Schema.Struct({
+  name: Schema.Literals(["a", "b", "c"]),
+  notes: Schema.Literals(["", "x", "y"]),
+  listed: Schema.Boolean
+}))
+
+const definitionsOf = (catalogue: typeof Catalogue.Type) => {
+  const byName = new Map(catalogue.map((skill) => [skill.name, skill]))
+  return [...byName.values()].map((skill) => simple(skill.name, skill.notes === "" ? {} : { "notes.md": skill.notes }, skill.listed))
+}
+
+const canonical = (catalogue: typeof Catalogue.Type) =>
+  JSON.stringify([...new Map(catalogue.map((skill) => [skill.name, skill])).values()].sort((x, y) => x.name < y.name ? -1 : 1))
+
+describe("Revision (properties)", () => {
+  it.prop("two catalogues have the same revision exactly when they publish the same skills, in any order", [Catalogue, Catalogue], ([one, two]) => {
+    const revision = (definitions: ReadonlyArray<Skill.Definition>) => Effect.runSync(revisionOf(definitions))
+    const first = definitionsOf(one)
+    assert.strictEqual(revision([...first].reverse()), revision(first))
+    assert.strictEqual(revision(first) === revision(definitionsOf(two)), canonical(one) === canonical(two))
+  }, { arbitrary: { runs: 300 } })
 })
 
 describe("ChangeBus", () => {
