@@ -221,16 +221,19 @@ export const start = async (options: Options): Promise<Cluster> => {
     await startRedis()
     log(`redis ${redisUrl}`)
 
+    // First start on a port the system picks (no race for it); a restart takes the same port back,
+    // since HAProxy's configuration names it.
     const replicaPorts: Array<number> = []
-    for (let i = 0; i < options.replicas; i++) replicaPorts.push(await freePort())
     const startReplica = async (i: number) => {
-      const args = [serverBin, "serve", options.directory, "--port", String(replicaPorts[i]), "--redis", redisUrl, ...(options.serveArgs ?? [])]
+      const port = replicaPorts[i] ?? 0
+      const args = [serverBin, "serve", options.directory, "--port", String(port), "--redis", redisUrl, ...(options.serveArgs ?? [])]
       if (options.watch?.(i) ?? true) args.push("--watch")
       const replica = startPart(`replica${i + 1}`, process.execPath, args)
       replicas[i] = replica
-      await waitForOutput(replica, /^listening http:/m, 30_000)
+      await waitForOutput(replica, /^listening http:\/\/127\.0\.0\.1:\d+\//m, 30_000)
+      replicaPorts[i] = Number(replica.output().match(/^listening http:\/\/127\.0\.0\.1:(\d+)\//m)![1])
     }
-    await Promise.all(replicaPorts.map((_, i) => startReplica(i)))
+    await Promise.all(Array.from({ length: options.replicas }, (_, i) => startReplica(i)))
     const replicaUrls = replicaPorts.map((port) => `http://127.0.0.1:${port}/mcp`)
     for (const [i, url] of replicaUrls.entries()) log(`replica${i + 1} ${url}`)
 
