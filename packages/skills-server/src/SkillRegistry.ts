@@ -31,6 +31,7 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as MimeType from "./MimeType.js"
+import * as Revision from "./Revision.js"
 import * as Skill from "./Skill.js"
 
 /**
@@ -171,6 +172,8 @@ export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string
  * @since 0.1.0
  */
 export interface Snapshot {
+  /** The content-derived catalogue revision (the same on every replica serving the same files). */
+  readonly revision: Revision.Revision
   /** Every skill, sorted by URI; `SkillEntry.index` is the position here. */
   readonly skills: ReadonlyArray<SkillEntry>
   /** Listed skills only, sorted by URI (the `skills/list` order). */
@@ -490,6 +493,7 @@ const assemble = (sorted: ReadonlyArray<Pending>, hashed: Snapshot["hashed"], li
   }
   const listed = skills.filter((skill) => skill.listed)
   return {
+    revision: Revision.of(skills),
     skills,
     listed,
     byUri: new Map(skills.map((skill) => [skill.uri, skill])),

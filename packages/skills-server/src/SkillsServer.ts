@@ -140,6 +140,7 @@ import * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
+import * as EventStreams from "./internal/eventStreams.js"
 import * as Handlers from "./internal/handlers.js"
 
 /**
@@ -299,7 +300,7 @@ const sessionStream = (hub: PubSub.PubSub<SkillRegistry.Changes>, state: Handler
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const response = yield* httpEffect
-    if (response.status !== 405) return response
+    if (response.status !== 405) return EventStreams.noProxyBuffering(response)
     const request = yield* HttpServerRequest.HttpServerRequest
     const session = request.headers["mcp-session-id"]
     const version = request.headers["mcp-protocol-version"]
@@ -321,9 +322,9 @@ const sessionStream = (hub: PubSub.PubSub<SkillRegistry.Changes>, state: Handler
           ])
         })
       )))
-    return HttpServerResponse.stream(events, {
+    return HttpServerResponse.stream(EventStreams.withKeepAlive(events), {
       contentType: "text/event-stream",
-      headers: { "cache-control": "no-cache", "mcp-session-id": session }
+      headers: { "cache-control": "no-cache", "mcp-session-id": session, "x-accel-buffering": "no" }
     })
   })
 

@@ -1,12 +1,22 @@
 /**
  * @since 0.1.0
  */
+export * as ChangeBus from "./ChangeBus.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as DirectorySource from "./DirectorySource.js"
 
 /**
  * @since 0.1.0
  */
 export * as MimeType from "./MimeType.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Revision from "./Revision.js"
 
 /**
  * @since 0.1.0

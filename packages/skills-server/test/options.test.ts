@@ -11,6 +11,7 @@ import { simple } from "./support/fixtures.js"
 import type { Client } from "./support/wire.js"
 import { httpServer, legacyHttp, legacyStdio, modernHttp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
 
+const expiredCursor = "Unknown or expired cursor: list again from the start, without a cursor"
 const many = ["s1", "s2", "s3", "s4", "s5", "s6", "s7"].map((name) => simple(`p/${name}`))
 const wide = simple("wide", { "a.md": "a", "b.md": "b", "c.md": "c", "d/e.md": "e" })
 
@@ -61,24 +62,32 @@ describe("options", () => {
           assert.deepStrictEqual(second.resources.map((r: any) => r.name), ["c.md", "d"])
           assert.isUndefined(second.nextCursor)
           const foreign = yield* client.fail("resources/directory/read", { uri: "skill://p/s1", cursor: first.nextCursor })
-          assert.deepStrictEqual([foreign.code, foreign.message], [-32602, "Unknown or expired cursor"])
+          assert.deepStrictEqual([foreign.code, foreign.message], [-32602, expiredCursor])
           const crossed = yield* client.fail("skills/list", { cursor: first.nextCursor })
           assert.strictEqual(crossed.code, -32602)
         }
       }))
 
-    it.effect("a cursor stays valid when the catalogue is replaced between pages", () =>
+    it.effect("a cursor belongs to its catalogue revision: after a replace it asks the client to list again", () =>
       Effect.gen(function*() {
         const [client] = yield* clients
         const first = yield* client.call("skills/list")
         assert.deepStrictEqual(first.skills.map((s: any) => s.uri).at(-1), "skill://p/s3/SKILL.md")
+        const dir = yield* client.call("resources/directory/read", { uri: "skill://wide" })
         // s2 (already seen) disappears, s35 appears after the cursor.
         yield* registry!.replace([...many.filter((_, i) => i !== 1), simple("p/s35"), wide])
-        const second = yield* client.call("skills/list", { cursor: first.nextCursor })
-        assert.deepStrictEqual(second.skills.map((s: any) => s.uri), [
+        for (const stale of [
+          yield* client.fail("skills/list", { cursor: first.nextCursor }),
+          yield* client.fail("resources/directory/read", { uri: "skill://wide", cursor: dir.nextCursor })
+        ]) {
+          assert.deepStrictEqual([stale.code, stale.message], [-32602, expiredCursor])
+        }
+        // Listing again from the start walks the new catalogue.
+        assert.deepStrictEqual((yield* listAll(client)).flat().slice(0, 4), [
+          "skill://p/s1/SKILL.md",
+          "skill://p/s3/SKILL.md",
           "skill://p/s35/SKILL.md",
-          "skill://p/s4/SKILL.md",
-          "skill://p/s5/SKILL.md"
+          "skill://p/s4/SKILL.md"
         ])
         const removed = yield* client.fail("skills/get", { uri: "skill://p/s2/SKILL.md" })
         assert.strictEqual(removed.code, -32602)

@@ -75,6 +75,7 @@ const legacySession = (url: string) =>
         signal: abort.signal
       })
       expect(stream.status).toBe(200)
+      expect(stream.headers.get("x-accel-buffering")).toBe("no")
       const reading = (async () => {
         const decoder = new TextDecoder()
         let buffer = ""
@@ -306,6 +307,7 @@ describe("mcp-skills-server serve --watch", () => {
         })
       )
       expect(response.status).toBe(200)
+      expect(response.headers.get("x-accel-buffering")).toBe("no")
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let buffer = ""

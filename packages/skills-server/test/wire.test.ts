@@ -288,9 +288,9 @@ const suite = (it: It, getClient: GetClient) => {
           const client = yield* getClient(revision)
           for (const cursor of ["opaque-page-2", "", "%%%", Buffer.from("dir skill://x\nskill://y").toString("base64url")]) {
             const list = yield* client.fail("skills/list", { cursor })
-            assert.deepStrictEqual([list.code, list.message], [-32602, "Unknown or expired cursor"])
+            assert.deepStrictEqual([list.code, list.message], [-32602, "Unknown or expired cursor: list again from the start, without a cursor"])
             const dir = yield* client.fail("resources/directory/read", { uri: "skill://pdf-processing", cursor })
-            assert.deepStrictEqual([dir.code, dir.message], [-32602, "Unknown or expired cursor"])
+            assert.deepStrictEqual([dir.code, dir.message], [-32602, "Unknown or expired cursor: list again from the start, without a cursor"])
           }
         }))
     })

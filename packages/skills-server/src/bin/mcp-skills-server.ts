@@ -11,9 +11,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import type * as DirectorySource from "../DirectorySource.js"
+import * as Replication from "./replication.js"
 import * as Serve from "./serve.js"
 
 const directory = Argument.String("directory").pipe(
@@ -74,9 +76,21 @@ const allowOrigin = Flag.String("allow-origin").pipe(
   Flag.atLeast(0)
 )
 
+const redis = Flag.String("redis").pipe(
+  Flag.withDescription(
+    "Redis URL of the change bus shared with other replicas (redis://host:port): they follow each other's catalogue revision"
+  ),
+  Flag.optional
+)
+
+const pageSize = Flag.Int("page-size").pipe(
+  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP)"),
+  Flag.withDefault(50)
+)
+
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin },
+  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis, pageSize },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -92,11 +106,13 @@ const serve = Command.make(
       })
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
+    if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
     const source = yield* Serve.openReported(roots, { log })
     const watching = input.watch ? { log } : undefined
+    const replication = { redis: Option.getOrUndefined(input.redis), log }
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching))
+        Layer.provide(Serve.stdio(source, input.protocol, watching, replication))
       )
       : Serve.http(source, {
         host: input.host,
@@ -105,6 +121,8 @@ const serve = Command.make(
         protocols: input.protocol,
         allowedOrigins: input.allowOrigin,
         watch: watching,
+        replication,
+        pageSize: input.pageSize,
         onListening: (url) => log(`listening ${url}`)
       })
     // A stdio server's client closing stdin means it is done: exit cleanly rather than wait to be killed.
@@ -125,8 +143,18 @@ const serve = Command.make(
     { command: "mcp-skills-server serve ./skills --port 0 --strict", description: "a free port; refuse invalid skills" },
     { command: "mcp-skills-server serve ./skills --stdio", description: "stdio, for clients that spawn the server" },
     { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" },
-    { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" }
+    { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" },
+    { command: "mcp-skills-server serve ./skills --watch --redis redis://127.0.0.1:6379", description: "one replica of several" }
   ])
+)
+
+const reload = Command.make(
+  "reload",
+  { redis: Flag.String("redis").pipe(Flag.withDescription("Redis URL of the replicas' change bus")) },
+  (input) => Effect.catchTag(Replication.reloadAll(input.redis), "BusError", (error) => fail(error.message))
+).pipe(
+  Command.withDescription("Ask every replica on the change bus to reload its skills (after a deploy)"),
+  Command.withExamples([{ command: "mcp-skills-server reload --redis redis://127.0.0.1:6379", description: "every replica reloads" }])
 )
 
 const fail = (message: string) =>
@@ -136,7 +164,7 @@ const fail = (message: string) =>
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve]),
+  Command.withSubcommands([serve, reload]),
   Command.run({ version: Serve.serverInfo.version }),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({

@@ -18,6 +18,7 @@ import * as DirectorySource from "../DirectorySource.js"
 import type * as Skill from "../Skill.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
+import * as Replication from "./replication.js"
 
 /**
  * The name and version the server reports in `server/discover` and `initialize`.
@@ -185,9 +186,9 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
     })
   }))
 
-const registrations = (skills: Skills, watch: Watch | undefined) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills })
-  const layer = SkillsServer.layer({ skills: skills.definitions })
+const registrations = (skills: Skills, watch: Watch | undefined, pageSize?: number | undefined) => {
+  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize })
+  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -221,6 +222,10 @@ export interface HttpOptions {
   /** Runs once the server accepts requests, with its full MCP endpoint URL. */
   readonly onListening: (url: string) => Effect.Effect<void>
   readonly watch?: Watch | undefined
+  /** Join other replicas on a change bus (the revision is then logged at start-up and on every change). */
+  readonly replication?: Replication.Options | undefined
+  /** Entries per page of `skills/list` and directory reads (default 50). */
+  readonly pageSize?: number | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -248,7 +253,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     protocols: protocolsFor(options.protocols),
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
-    registrations: registrations(definitions, options.watch)
+    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize))
   })
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
@@ -270,10 +275,11 @@ export const http = (definitions: Skills, options: HttpOptions) => {
 export const stdio = (
   definitions: Skills,
   protocols: ReadonlyArray<Revision>,
-  watch?: Watch | undefined
+  watch?: Watch | undefined,
+  replication?: Replication.Options | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: registrations(definitions, watch)
+    registrations: Replication.replicate(replication)(registrations(definitions, watch))
   }).pipe(Layer.provide(NodeStdio.layer))

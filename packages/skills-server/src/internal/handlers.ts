@@ -250,15 +250,17 @@ const complete = (
   }
 }
 
-const SkillsScope = "skills"
+// A cursor belongs to one listing of one catalogue revision: every replica serving that revision
+// honours it, and any other answers -32602 telling the client to list again.
+const expiredCursor = invalidParams("Unknown or expired cursor: list again from the start, without a cursor")
 
 export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
   const context = yield* begin(request, "skills/list")
   const { snapshot, state, visible } = context
   let after: string | undefined
   if (params?.cursor !== undefined) {
-    after = Cursor.decode(SkillsScope, params.cursor)
-    if (after === undefined) return yield* Effect.fail(invalidParams("Unknown or expired cursor"))
+    after = Cursor.decode(`skills ${snapshot.revision}`, params.cursor)
+    if (after === undefined) return yield* Effect.fail(expiredCursor)
   }
   const listed = snapshot.listed
   const skills: Array<unknown> = []
@@ -282,7 +284,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   const listingPublic = !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public")
   return complete(request, {
     skills,
-    ...(more && last !== undefined ? { nextCursor: Cursor.make(SkillsScope, last) } : {})
+    ...(more && last !== undefined ? { nextCursor: Cursor.make(`skills ${snapshot.revision}`, last) } : {})
   }, {
     context,
     hint: { ttlMs: hintOfAll(state, onPage).ttlMs, cacheScope: listingPublic ? "public" : "private" }
@@ -316,11 +318,11 @@ const directoryPage = Effect.fnUntraced(function*(
   cursor: string | undefined,
   hint: SkillRegistry.Hint
 ) {
-  const scope = `dir ${uri}`
+  const scope = `dir ${context.snapshot.revision} ${uri}`
   let after: string | undefined
   if (cursor !== undefined) {
     after = Cursor.decode(scope, cursor)
-    if (after === undefined) return yield* Effect.fail(invalidParams("Unknown or expired cursor"))
+    if (after === undefined) return yield* Effect.fail(expiredCursor)
   }
   const start = Cursor.startAfter(children, (child) => child.uri, after)
   const page = children.slice(start, start + context.state.pageSize)

@@ -1,0 +1,403 @@
+/**
+ * Keeps replicas of a skills server on one catalogue: each announces its catalogue revision on a
+ * shared bus when its catalogue changes, and a replica that hears a revision it does not serve
+ * reloads its own source (then tells its own clients, as any reload does).
+ *
+ * - `ChangeBus` is the transport: `publish` a message, `subscribe` to the messages. `layerMemory`
+ *   (replicas in one process, and tests) and `layerRedis` (Redis pub/sub, for replicas on several
+ *   processes or machines) implement it.
+ * - `layerReplica` connects a `SkillRegistry` to the bus: it publishes the revision after every
+ *   change of the catalogue (a watched file, `reload`, `replace` from code: every swap of the
+ *   registry's snapshot), reloads on a revision it does not serve or on an operator's `Reload`,
+ *   and logs the revision at start-up and after every change.
+ *
+ * Pub/sub drops messages (a subscriber that was disconnected misses what was said meanwhile), so
+ * the bus also keeps the last revision announced: every (re)subscription starts with it, and a
+ * replica whose revision differs reloads, then announces its own if it still differs. A bus that
+ * is down never stops serving: the replica logs it once, subscribes again with capped exponential
+ * backoff, and re-checks the revision when it is back.
+ *
+ * A replica serves what its own source holds (a shared volume, or a checkout per replica): the
+ * bus carries revisions, never skills, and reloading when a revision is unknown converges every
+ * replica reading the same files. Replicas whose sources really differ stop after one reload each
+ * (a replica announces only when its own catalogue changed), rather than reloading forever.
+ *
+ * @since 0.1.0
+ */
+import { createClient, type RedisClientType } from "@redis/client"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Revision from "./Revision.js"
+import * as SkillRegistry from "./SkillRegistry.js"
+
+/**
+ * What travels on the bus: a replica now serves `revision`, or an operator asks every replica to
+ * reload its source (after a deploy).
+ *
+ * @since 0.1.0
+ */
+export const Message = Schema.Union([
+  Schema.TaggedStruct("Revision", { revision: Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/)) }),
+  Schema.TaggedStruct("Reload", {})
+])
+
+/**
+ * @since 0.1.0
+ */
+export type Message = typeof Message.Type
+
+/**
+ * What a subscriber sees: `Subscribed` at the start of every (re)subscription, with the last
+ * revision announced on the bus (if any), then the messages.
+ *
+ * @since 0.1.0
+ */
+export type Event = { readonly _tag: "Subscribed"; readonly latest: Revision.Revision | undefined } | Message
+
+/**
+ * The bus cannot be reached (or dropped the connection).
+ *
+ * @since 0.1.0
+ */
+export class BusError extends Schema.TaggedError<BusError>()("BusError", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `change bus unavailable: ${this.reason}`
+  }
+}
+
+/**
+ * The transport between replicas.
+ *
+ * @since 0.1.0
+ */
+export class ChangeBus extends Context.Service<ChangeBus, {
+  /**
+   * Sends a message to every subscriber (a `Revision` also becomes the bus's last revision) and
+   * returns how many subscribers received it.
+   */
+  readonly publish: (message: Message) => Effect.Effect<number, BusError>
+  /**
+   * Subscribes while the stream runs: `Subscribed` first, then every message. Fails when the
+   * connection is lost; running it again subscribes again.
+   */
+  readonly subscribe: Stream.Stream<Event, BusError>
+}>()("@mcp-skills/server/ChangeBus") {}
+
+/**
+ * An in-process bus: replicas built with the same service share it.
+ *
+ * @since 0.1.0
+ */
+export const makeMemory: Effect.Effect<ChangeBus["Service"]> = Effect.gen(function*() {
+  const hub = yield* PubSub.unbounded<Message>()
+  const latest = yield* Ref.make<Revision.Revision | undefined>(undefined)
+  const subscribers = yield* Ref.make(0)
+  return ChangeBus.of({
+    publish: (message) =>
+      Effect.gen(function*() {
+        if (message._tag === "Revision") yield* Ref.set(latest, message.revision)
+        yield* PubSub.publish(hub, message)
+        return yield* Ref.get(subscribers)
+      }),
+    subscribe: Stream.unwrap(Effect.gen(function*() {
+      const subscription = yield* PubSub.subscribe(hub)
+      yield* Effect.acquireRelease(Ref.update(subscribers, (n) => n + 1), () => Ref.update(subscribers, (n) => n - 1))
+      const subscribed: Event = { _tag: "Subscribed", latest: yield* Ref.get(latest) }
+      return Stream.concat(Stream.make(subscribed), Stream.fromSubscription(subscription))
+    }))
+  })
+})
+
+/**
+ * The in-memory bus, the default of a single server.
+ *
+ * @since 0.1.0
+ */
+export const layerMemory: Layer.Layer<ChangeBus> = Layer.effect(ChangeBus)(makeMemory)
+
+/**
+ * Options of `layerRedis`.
+ *
+ * @since 0.1.0
+ */
+export interface RedisOptions {
+  /** `redis://[[user]:password@]host[:port][/db]` (or `rediss://` for TLS). */
+  readonly url: string
+  /** Pub/sub channel; the last revision is kept at the key `<channel>:revision` (default `mcp-skills:changes`). */
+  readonly channel?: string | undefined
+}
+
+const defaultChannel = "mcp-skills:changes"
+
+const encodeMessage = Schema.encodeSync(Schema.fromJsonString(Message))
+const decodeMessage = Schema.decodeUnknownOption(Schema.fromJsonString(Message))
+
+const describe = (error: unknown) => error instanceof Error ? error.message || error.name : String(error)
+
+// node-redis reports a refused connection as an AggregateError (one per address) with no message.
+const reasonOf = (error: unknown) =>
+  error instanceof AggregateError && error.errors.length > 0 ? describe(error.errors[0]) : describe(error)
+
+type RedisClient = RedisClientType<{}, {}, {}, 3, {}>
+
+// Where the bus is, for messages: the URL without its password.
+const where = (url: string) => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password !== "") parsed.password = "***"
+    return parsed.toString()
+  } catch {
+    return "the Redis URL given (not a valid URL)"
+  }
+}
+
+const revisionKey = (channel: string) => `${channel}:revision`
+
+// A revision is also stored as the bus's last one, in the same transaction as its announcement.
+const send = async (client: RedisClient, channel: string, message: Message): Promise<number> => {
+  const payload = encodeMessage(message)
+  if (message._tag === "Reload") return client.publish(channel, payload)
+  const [, receivers] = await client.multi().set(revisionKey(channel), message.revision).publish(channel, payload).exec()
+  return Number(receivers)
+}
+
+/**
+ * A bus over Redis pub/sub. Publishing uses one connection that reconnects by itself and refuses
+ * (rather than queues) commands while it is down; each subscription uses its own connection,
+ * which ends the subscription when it drops so that the replica subscribes again and re-checks
+ * the revision. Messages that do not decode are ignored.
+ *
+ * @since 0.1.0
+ */
+export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Service"], never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const channel = options.channel ?? defaultChannel
+    const publisher = yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const client = createClient({
+          url: options.url,
+          disableOfflineQueue: true,
+          socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) }
+        })
+        // Connection errors surface as failed commands; without a listener they would crash the process.
+        client.on("error", () => {})
+        client.connect().catch(() => {})
+        return client
+      }),
+      (client) => Effect.sync(() => client.destroy())
+    )
+    const command = <A>(what: string, run: () => Promise<A>) =>
+      publisher.isReady
+        ? Effect.tryPromise({ try: run, catch: (error) => new BusError({ reason: `${what}: ${reasonOf(error)}` }) })
+        : Effect.fail(new BusError({ reason: `${what}: not connected to ${where(options.url)}` }))
+    // The two connections come up independently: a subscription that is ready first waits a
+    // moment for the publishing one rather than report the bus down.
+    const connected = Effect.callback<void>((resume) => {
+      if (publisher.isReady) return resume(Effect.void)
+      const done = () => resume(Effect.void)
+      const timer = setTimeout(done, 2_000)
+      publisher.once("ready", done)
+      return Effect.sync(() => {
+        clearTimeout(timer)
+        publisher.off("ready", done)
+      })
+    })
+    return ChangeBus.of({
+      publish: (message) =>
+        command("publish", () => send(publisher, channel, message)),
+      subscribe: Stream.callback<Event, BusError>((queue) =>
+        Effect.gen(function*() {
+          const lost = (error: unknown) => Queue.failCauseUnsafe(queue, Cause.fail(new BusError({ reason: reasonOf(error) })))
+          const subscriber = yield* Effect.acquireRelease(
+            Effect.sync(() => {
+              const client = createClient({ url: options.url, socket: { connectTimeout: 2_000, reconnectStrategy: false } })
+              client.on("error", lost)
+              client.on("end", () => lost(new Error("connection closed")))
+              return client
+            }),
+            (client) =>
+              Effect.sync(() => {
+                client.removeAllListeners("end")
+                client.destroy()
+              })
+          )
+          yield* Effect.tryPromise({
+            try: async () => {
+              await subscriber.connect()
+              await subscriber.subscribe(channel, (payload) => {
+                const message = decodeMessage(payload)
+                if (message._tag === "Some") Queue.offerUnsafe(queue, message.value)
+              })
+            },
+            catch: (error) => new BusError({ reason: `subscribe: ${reasonOf(error)}` })
+          })
+          // Read after subscribing: a revision announced in between is then both read and heard.
+          yield* connected
+          const latest = yield* command("get", () => publisher.get(revisionKey(channel)))
+          Queue.offerUnsafe(queue, { _tag: "Subscribed", latest: Revision.isRevision(latest) ? latest : undefined })
+        })
+      )
+    })
+  })
+
+/**
+ * Publishes one message on a Redis bus over a connection of its own, and returns how many replicas
+ * received it: the operator's `mcp-skills-server reload --redis URL` after a deploy.
+ *
+ * @since 0.1.0
+ */
+export const publishRedis = (options: RedisOptions, message: Message): Effect.Effect<number, BusError> =>
+  Effect.acquireUseRelease(
+    Effect.sync(() => {
+      const client = createClient({ url: options.url, socket: { connectTimeout: 5_000, reconnectStrategy: false } })
+      client.on("error", () => {})
+      return client
+    }),
+    (client) =>
+      Effect.tryPromise({
+        try: async () => {
+          await client.connect()
+          return send(client, options.channel ?? defaultChannel, message)
+        },
+        catch: (error) => new BusError({ reason: `${where(options.url)}: ${reasonOf(error)}` })
+      }),
+    (client) => Effect.sync(() => client.destroy())
+  )
+
+/**
+ * The Redis bus as a layer.
+ *
+ * @since 0.1.0
+ */
+export const layerRedis = (options: RedisOptions): Layer.Layer<ChangeBus> => Layer.effect(ChangeBus)(makeRedis(options))
+
+/**
+ * Options of `layerReplica`.
+ *
+ * @since 0.1.0
+ */
+export interface ReplicaOptions {
+  /** What happened, one line each: the revision at start-up and after every change, bus-driven reloads. */
+  readonly log?: ((line: string) => Effect.Effect<void>) | undefined
+  /** Problems, one line each: the bus down (once per outage), a failed reload or announcement. */
+  readonly logProblem?: ((line: string) => Effect.Effect<void>) | undefined
+  /** Delay before subscribing again after the bus is lost: doubles from this (default 200 ms)… */
+  readonly retryBase?: Duration.Input | undefined
+  /** …up to this (default 5 s). */
+  readonly retryCap?: Duration.Input | undefined
+}
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
+
+/**
+ * Keeps the `SkillRegistry` on the bus's catalogue for as long as the layer lives (see the module
+ * description). Provide it with the registry the server uses (the one `SkillsServer.layer`
+ * provides, so bus-driven reloads notify the server's clients) and a bus.
+ *
+ * @since 0.1.0
+ */
+export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never, ChangeBus | SkillRegistry.SkillRegistry> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const bus = yield* ChangeBus
+    const registry = yield* SkillRegistry.SkillRegistry
+    const log = options?.log ?? ((line: string) => Effect.logInfo(line))
+    const logProblem = options?.logProblem ?? ((line: string) => Effect.logWarning(line))
+    const base = Duration.fromInputUnsafe(options?.retryBase ?? "200 millis")
+    const cap = Duration.fromInputUnsafe(options?.retryCap ?? "5 seconds")
+    const current = Effect.map(registry.snapshot, (snapshot) => snapshot.revision)
+
+    const announce = (revision: Revision.Revision) =>
+      bus.publish({ _tag: "Revision", revision }).pipe(
+        Effect.catch((error) =>
+          logProblem(`could not announce revision ${revision} (${error.message}); replicas re-check it when the bus is back`)
+        )
+      )
+
+    // Every swap of the snapshot (watch, reload, replace from code) goes through the registry's
+    // reference: each is logged, and announced when the revision changed. The stream starts with
+    // the current snapshot, logged here already.
+    const describeSnapshot = (snapshot: SkillRegistry.Snapshot) =>
+      `catalogue revision ${snapshot.revision} (${plural(snapshot.skills.length, "skill")})`
+    const first = yield* registry.snapshot
+    yield* log(describeSnapshot(first))
+    let served = first.revision
+    yield* SubscriptionRef.changes(registry.ref).pipe(
+      Stream.runForEach((snapshot) => {
+        if (snapshot === first) return Effect.void
+        const changed = snapshot.revision !== served
+        served = snapshot.revision
+        return changed
+          ? Effect.andThen(log(describeSnapshot(snapshot)), announce(snapshot.revision))
+          : log(`${describeSnapshot(snapshot)}, unchanged`)
+      }),
+      Effect.forkScoped
+    )
+
+    const reload = (why: string) =>
+      Effect.andThen(
+        log(`${why}: reloading the skills`),
+        registry.reload.pipe(
+          Effect.asVoid,
+          // Whatever the source does, the replica keeps serving and keeps listening.
+          Effect.catchCause((cause) => {
+            const error = Cause.squash(cause)
+            return logProblem(`reload failed, still serving revision ${served}: ${error instanceof Error ? error.message : String(error)}`)
+          })
+        )
+      )
+
+    let down = false
+    const handle = (event: Event) =>
+      Effect.gen(function*() {
+        const revision = yield* current
+        switch (event._tag) {
+          case "Subscribed": {
+            if (down) yield* log("change bus is back")
+            down = false
+            if (event.latest === revision) return
+            if (event.latest !== undefined) {
+              yield* reload(`the bus's last revision is ${event.latest}, this replica serves ${revision}`)
+            }
+            // Whatever was missed, the bus now names a revision this replica serves, and replicas
+            // that missed this one's announcement hear it.
+            const after = yield* current
+            if (after !== event.latest) yield* announce(after)
+            return
+          }
+          case "Revision":
+            if (event.revision !== revision) yield* reload(`heard revision ${event.revision}, this replica serves ${revision}`)
+            return
+          case "Reload":
+            return yield* reload("asked to reload on the bus")
+        }
+      })
+
+    const backoff = Schedule.exponential(base).pipe(
+      Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap)))
+    )
+    yield* bus.subscribe.pipe(
+      Stream.runForEach(handle),
+      Effect.tapError((error) =>
+        Effect.suspend(() => {
+          if (down) return Effect.void
+          down = true
+          return logProblem(`${error.message}; still serving revision ${served}, subscribing again with backoff`)
+        })
+      ),
+      Effect.retry(backoff),
+      Effect.forkScoped
+    )
+  }))

@@ -1,0 +1,370 @@
+/**
+ * Issue 14: the catalogue revision and the change bus logic, with the in-memory bus. Replicas are
+ * registries in one process reading a shared source (as replicas reading one volume do); a flaky
+ * view of the bus per replica drops its connection on demand, so messages are missed the way
+ * pub/sub misses them. Cursors across replicas are checked over loopback HTTP.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { simple, skillMd } from "./support/fixtures.js"
+import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
+
+const revisionOf = (definitions: ReadonlyArray<Skill.Definition>) =>
+  Effect.map(SkillRegistry.build(definitions), (snapshot) => snapshot.revision)
+
+/** What every replica reads: one mutable catalogue, as a shared volume. */
+const sharedSource = (initial: ReadonlyArray<Skill.Definition>) => {
+  const source = { current: initial, loads: 0 }
+  return {
+    source,
+    load: Effect.sync(() => {
+      source.loads++
+      return source.current
+    })
+  }
+}
+
+/** One replica's connection to a shared bus, which the test can take down and bring back. */
+const flaky = (bus: ChangeBus.ChangeBus["Service"]) =>
+  Effect.gen(function*() {
+    const state = { up: true, cut: yield* Deferred.make<void>() }
+    const down = () => new ChangeBus.BusError({ reason: "connection refused (test)" })
+    const view = ChangeBus.ChangeBus.of({
+      publish: (message) => Effect.suspend(() => state.up ? bus.publish(message) : Effect.fail(down())),
+      subscribe: Stream.unwrap(Effect.sync(() =>
+        state.up
+          ? Stream.merge(
+            bus.subscribe,
+            Stream.fromEffect(Deferred.await(state.cut)).pipe(Stream.flatMap(() => Stream.fail(down())))
+          )
+          : Stream.fail(down())
+      ))
+    })
+    return {
+      view,
+      takeDown: Effect.gen(function*() {
+        state.up = false
+        yield* Deferred.succeed(state.cut, undefined)
+      }),
+      bringBack: Effect.gen(function*() {
+        state.cut = yield* Deferred.make<void>()
+        state.up = true
+      })
+    }
+  })
+
+interface Replica {
+  readonly registry: SkillRegistry.SkillRegistry["Service"]
+  readonly lines: Array<string>
+  readonly problems: Array<string>
+  readonly revision: Effect.Effect<string>
+}
+
+const replica = (
+  load: Effect.Effect<Iterable<Skill.Definition>, unknown>,
+  bus: ChangeBus.ChangeBus["Service"],
+  scope: Scope.Scope
+): Effect.Effect<Replica> =>
+  Effect.gen(function*() {
+    const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie)
+    const lines: Array<string> = []
+    const problems: Array<string> = []
+    yield* Layer.buildWithScope(
+      ChangeBus.layerReplica({
+        log: (line) => Effect.sync(() => lines.push(line)),
+        logProblem: (line) => Effect.sync(() => problems.push(line)),
+        retryBase: "10 millis",
+        retryCap: "50 millis"
+      }).pipe(
+        Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(bus)),
+        Layer.provide(Layer.succeed(SkillRegistry.SkillRegistry)(registry))
+      ),
+      scope
+    )
+    return { registry, lines, problems, revision: Effect.map(registry.snapshot, (snapshot) => snapshot.revision) }
+  })
+
+/** Polls (real time, generous bound) until `check` holds. */
+const eventually = (what: string, check: Effect.Effect<boolean>) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 500; i++) {
+      if (yield* check) return
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+    }
+    assert.fail(`never happened: ${what}`)
+  })
+
+/** Lets queued bus messages be handled, for checks that something did NOT happen. */
+const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
+
+const v1 = [simple("alpha"), simple("beta", { "notes.md": "one" })]
+const v2 = [simple("alpha"), simple("beta", { "notes.md": "two" })]
+
+describe("Revision", () => {
+  it.effect("is derived from content: equal catalogues agree, whatever their order; any visible change differs", () =>
+    Effect.gen(function*() {
+      const base = yield* revisionOf(v1)
+      assert.isTrue(Revision.isRevision(base))
+      assert.strictEqual(yield* revisionOf([...v1].reverse()), base)
+      assert.strictEqual(yield* revisionOf([simple("alpha"), simple("beta", { "notes.md": "one" })]), base)
+      const variants = [
+        v2,
+        [simple("alpha"), simple("beta", { "notes.md": "one" }, false)],
+        [simple("alpha"), simple("beta", { "notes.md": "one", "more.md": "" })],
+        [simple("alpha")],
+        [simple("alpha"), Skill.make({ path: "beta", cacheHint: { ttl: "1 minute" }, files: { "SKILL.md": skillMd("beta"), "notes.md": "one" } })],
+        [...v1, Skill.dynamic({ path: "gamma", frontmatter: { name: "gamma", description: "g" }, list: Effect.succeed([]), read: () => Effect.succeed(undefined) })]
+      ]
+      const seen = new Set([base])
+      for (const variant of variants) seen.add(yield* revisionOf(variant))
+      assert.strictEqual(seen.size, variants.length + 1)
+    }))
+})
+
+// Small domains, so that equal catalogues are drawn often.
+const Catalogue = Schema.Array(Schema.Struct({
+  name: Schema.Literals(["a", "b", "c"]),
+  notes: Schema.Literals(["", "x", "y"]),
+  listed: Schema.Boolean
+}))
+
+const definitionsOf = (catalogue: typeof Catalogue.Type) => {
+  const byName = new Map(catalogue.map((skill) => [skill.name, skill]))
+  return [...byName.values()].map((skill) => simple(skill.name, skill.notes === "" ? {} : { "notes.md": skill.notes }, skill.listed))
+}
+
+const canonical = (catalogue: typeof Catalogue.Type) =>
+  JSON.stringify([...new Map(catalogue.map((skill) => [skill.name, skill])).values()].sort((x, y) => x.name < y.name ? -1 : 1))
+
+describe("Revision (properties)", () => {
+  it.prop("two catalogues have the same revision exactly when they publish the same skills, in any order", [Catalogue, Catalogue], ([one, two]) => {
+    const revision = (definitions: ReadonlyArray<Skill.Definition>) => Effect.runSync(revisionOf(definitions))
+    const first = definitionsOf(one)
+    assert.strictEqual(revision([...first].reverse()), revision(first))
+    assert.strictEqual(revision(first) === revision(definitionsOf(two)), canonical(one) === canonical(two))
+  }, { arbitrary: { runs: 300 } })
+})
+
+describe("ChangeBus", () => {
+  it.live("a change on one replica reaches the others, which reload and serve the same revision", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const bus = yield* ChangeBus.makeMemory
+      const { source, load } = sharedSource(v1)
+      const a = yield* replica(load, bus, scope)
+      const b = yield* replica(load, bus, scope)
+      const c = yield* replica(load, bus, scope)
+      const start = yield* a.revision
+      assert.strictEqual(yield* b.revision, start)
+      assert.deepStrictEqual(a.lines, [`catalogue revision ${start} (2 skills)`])
+      yield* settle
+      const loadsBefore = source.loads
+
+      // `replace` from code on A (the shared source says the same, as after a deploy).
+      source.current = v2
+      yield* a.registry.replace(v2)
+      const next = yield* a.revision
+      assert.notStrictEqual(next, start)
+      yield* eventually("B and C serve A's revision", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === next)))
+      assert.include(b.lines.join("\n"), `heard revision ${next}, this replica serves ${start}: reloading the skills`)
+      assert.include(b.lines.join("\n"), `catalogue revision ${next} (2 skills)`)
+      yield* settle
+      // B and C reloaded once each; A never reloads for its own revision, nor for theirs (equal).
+      assert.strictEqual(source.loads - loadsBefore, 2)
+
+      // `reload` on A (the source changed back) travels the same way.
+      source.current = v1
+      yield* a.registry.reload
+      yield* eventually("B and C back on the first revision", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === start)))
+      assert.deepStrictEqual([a.problems, b.problems, c.problems], [[], [], []])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("an operator's Reload makes every replica reload; replicas with different sources reload once, not forever", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const bus = yield* ChangeBus.makeMemory
+      const left = sharedSource(v1)
+      const right = sharedSource(v2)
+      const a = yield* replica(left.load, bus, scope)
+      const b = yield* replica(right.load, bus, scope)
+      yield* settle
+      // B started on another catalogue: it heard A's revision (or A heard B's) and reloaded, once.
+      const [aLoads, bLoads] = [left.source.loads, right.source.loads]
+      assert.isAtMost(aLoads + bLoads, 4)
+      assert.strictEqual(yield* bus.publish({ _tag: "Reload" }), 2)
+      yield* eventually("both reloaded", Effect.sync(() => left.source.loads > aLoads && right.source.loads > bLoads))
+      yield* settle
+      assert.deepStrictEqual([left.source.loads - aLoads, right.source.loads - bLoads], [1, 1])
+      assert.notStrictEqual(yield* a.revision, yield* b.revision)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("a replica that missed messages while disconnected re-checks the revision when it subscribes again", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const bus = yield* ChangeBus.makeMemory
+      const { source, load } = sharedSource(v1)
+      const a = yield* replica(load, bus, scope)
+      const link = yield* flaky(bus)
+      const b = yield* replica(load, link.view, scope)
+      const start = yield* b.revision
+      yield* settle
+
+      yield* link.takeDown
+      // While B is cut off, A changes: B misses the announcement and keeps serving (its own
+      // clients are never refused for the bus).
+      source.current = v2
+      yield* a.registry.replace(v2)
+      const next = yield* a.revision
+      yield* settle
+      assert.strictEqual(yield* b.revision, start)
+      assert.strictEqual((yield* b.registry.snapshot).skills.length, 2)
+      yield* eventually("B logged the bus down", Effect.sync(() => b.problems.length > 0))
+      assert.match(b.problems[0]!, /^change bus unavailable: connection refused \(test\); still serving revision [0-9a-f]{24}/)
+
+      yield* link.bringBack
+      yield* eventually("B caught up", Effect.map(b.revision, (revision) => revision === next))
+      assert.include(b.lines.join("\n"), "change bus is back")
+      assert.include(b.lines.join("\n"), `the bus's last revision is ${next}, this replica serves ${start}: reloading the skills`)
+      // Retried many times with backoff, reported once per outage.
+      assert.strictEqual(b.problems.length, 1)
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("a change made while the bus is down is announced when it is back", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const bus = yield* ChangeBus.makeMemory
+      const { source, load } = sharedSource(v1)
+      const link = yield* flaky(bus)
+      const a = yield* replica(load, link.view, scope)
+      const b = yield* replica(load, bus, scope)
+      yield* settle
+      yield* link.takeDown
+      source.current = v2
+      yield* a.registry.replace(v2)
+      const next = yield* a.revision
+      yield* eventually("A could not announce", Effect.sync(() => a.problems.some((line) => line.startsWith(`could not announce revision ${next}`))))
+      yield* settle
+      assert.notStrictEqual(yield* b.revision, next)
+      yield* link.bringBack
+      // A subscribes again, finds the bus's last revision is not its own, and announces it.
+      yield* eventually("B heard A once the bus was back", Effect.map(b.revision, (revision) => revision === next))
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("a reload that fails keeps the replica serving its revision and is reported", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const bus = yield* ChangeBus.makeMemory
+      const broken = { on: false }
+      const a = yield* replica(
+        Effect.suspend(() => broken.on ? Effect.fail("disk gone") : Effect.succeed(v1)),
+        bus,
+        scope
+      )
+      const start = yield* a.revision
+      yield* settle
+      broken.on = true
+      yield* bus.publish({ _tag: "Reload" })
+      yield* eventually("the failed reload was reported", Effect.sync(() => a.problems.length > 0))
+      assert.match(a.problems[0]!, new RegExp(`^reload failed, still serving revision ${start}`))
+      assert.strictEqual(yield* a.revision, start)
+      yield* Scope.close(scope, Exit.void)
+    }))
+})
+
+describe("servers on one bus", () => {
+  it.live("a listen stream on one server hears list_changed for a replace made on another", () =>
+    Effect.gen(function*() {
+      const bus = yield* ChangeBus.makeMemory
+      const { source, load } = sharedSource(v1)
+      const registries: Array<SkillRegistry.SkillRegistry["Service"]> = []
+      const replicaServer = () => {
+        const Skills = SkillsServer.layer({ skills: load })
+        const Capture = Layer.effectDiscard(Effect.gen(function*() {
+          registries.push(yield* SkillRegistry.SkillRegistry)
+        }))
+        const Replica = ChangeBus.layerReplica({ log: () => Effect.void }).pipe(
+          Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(bus)),
+          Layer.provideMerge(Skills)
+        )
+        return Effect.map(Layer.build(httpServer(Layer.merge(Replica, Capture.pipe(Layer.provide(Replica))))), (context) =>
+          Context.get(context, ServerUrl))
+      }
+      yield* replicaServer()
+      const other = yield* replicaServer()
+      yield* settle
+      const abort = new AbortController()
+      yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
+      const response = yield* Effect.promise(() =>
+        fetch(other, {
+          method: "POST",
+          signal: abort.signal,
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "subscriptions/listen"
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "subscriptions/listen",
+            params: {
+              notifications: { resourcesListChanged: true },
+              _meta: {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": { name: "bus-test", version: "0" }
+              }
+            }
+          })
+        })
+      )
+      assert.strictEqual(response.headers.get("x-accel-buffering"), "no")
+      const reader = response.body!.getReader()
+      let text = ""
+      const readUntil = (pattern: string) =>
+        Effect.promise(async () => {
+          while (!text.includes(pattern)) {
+            const { value, done } = await reader.read()
+            if (done) break
+            text += new TextDecoder().decode(value)
+          }
+        })
+      yield* readUntil("notifications/subscriptions/acknowledged")
+      source.current = [...v1, simple("gamma")]
+      yield* registries[0]!.replace(source.current)
+      yield* readUntil("notifications/resources/list_changed")
+      assert.include(text, "notifications/resources/list_changed")
+      assert.strictEqual((yield* registries[1]!.snapshot).skills.length, 3)
+    }).pipe(Effect.scoped), { timeout: 30_000 })
+})
+
+describe("cursors across replicas", () => {
+  const Skills = SkillsServer.layer({ skills: [...v1, simple("gamma"), simple("delta")], pageSize: 2 })
+  const Other = SkillsServer.layer({ skills: [...v2, simple("gamma"), simple("delta")], pageSize: 2 })
+  it.live("a cursor of one replica is honoured by another serving the same revision, refused by one serving another", () =>
+    Effect.gen(function*() {
+      const serve = (skills: typeof Skills) => Effect.map(Layer.build(httpServer(skills)), (context) => modernHttp(Context.get(context, ServerUrl)))
+      const one = yield* serve(Skills)
+      const same = yield* serve(Skills)
+      const other = yield* serve(Other)
+      const first = yield* one.call("skills/list")
+      assert.strictEqual(first.skills.length, 2)
+      const second = yield* same.call("skills/list", { cursor: first.nextCursor })
+      assert.deepStrictEqual(second, yield* one.call("skills/list", { cursor: first.nextCursor }))
+      const refused = yield* other.fail("skills/list", { cursor: first.nextCursor })
+      assert.deepStrictEqual([refused.code, refused.message], [-32602, "Unknown or expired cursor: list again from the start, without a cursor"])
+    }).pipe(Effect.scoped))
+})
