@@ -6,11 +6,13 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import type * as DirectorySource from "../DirectorySource.js"
@@ -74,9 +76,22 @@ const allowOrigin = Flag.String("allow-origin").pipe(
   Flag.atLeast(0)
 )
 
+const maxBodySize = Flag.String("max-body-size").pipe(
+  Flag.withDescription("Largest HTTP request body (or stdio line) accepted, e.g. 4MiB, 512KiB, 1000000 bytes (default 4MiB)"),
+  Flag.filterMap(
+    (value) =>
+      Option.filter(
+        /^\s*\d+\s*$/.test(value) ? Option.some(ByteSize.bytes(BigInt(value.trim()))) : ByteSize.fromString(value),
+        (size) => !ByteSize.isZero(size)
+      ),
+    () => "a positive size such as 4MiB, 512KiB or 1000000 (bytes)"
+  ),
+  Flag.optional
+)
+
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin },
+  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, maxBodySize },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -94,9 +109,10 @@ const serve = Command.make(
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
     const source = yield* Serve.openReported(roots, { log })
     const watching = input.watch ? { log } : undefined
+    const limit = Option.getOrUndefined(input.maxBodySize)
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching))
+        Layer.provide(Serve.stdio(source, input.protocol, watching, limit))
       )
       : Serve.http(source, {
         host: input.host,
@@ -105,10 +121,10 @@ const serve = Command.make(
         protocols: input.protocol,
         allowedOrigins: input.allowOrigin,
         watch: watching,
+        maxBodySize: limit,
         onListening: (url) => log(`listening ${url}`)
       })
-    // A stdio server's client closing stdin means it is done: exit cleanly rather than wait to be killed.
-    return yield* input.stdio ? Effect.raceFirst(Layer.launch(server), Serve.stdinClosed) : Layer.launch(server)
+    return yield* Layer.launch(server)
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {
