@@ -7,6 +7,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
+import { HttpRouter } from "effect/http"
 import { request as httpRequest } from "node:http"
 import { HttpAdmission, SkillsServer } from "../src/index.js"
 import { examples, httpServer as cliServer } from "./cli-server.js"
@@ -132,7 +133,7 @@ describe("HttpAdmission", () => {
         }
       }))
 
-    it.effect("a declared length over the limit is refused before the body is sent", () =>
+    it.effect("a declared length over the limit is refused without reading the body", () =>
       Effect.gen(function*() {
         const url = yield* ServerUrl
         // 64 MiB declared; the answer comes while the client is still writing.
@@ -234,6 +235,24 @@ describe("HttpAdmission", () => {
         assert.isArray((yield* modern.call("skills/list")).skills)
       }))
   })
+
+  // effect's endpoint dies when a request ends without a response; whatever fails, the client
+  // gets a JSON-RPC body, not an empty 500.
+  const failing = HttpRouter.add("POST", "/mcp", Effect.die("endpoint bug")).pipe(
+    Layer.provide(HttpAdmission.layer())
+  ) as Layer.Layer<unknown, never, unknown>
+  layer(serveApp(failing))(
+    "a failing endpoint",
+    (it) => {
+      it.effect("a 500 carries a -32603 JSON-RPC error", () =>
+        Effect.gen(function*() {
+          const url = yield* ServerUrl
+          const raw = yield* upload(url, { chunk: new TextEncoder().encode(ping(1)), count: 1, declareLength: true })
+          assert.strictEqual(raw.status, 500)
+          assert.deepStrictEqual(errorOf(raw), { code: -32603, message: "Internal error" })
+        }))
+    }
+  )
 
   it.live("serve --max-body-size sets the limit of the command-line server", () =>
     Effect.gen(function*() {

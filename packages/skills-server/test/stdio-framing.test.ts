@@ -4,11 +4,13 @@
  * answers it, then ends the transport. In process (both revisions) and through `serve --stdio`.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import * as Arbitrary from "effect/Arbitrary"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
+import * as Schema from "effect/Schema"
 import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
@@ -134,6 +136,38 @@ describe("StdioFraming", () => {
         }))
     })
   }
+
+  // Any mix of requests and garbage lines, cut into reads anywhere (inside a line, inside a UTF-8
+  // character), ending with or without a newline: each request answered once, each non-blank
+  // garbage line refused once with id null, nothing else written.
+  const Mix = Arbitrary.all({
+    modern: Arbitrary.schema(Schema.Boolean),
+    lines: Arbitrary.array(
+      Arbitrary.all({ request: Arbitrary.schema(Schema.Boolean), garbage: Arbitrary.schema(Schema.String) }),
+      { minLength: 1, maxLength: 10 }
+    ),
+    cuts: Arbitrary.array(Arbitrary.schema(Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))), { maxLength: 6 }),
+    trailingNewline: Arbitrary.schema(Schema.Boolean)
+  })
+
+  it.live.prop("every request among arbitrary garbage is answered, however the input is cut", [Mix], ([mix]) =>
+    Effect.gen(function*() {
+      const revision: Revision = mix.modern ? "2026-07-28" : "2025-11-25"
+      const lines = mix.lines.map((line, i) =>
+        line.request ? request(revision, `r${i}`, "skills/list") : line.garbage.replaceAll("\n", " ")
+      )
+      const text = [...opening(revision), ...lines].join("\n") + (mix.trailingNewline ? "\n" : "")
+      const bytes = encoder.encode(text)
+      const cuts = [...new Set(mix.cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b)
+      const chunks = [0, ...cuts].map((start, i) => bytes.subarray(start, cuts[i] ?? bytes.length)).filter((c) => c.length > 0)
+      const messages = yield* session(chunks)
+      const requests = mix.lines.flatMap((line, i) => line.request ? [`r${i}`] : [])
+      for (const id of requests) assert.isArray(answerTo(messages, id).result.skills)
+      const garbage = mix.lines.filter((line, i) => !line.request && !/^[ \t\r]*$/.test(lines[i]!))
+      const refused = messages.filter((message) => message.error !== undefined)
+      assert.strictEqual(refused.length, garbage.length, JSON.stringify({ lines, refused }))
+      for (const message of refused) assert.strictEqual(message.id, null)
+    }), { timeout: 120_000, arbitrary: { runs: 30 } })
 
   it.live("end of input with an open subscriptions/listen stream ends the transport", () =>
     Effect.gen(function*() {
