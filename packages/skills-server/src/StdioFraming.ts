@@ -120,6 +120,8 @@ const makeFramer = (maxBytes: number) => {
     lineNumber++
     if (isBlank(bytes)) return undefined
     let value: unknown
+    // Parsed here to sort the line (effect parses it again): a failure must be answered here,
+    // where it costs one line, not inside effect's reader, where it costs the whole read.
     try {
       value = JSON.parse(decoder.decode(bytes))
     } catch (error) {
@@ -193,6 +195,17 @@ const makeFramer = (maxBytes: number) => {
   }
 }
 
+const newlineBytes = new Uint8Array([NEWLINE])
+
+const track = (listening: Set<string | number>, value: unknown) => {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return
+  const message = value as { readonly method?: unknown; readonly id?: unknown; readonly params?: any }
+  if (message.method === "subscriptions/listen" && isId(message.id)) listening.add(message.id)
+  if (message.method === "notifications/cancelled" && isId(message.params?.requestId)) {
+    listening.delete(message.params.requestId)
+  }
+}
+
 const cancel = (requestId: string | number) =>
   encoder.encode(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } }) + "\n")
 
@@ -241,15 +254,4 @@ export const layer = (options?: Options): Layer.Layer<Stdio.Stdio, never, Stdio.
     return Stdio.make({ ...stdio, stdin })
   })
   return Layer.effect(Stdio.Stdio)(framed).pipe(Layer.merge(Layer.succeed(Logger.LogToStderr, true)))
-}
-
-const newlineBytes = new Uint8Array([NEWLINE])
-
-const track = (listening: Set<string | number>, value: unknown) => {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return
-  const message = value as { readonly method?: unknown; readonly id?: unknown; readonly params?: any }
-  if (message.method === "subscriptions/listen" && isId(message.id)) listening.add(message.id)
-  if (message.method === "notifications/cancelled" && isId(message.params?.requestId)) {
-    listening.delete(message.params.requestId)
-  }
 }

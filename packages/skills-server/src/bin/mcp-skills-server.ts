@@ -124,6 +124,8 @@ const serve = Command.make(
         maxBodySize: limit,
         onListening: (url) => log(`listening ${url}`)
       })
+    // Over stdio the transport ends by itself once input has ended and every request has been
+    // answered (StdioFraming), which ends the program.
     return yield* Layer.launch(server)
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
