@@ -101,7 +101,12 @@ const describe = (
   switch (status) {
     case 400:
       return request.method === "DELETE"
-        ? { code: INVALID_REQUEST, message: "DELETE needs an MCP-Session-Id header" }
+        ? {
+          code: INVALID_REQUEST,
+          message: request.headers["mcp-session-id"] === undefined
+            ? "DELETE needs an MCP-Session-Id header"
+            : "MCP-Protocol-Version header does not match the session"
+        }
         : body !== undefined && startsBatch(body)
         ? { code: INVALID_REQUEST, message: "JSON-RPC batches are not accepted here" }
         : { code: INVALID_REQUEST, message: "Bad request" }

@@ -194,7 +194,17 @@ describe("HttpAdmission", () => {
 
         const deleteWithout = yield* send({ method: "DELETE", body: "" })
         assert.strictEqual(deleteWithout.status, 400)
-        assert.include(errorOf(deleteWithout).message, "MCP-Session-Id")
+        assert.include(errorOf(deleteWithout).message, "needs an MCP-Session-Id")
+        const deleteMismatch = yield* send({
+          method: "DELETE",
+          headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2026-07-28" },
+          body: ""
+        })
+        assert.strictEqual(deleteMismatch.status, 400)
+        assert.include(errorOf(deleteMismatch).message, "MCP-Protocol-Version")
+        const deleted = yield* send({ method: "DELETE", headers: { "mcp-session-id": sessionId }, body: "" })
+        assert.strictEqual(deleted.status, 204)
+        assert.strictEqual(deleted.text, "")
 
         // Answers that were already JSON-RPC keep their own error, and successes are untouched.
         const parse = yield* send({ body: "{not json" })
