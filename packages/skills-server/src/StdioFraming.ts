@@ -54,12 +54,23 @@ import * as Stream from "effect/Stream"
 export const defaultMaxLineSize: ByteSize.ByteSize = ByteSize.mebibytes(4)
 
 /**
+ * The longest line this layer can pass on: effect's stdio reader (4.1.0) fails its whole read on a
+ * line over 16 MiB, so a larger `maxLineSize` is refused when the layer is made.
+ *
+ * @since 0.1.0
+ */
+export const largestMaxLineSize: ByteSize.ByteSize = ByteSize.mebibytes(16)
+
+/**
  * Options of {@link layer}.
  *
  * @since 0.1.0
  */
 export interface Options {
-  /** Longest line accepted (`4194304`, `"4 MiB"`, ...); default {@link defaultMaxLineSize}. */
+  /**
+   * Longest line accepted (`4194304`, `"4 MiB"`, ...); default {@link defaultMaxLineSize}, at most
+   * {@link largestMaxLineSize}.
+   */
   readonly maxLineSize?: ByteSize.Input | undefined
 }
 
@@ -219,7 +230,9 @@ export const layer = (options?: Options): Layer.Layer<Stdio.Stdio, never, Stdio.
   const maxLineSize = options?.maxLineSize === undefined
     ? defaultMaxLineSize
     : ByteSize.fromInputUnsafe(options.maxLineSize)
-  if (maxLineSize === ByteSize.zero) throw new RangeError("StdioFraming maxLineSize must be positive")
+  if (maxLineSize === ByteSize.zero || maxLineSize > largestMaxLineSize) {
+    throw new RangeError(`StdioFraming maxLineSize must be between 1 byte and 16 MiB, got ${maxLineSize} bytes`)
+  }
   const maxBytes = Number(maxLineSize)
   const framed = Effect.gen(function*() {
     const stdio = yield* Stdio.Stdio

@@ -203,6 +203,19 @@ describe("StdioFraming", () => {
     }))
 })
 
+describe("StdioFraming.largestMaxLineSize", () => {
+  it.live("a line of the largest limit reaches effect's reader and is answered; a larger limit is refused", () =>
+    Effect.gen(function*() {
+      const largest = Number(StdioFraming.largestMaxLineSize)
+      assert.strictEqual(largest, 16 * 1024 * 1024)
+      const line = request("2026-07-28", "big", "skills/list")
+      const messages = yield* session([line + " ".repeat(largest - line.length) + "\n"], { maxLineSize: largest })
+      assert.isArray(answerTo(messages, "big").result.skills)
+      assert.throws(() => StdioFraming.layer({ maxLineSize: largest + 1 }), /between 1 byte and 16 MiB/)
+      assert.throws(() => StdioFraming.layer({ maxLineSize: 0 }), /between 1 byte and 16 MiB/)
+    }))
+})
+
 describe("mcp-skills-server serve --stdio under hostile input", () => {
   it.live("echo '<request>' | serve --stdio prints the answer, then exits 0", () =>
     Effect.gen(function*() {
@@ -213,6 +226,17 @@ describe("mcp-skills-server serve --stdio under hostile input", () => {
       const [answer] = running.stdout().trim().split("\n").map((line) => JSON.parse(line))
       expect(answer.id).toBe(1)
       expect(answer.result.skills.length).toBe(6)
+    }))
+
+  it.live("--max-body-size over 16MiB with --stdio is one readable error", () =>
+    Effect.gen(function*() {
+      const running = spawnBin("mcp-skills-server", ["serve", examples, "--stdio", "--max-body-size", "17MiB"])
+      yield* Effect.addFinalizer(() => Effect.promise(() => stop(running)))
+      expect(yield* Effect.promise(() => running.exited)).toBe(1)
+      expect(running.stderr()).toBe(
+        "mcp-skills-server: --max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)\n"
+      )
+      expect(running.stdout()).toBe("")
     }))
 
   it.live("malformed lines: a -32700 answer on stdout and one line each on stderr, no stack trace", () =>

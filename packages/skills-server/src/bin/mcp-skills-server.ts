@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import type * as DirectorySource from "../DirectorySource.js"
+import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
 
 const directory = Argument.String("directory").pipe(
@@ -107,9 +108,12 @@ const serve = Command.make(
       })
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
+    const limit = Option.getOrUndefined(input.maxBodySize)
+    if (input.stdio && limit !== undefined && limit > StdioFraming.largestMaxLineSize) {
+      return yield* fail("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
+    }
     const source = yield* Serve.openReported(roots, { log })
     const watching = input.watch ? { log } : undefined
-    const limit = Option.getOrUndefined(input.maxBodySize)
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
         Layer.provide(Serve.stdio(source, input.protocol, watching, limit))
