@@ -219,6 +219,7 @@ describe("HttpAdmission", () => {
       Effect.gen(function*() {
         const url = yield* ServerUrl
         assert.strictEqual(Number(HttpAdmission.defaultMaxBodySize), 4 * 1024 * 1024)
+        assert.throws(() => HttpAdmission.layer({ maxBodySize: 0 }), /must be positive/)
         const modern = modernHttp(url)
         const legacy = yield* legacyHttp(url)
         const before = process.memoryUsage()
