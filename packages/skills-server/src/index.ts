@@ -11,6 +11,11 @@ export * as DirectorySource from "./DirectorySource.js"
 /**
  * @since 0.1.0
  */
+export * as HttpAdmission from "./HttpAdmission.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as MimeType from "./MimeType.js"
 
 /**
@@ -32,3 +37,8 @@ export * as SkillRegistry from "./SkillRegistry.js"
  * @since 0.1.0
  */
 export * as SkillsServer from "./SkillsServer.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as StdioFraming from "./StdioFraming.js"

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -16,6 +17,7 @@ import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import type * as DirectorySource from "../DirectorySource.js"
 import * as Replication from "./replication.js"
+import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
 
 const directory = Argument.String("directory").pipe(
@@ -83,6 +85,19 @@ const redis = Flag.String("redis").pipe(
   Flag.optional
 )
 
+const maxBodySize = Flag.String("max-body-size").pipe(
+  Flag.withDescription("Largest HTTP request body (or stdio line) accepted, e.g. 4MiB, 512KiB, 1000000 bytes (default 4MiB)"),
+  Flag.filterMap(
+    (value) =>
+      Option.filter(
+        /^\s*\d+\s*$/.test(value) ? Option.some(ByteSize.bytes(BigInt(value.trim()))) : ByteSize.fromString(value),
+        (size) => !ByteSize.isZero(size)
+      ),
+    () => "a positive size such as 4MiB, 512KiB or 1000000 (bytes)"
+  ),
+  Flag.optional
+)
+
 const pageSize = Flag.Int("page-size").pipe(
   Flag.withDescription("Entries per page of skills/list and directory reads (HTTP)"),
   Flag.withDefault(50)
@@ -90,7 +105,7 @@ const pageSize = Flag.Int("page-size").pipe(
 
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis, pageSize },
+  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -107,12 +122,16 @@ const serve = Command.make(
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
     if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
+    const limit = Option.getOrUndefined(input.maxBodySize)
+    if (input.stdio && limit !== undefined && limit > StdioFraming.largestMaxLineSize) {
+      return yield* fail("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
+    }
     const source = yield* Serve.openReported(roots, { log })
     const watching = input.watch ? { log } : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching, replication))
+        Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit))
       )
       : Serve.http(source, {
         host: input.host,
@@ -123,10 +142,12 @@ const serve = Command.make(
         watch: watching,
         replication,
         pageSize: input.pageSize,
+        maxBodySize: limit,
         onListening: (url) => log(`listening ${url}`)
       })
-    // A stdio server's client closing stdin means it is done: exit cleanly rather than wait to be killed.
-    return yield* input.stdio ? Effect.raceFirst(Layer.launch(server), Serve.stdinClosed) : Layer.launch(server)
+    // Over stdio the transport ends by itself once input has ended and every request has been
+    // answered (StdioFraming), which ends the program.
+    return yield* Layer.launch(server)
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {

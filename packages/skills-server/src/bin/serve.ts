@@ -6,6 +6,7 @@
  */
 import { NodeHttpServer, NodeStdio } from "@effect/platform-node"
 import { Manifest } from "@mcp-skills/core"
+import type * as ByteSize from "effect/ByteSize"
 import * as Console from "effect/Console"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -15,10 +16,12 @@ import { McpProtocol, McpServer } from "effect/ai"
 import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as DirectorySource from "../DirectorySource.js"
+import * as HttpAdmission from "../HttpAdmission.js"
 import type * as Skill from "../Skill.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
 import * as Replication from "./replication.js"
+import * as StdioFraming from "../StdioFraming.js"
 
 /**
  * The name and version the server reports in `server/discover` and `initialize`.
@@ -193,22 +196,6 @@ const registrations = (skills: Skills, watch: Watch | undefined, pageSize?: numb
 }
 
 /**
- * Succeeds when standard input reaches its end: a stdio server's client has gone.
- *
- * @since 0.1.0
- */
-export const stdinClosed: Effect.Effect<void> = Effect.callback<void>((resume) => {
-  const done = () => resume(Effect.void)
-  if (process.stdin.readableEnded || process.stdin.destroyed) return done()
-  process.stdin.once("end", done)
-  process.stdin.once("close", done)
-  return Effect.sync(() => {
-    process.stdin.off("end", done)
-    process.stdin.off("close", done)
-  })
-})
-
-/**
  * Options of {@link http}.
  *
  * @since 0.1.0
@@ -226,6 +213,8 @@ export interface HttpOptions {
   readonly replication?: Replication.Options | undefined
   /** Entries per page of `skills/list` and directory reads (default 50). */
   readonly pageSize?: number | undefined
+  /** Largest request body accepted (default `HttpAdmission.defaultMaxBodySize`). */
+  readonly maxBodySize?: ByteSize.Input | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -254,7 +243,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
     registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize))
-  })
+  }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
   )
@@ -268,7 +257,9 @@ export const http = (definitions: Skills, options: HttpOptions) => {
 }
 
 /**
- * Serves skills over stdio (newline-delimited JSON-RPC on stdin/stdout).
+ * Serves skills over stdio (newline-delimited JSON-RPC on stdin/stdout, framed by
+ * `StdioFraming`: every line is answered, and the server ends once input has ended and every
+ * request has been answered).
  *
  * @since 0.1.0
  */
@@ -276,10 +267,11 @@ export const stdio = (
   definitions: Skills,
   protocols: ReadonlyArray<Revision>,
   watch?: Watch | undefined,
-  replication?: Replication.Options | undefined
+  replication?: Replication.Options | undefined,
+  maxLineSize?: ByteSize.Input | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
     registrations: Replication.replicate(replication)(registrations(definitions, watch))
-  }).pipe(Layer.provide(NodeStdio.layer))
+  }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))

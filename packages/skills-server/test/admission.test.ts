@@ -1,0 +1,277 @@
+/**
+ * HTTP admission over loopback: the request body limit (declared and chunked bodies, both sides of
+ * the limit, a 100 MB upload while other clients keep being answered) and a JSON-RPC error body on
+ * every refusal of the endpoint.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { McpServer } from "effect/ai"
+import { HttpRouter } from "effect/http"
+import { request as httpRequest } from "node:http"
+import { HttpAdmission, SkillsServer } from "../src/index.js"
+import { examples, httpServer as cliServer } from "./cli-server.js"
+import { catalogue } from "./support/catalogue.js"
+import { adapters, legacyHttp, modernHttp, serveApp, ServerUrl } from "./support/wire.js"
+
+const server = (options?: HttpAdmission.Options) =>
+  serveApp(
+    McpServer.layerHttp({
+      name: "admission-test",
+      version: "1.0.0",
+      path: "/mcp",
+      protocols: adapters(),
+      allowSessionTermination: true,
+      registrations: SkillsServer.layer({ skills: catalogue })
+    }).pipe(Layer.provide(HttpAdmission.layer(options)))
+  )
+
+interface Raw {
+  readonly status: number
+  readonly headers: Record<string, string | Array<string> | undefined>
+  readonly text: string
+  /** Body bytes the client managed to hand to the socket before it got the answer. */
+  readonly sent: number
+}
+
+const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" }
+
+/**
+ * Sends `total` bytes (`chunk` repeated, then `tail`) with node:http, respecting backpressure, and
+ * stops writing as soon as the answer arrives. Holds one chunk in memory, never the body.
+ */
+const upload = (url: string, options: {
+  readonly method?: string | undefined
+  readonly headers?: Record<string, string> | undefined
+  readonly chunk: Uint8Array
+  readonly count: number
+  readonly declareLength?: boolean
+}): Effect.Effect<Raw> =>
+  Effect.callback<Raw>((resume) => {
+    const total = options.chunk.length * options.count
+    let sent = 0
+    let answered = false
+    const req = httpRequest(url, {
+      method: options.method ?? "POST",
+      headers: { ...jsonHeaders, ...options.headers, ...(options.declareLength === true ? { "content-length": String(total) } : {}) }
+    })
+    req.on("response", (res) => {
+      answered = true
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () =>
+        resume(Effect.succeed({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          text: Buffer.concat(chunks).toString("utf8"),
+          sent
+        })))
+      res.on("error", (error) => resume(Effect.die(error)))
+    })
+    // A server that refuses early closes the connection: writes after that fail, the answer stands.
+    req.on("error", (error) => {
+      if (!answered) resume(Effect.die(error))
+    })
+    let written = 0
+    const pump = () => {
+      while (!answered && written < options.count) {
+        written++
+        sent += options.chunk.length
+        if (!req.write(options.chunk)) return void req.once("drain", pump)
+      }
+      if (!answered) req.end()
+    }
+    pump()
+    return Effect.sync(() => req.destroy())
+  })
+
+const errorOf = (raw: Raw) => {
+  const body = JSON.parse(raw.text)
+  assert.strictEqual(body.jsonrpc, "2.0")
+  assert.strictEqual(body.id, null)
+  assert.isString(body.error.message)
+  return body.error as { code: number; message: string; data?: any }
+}
+
+const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
+
+/** A valid 2026-07-28 request padded with JSON whitespace to exactly `size` bytes. */
+const paddedDiscover = (size: number) => {
+  const message = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "server/discover",
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": { name: "t", version: "1" }
+      }
+    }
+  })
+  return new TextEncoder().encode(message + " ".repeat(size - message.length))
+}
+
+const discoverHeaders = { "mcp-protocol-version": "2026-07-28", "mcp-method": "server/discover" }
+
+describe("HttpAdmission", () => {
+  const limit = 64 * 1024
+
+  layer(server({ maxBodySize: limit }))("a 64 KiB limit", (it) => {
+    it.effect("a body of exactly the limit is served, one byte more gets 413 with a JSON-RPC error", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        for (const declareLength of [true, false]) {
+          const at = yield* upload(url, { headers: discoverHeaders, chunk: paddedDiscover(limit), count: 1, declareLength })
+          assert.strictEqual(at.status, 200, at.text)
+          const over = yield* upload(url, { headers: discoverHeaders, chunk: paddedDiscover(limit + 1), count: 1, declareLength })
+          assert.strictEqual(over.status, 413)
+          const error = errorOf(over)
+          assert.strictEqual(error.code, -32600)
+          assert.strictEqual(error.data.maxBodySize, limit)
+          assert.include(error.message, `${limit} bytes`)
+        }
+      }))
+
+    it.effect("a declared length over the limit is refused without reading the body", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        // 64 MiB declared; the answer comes while the client is still writing.
+        const raw = yield* upload(url, { chunk: new Uint8Array(1024 * 1024), count: 64, declareLength: true })
+        assert.strictEqual(raw.status, 413)
+        assert.strictEqual(errorOf(raw).code, -32600)
+        assert.isBelow(raw.sent, 64 * 1024 * 1024)
+      }))
+
+    it.effect("every refusal of the endpoint carries a JSON-RPC error body", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const send = (options: { method?: string; headers?: Record<string, string>; body?: string }) =>
+          upload(url, {
+            method: options.method,
+            headers: options.headers,
+            chunk: new TextEncoder().encode(options.body ?? ping(1)),
+            count: 1,
+            declareLength: true
+          })
+
+        const media = yield* send({ headers: { "content-type": "text/plain" } })
+        assert.strictEqual(media.status, 415)
+        assert.include(errorOf(media).message, "Content-Type must be application/json")
+
+        const accept = yield* send({ headers: { accept: "application/json" } })
+        assert.strictEqual(accept.status, 406)
+        assert.include(errorOf(accept).message, "Accept must list both application/json and text/event-stream")
+
+        const session = yield* send({ headers: { "mcp-session-id": "made-up", "mcp-protocol-version": "2025-11-25" } })
+        assert.strictEqual(session.status, 404)
+        assert.deepStrictEqual(errorOf(session), { code: -32001, message: "Session not found" })
+
+        const put = yield* send({ method: "PUT" })
+        assert.strictEqual(put.status, 405)
+        assert.include(errorOf(put).message, "PUT")
+        assert.isDefined(put.headers.allow)
+
+        const origin = yield* send({ headers: { origin: "https://evil.example" } })
+        assert.strictEqual(origin.status, 403)
+        assert.include(errorOf(origin).message, "https://evil.example")
+
+        const legacy = yield* legacyHttp(url)
+        const sessionId = (yield* send({
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } }
+          })
+        })).headers["mcp-session-id"] as string
+        const batch = yield* send({
+          headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+          body: `[${ping(2)},${ping(3)}]`
+        })
+        assert.strictEqual(batch.status, 400)
+        assert.deepStrictEqual(errorOf(batch), { code: -32600, message: "JSON-RPC batches are not accepted here" })
+
+        const deleteWithout = yield* send({ method: "DELETE", body: "" })
+        assert.strictEqual(deleteWithout.status, 400)
+        assert.include(errorOf(deleteWithout).message, "needs an MCP-Session-Id")
+        const deleteMismatch = yield* send({
+          method: "DELETE",
+          headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2026-07-28" },
+          body: ""
+        })
+        assert.strictEqual(deleteMismatch.status, 400)
+        assert.include(errorOf(deleteMismatch).message, "MCP-Protocol-Version")
+        const deleted = yield* send({ method: "DELETE", headers: { "mcp-session-id": sessionId }, body: "" })
+        assert.strictEqual(deleted.status, 204)
+        assert.strictEqual(deleted.text, "")
+
+        // Answers that were already JSON-RPC keep their own error, and successes are untouched.
+        const parse = yield* send({ body: "{not json" })
+        assert.strictEqual(errorOf(parse).code, -32700)
+        assert.isArray((yield* legacy.call("skills/list")).skills)
+        assert.isArray((yield* modernHttp(url).call("skills/list")).skills)
+      }))
+  })
+
+  layer(server())("the default limit", (it) => {
+    it.effect("a 100 MB streamed body gets 413 while other clients keep being answered", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        assert.strictEqual(Number(HttpAdmission.defaultMaxBodySize), 4 * 1024 * 1024)
+        assert.throws(() => HttpAdmission.layer({ maxBodySize: 0 }), /must be positive/)
+        const modern = modernHttp(url)
+        const legacy = yield* legacyHttp(url)
+        const before = process.memoryUsage()
+        const chunk = new Uint8Array(1024 * 1024).fill(0x20)
+        const [chunked, declared, answers] = yield* Effect.all([
+          upload(url, { chunk, count: 100 }),
+          upload(url, { chunk, count: 100, declareLength: true }),
+          Effect.forEach(
+            Array.from({ length: 20 }, (_, i) => i),
+            (i) => Effect.map((i % 2 === 0 ? modern : legacy).call("skills/list"), (result) => result.skills.length),
+            { concurrency: 4 }
+          )
+        ], { concurrency: "unbounded" })
+        for (const raw of [chunked, declared]) {
+          assert.strictEqual(raw.status, 413)
+          assert.strictEqual(errorOf(raw).data.maxBodySize, 4 * 1024 * 1024)
+          assert.isBelow(raw.sent, 100 * 1024 * 1024)
+        }
+        assert.strictEqual(answers.length, 20)
+        for (const count of answers) assert.isAbove(count, 0)
+        // The server held at most the limit of each body, never the 100 MB.
+        const after = process.memoryUsage()
+        assert.isBelow(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed, 64 * 1024 * 1024)
+        assert.isArray((yield* modern.call("skills/list")).skills)
+      }))
+  })
+
+  // effect's endpoint dies when a request ends without a response; whatever fails, the client
+  // gets a JSON-RPC body, not an empty 500.
+  const failing = HttpRouter.add("POST", "/mcp", Effect.die("endpoint bug")).pipe(
+    Layer.provide(HttpAdmission.layer())
+  ) as Layer.Layer<unknown, never, unknown>
+  layer(serveApp(failing))(
+    "a failing endpoint",
+    (it) => {
+      it.effect("a 500 carries a -32603 JSON-RPC error", () =>
+        Effect.gen(function*() {
+          const url = yield* ServerUrl
+          const raw = yield* upload(url, { chunk: new TextEncoder().encode(ping(1)), count: 1, declareLength: true })
+          assert.strictEqual(raw.status, 500)
+          assert.deepStrictEqual(errorOf(raw), { code: -32603, message: "Internal error" })
+        }))
+    }
+  )
+
+  it.live("serve --max-body-size sets the limit of the command-line server", () =>
+    Effect.gen(function*() {
+      const { url } = yield* cliServer(examples, ["--max-body-size", "1KiB"])
+      const at = yield* upload(url, { headers: discoverHeaders, chunk: paddedDiscover(1024), count: 1, declareLength: true })
+      assert.strictEqual(at.status, 200, at.text)
+      const over = yield* upload(url, { headers: discoverHeaders, chunk: paddedDiscover(1025), count: 1 })
+      assert.strictEqual(over.status, 413)
+      assert.strictEqual(errorOf(over).data.maxBodySize, 1024)
+    }))
+})
