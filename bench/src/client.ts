@@ -16,6 +16,7 @@ import * as Pull from "@mcp-skills/client/Pull"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { SkillsClient as SdkSkillsClient } from "@modelcontextprotocol/client/ext/skills"
 import * as Effect from "effect/Effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Fs from "node:fs/promises"
@@ -82,7 +83,7 @@ export const oursVerified = (url: string, skill: SkillSpec) =>
 
 export const oursPull = async (url: string, skill: SkillSpec, into: string) => {
   await Fs.rm(into, { recursive: true, force: true })
-  return withOurs(url, (client) => timed(Pull.pull(client, { into, uris: [skillMdUri(skill)] })))
+  return withOurs(url, (client) => timed(Pull.pull(client, { into, uris: [skillMdUri(skill)] }).pipe(Effect.provide(NodeFileSystem.layer))))
 }
 
 const withSdk = async <A>(url: string, use: (client: Client, skills: SdkSkillsClient) => Promise<A>) => {

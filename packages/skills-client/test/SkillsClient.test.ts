@@ -214,7 +214,9 @@ describe("typed errors against a tampering server", () => {
         {},
         (c) => Effect.flatMap(firstSkill(c), (skill) => c.readSkillResource(skill, "../other/SKILL.md"))
       )
-      assert.strictEqual(escape.error._tag, "UnlistedResource")
+      // Reported as leaving the skill, not as unlisted (issue 9 item 6).
+      assert.strictEqual(escape.error._tag, "ReferenceOutsideSkill")
+      assert.strictEqual(escape.error.message, `../other/SKILL.md leaves the skill ${Tamper.SkillUri}`)
       assert.deepStrictEqual(escape.s.reads(), [])
     }))
 

@@ -52,7 +52,7 @@ describe.concurrent("mcp-skills list / get / read", () => {
     const run = await runCli(["list", s.url])
     expect(run.status).toBe(1)
     expect(run.stdout).toContain(Tamper.SkillUri)
-    expect(run.stderr).toMatch(/^mcp-skills: entry check failed \(skill skill:\/\/broken\/SKILL\.md\)/)
+    expect(run.stderr).toMatch(/^mcp-skills: entry check failed: invalid entry skill:\/\/broken\/SKILL\.md: /)
   })
 
   it("get prints the entry; read prints verified bytes, SKILL.md first", async (context) => {
@@ -147,7 +147,8 @@ describe.concurrent("mcp-skills pull", () => {
       const lines = run.stderr.trim().split("\n")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(new RegExp(`^mcp-skills: ${failure.check} check failed`))
-      if (failure.file !== undefined) expect(lines[0]).toContain(`file ${failure.file}`)
+      // The file named once (issue 9 item 6).
+      if (failure.file !== undefined) expect(lines[0]!.split(failure.file)).toHaveLength(2)
       if (failure.reads !== undefined) expect(s.reads()).toEqual(failure.reads)
       expect(await written(dir)).toEqual([])
     })
@@ -179,12 +180,14 @@ describe.concurrent("mcp-skills pull", () => {
     s.tamper.revised = true
     const refused = await runCli(["pull", s.url, "--all", "--into", dir])
     expect(refused.status).toBe(1)
-    expect(refused.stderr).toMatch(/^mcp-skills: changed check failed \(skill skill:\/\/pdf-processing\/SKILL\.md\)/)
+    expect(refused.stderr).toMatch(/^mcp-skills: changed check failed: skill:\/\/pdf-processing\/SKILL\.md changed since the last pull/)
     expect(refused.stderr).toContain(`~${Tamper.InvoiceUri}`)
     expect(await Fs.readFile(invoice, "utf8")).toBe(before)
     const accepted = await runCli(["pull", s.url, "--all", "--into", dir, "--accept-changes"])
     expect(accepted.status).toBe(0)
-    expect(accepted.stdout).toContain(`changed ${Tamper.SkillUri}\n  ~ ${Tamper.InvoiceUri}\n`)
+    expect(accepted.stdout).toBe(`updated ${Tamper.SkillUri} -> pdf-processing (3 files, 179 bytes)\n  ~ ${Tamper.InvoiceUri}\n`)
+    const again = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(again.stdout).toBe(`unchanged ${Tamper.SkillUri}\n`)
     expect(await Fs.readFile(invoice, "utf8")).toBe("# Invoice template v2\n")
     const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
     expect(lock.skills[0].files.find((f: { uri: string }) => f.uri === Tamper.InvoiceUri).size).toBe(22)
