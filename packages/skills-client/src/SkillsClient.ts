@@ -496,11 +496,11 @@ const makeWith = Effect.fnUntraced(function*(
  */
 export type ProtocolChoice = ProtocolVersion | "auto"
 
-// Answers that mean "not this revision" rather than "server unreachable".
+// Answers that mean "not this revision" rather than "server unreachable" or "not allowed".
 const rejectsRevision = (error: McpClientError) => {
   const reason = error.reason
   return reason._tag === "ProtocolError" || reason._tag === "UnsupportedError" ||
-    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500)
+    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
 }
 
 const negotiate = <R>(

@@ -16,7 +16,7 @@ export class ExtensionNotSupported extends Schema.TaggedError<ExtensionNotSuppor
   server: Schema.String
 }) {
   override get message(): string {
-    return `${this.server} does not declare the io.modelcontextprotocol/skills extension`
+    return `${this.server} does not offer the io.modelcontextprotocol/skills extension: it declares no skills capability`
   }
 }
 
