@@ -13,6 +13,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Pull } from "@mcp-skills/client"
 import { filesUnder } from "./fixture.js"
+import * as MemoryFs from "./MemoryFileSystem.js"
 import { serveHttp, withClient } from "./helpers.js"
 import * as Tamper from "./TamperServer.js"
 
@@ -147,5 +148,69 @@ describe("Pull refuses content nobody listed (issue 10 item 1)", () => {
       assert.include(String((error as Pull.PullError).message), "skill://pdf-processing/references/EXTRA.md")
       assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
       assert.deepStrictEqual(yield* Effect.promise(() => filesUnder(into)), before)
+    }).pipe(Effect.scoped))
+})
+
+describe("Pull on a memory file system (issue 10 item 3)", () => {
+  const withTamper = Effect.acquireRelease(Effect.promise(() => Tamper.start()), (s) => Effect.promise(() => s.close()))
+  const pullInto = (url: string, memory: MemoryFs.Memory, acceptChanges = false) =>
+    withClient(url, (client) =>
+      Pull.pull(client, { into: "/home/DIR", all: true, acceptChanges }).pipe(Effect.provide(MemoryFs.layer(memory)))).pipe(
+        Effect.exit
+      )
+  const text = (memory: MemoryFs.Memory, path: string) => {
+    const node = memory.nodes.get(path)
+    return node?.type === "File" ? new TextDecoder().decode(node.bytes) : undefined
+  }
+
+  it.live("select, plan, stage, commit: files and lock file, then unchanged", () =>
+    Effect.gen(function*() {
+      const s = yield* withTamper
+      const memory = MemoryFs.make()
+      const first = yield* pullInto(s.url, memory)
+      assert.deepStrictEqual(Exit.isSuccess(first) ? first.value.skills.map((o) => o._tag) : first, ["Added"])
+      assert.deepStrictEqual(MemoryFs.files(memory, "/home/DIR"), [
+        Pull.LockFileName,
+        "pdf-processing/SKILL.md",
+        "pdf-processing/assets/logo.png",
+        "pdf-processing/templates/invoice.md"
+      ])
+      assert.strictEqual(text(memory, "/home/DIR/pdf-processing/SKILL.md"), Tamper.SkillMd)
+      const lock = JSON.parse(text(memory, `/home/DIR/${Pull.LockFileName}`)!)
+      assert.deepStrictEqual(lock.skills.map((skill: { uri: string; origin: string }) => [skill.uri, skill.origin]), [[Tamper.SkillUri, s.url]])
+      const again = yield* pullInto(s.url, memory)
+      assert.deepStrictEqual(Exit.isSuccess(again) ? again.value.skills.map((o) => o._tag) : again, ["Unchanged"])
+    }).pipe(Effect.scoped))
+
+  it.live("a commit that fails at the lock file undoes its renames: DIR and the lock file as they were", () =>
+    Effect.gen(function*() {
+      const s = yield* withTamper
+      const memory = MemoryFs.make()
+      assert.isTrue(Exit.isSuccess(yield* pullInto(s.url, memory)))
+      const before = new Map([...memory.nodes].filter(([p]) => p.startsWith("/home/DIR")))
+      s.tamper.revised = true
+      memory.failRename = (to) => to.endsWith(Pull.LockFileName)
+      const failed = yield* pullInto(s.url, memory, true)
+      assert.isTrue(Exit.isFailure(failed))
+      assert.deepStrictEqual(new Map([...memory.nodes].filter(([p]) => p.startsWith("/home/DIR"))), before)
+      assert.strictEqual(text(memory, "/home/DIR/pdf-processing/templates/invoice.md"), "# Invoice template\n\nTotal: {{amount}}\n")
+      memory.failRename = undefined
+      const accepted = yield* pullInto(s.url, memory, true)
+      assert.deepInclude(Exit.isSuccess(accepted) ? accepted.value.skills[0] : accepted, {
+        _tag: "Updated",
+        added: [],
+        removed: [],
+        changed: [Tamper.InvoiceUri]
+      })
+      assert.strictEqual(text(memory, "/home/DIR/pdf-processing/templates/invoice.md"), "# Invoice template v2\n")
+    }).pipe(Effect.scoped))
+
+  it.live("a first pull that fails while committing leaves no target folder behind", () =>
+    Effect.gen(function*() {
+      const s = yield* withTamper
+      const memory = MemoryFs.make()
+      memory.failRename = (to) => to.endsWith(Pull.LockFileName)
+      assert.isTrue(Exit.isFailure(yield* pullInto(s.url, memory)))
+      assert.deepStrictEqual([...memory.nodes.keys()].filter((p) => p.startsWith("/home/DIR")), [])
     }).pipe(Effect.scoped))
 })
