@@ -110,7 +110,7 @@ const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) 
   }
   const [url, ...rest] = input.args
   if (url === undefined || !/^https?:\/\//.test(url)) throw new Usage("TARGET must be an http(s) MCP URL, or use --stdio \"command args\"")
-  const layer = SkillsClient.layerHttp({ ...options, url, headers: headersOf(input.header, token) }).pipe(
+  const layer = SkillsClient.layerHttp({ ...options, url, headers: headersOf(input.header, token), readTransport: "lean" }).pipe(
     Layer.provide([FetchHttpClient.layer, cache])
   )
   return { layer, rest }

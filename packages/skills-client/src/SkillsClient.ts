@@ -548,6 +548,15 @@ export const layerHttp = (
     readonly server?: string | undefined
     readonly headers?: Headers | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
+    /**
+     * How the extension's own requests (`skills/*`, `resources/read`, directory reads) travel over
+     * stateless 2026-07-28: `"HttpClient"` (default) through the provided `HttpClient`, or `"lean"`
+     * through `node:http(s)` on one keep-alive agent with at most `maxConnections` sockets (default
+     * 8), bypassing `HttpClient` middleware (use `headers` instead). Every check is the same; the
+     * handshake and every other method always use `McpClient`, and 2025-11-25 sessions stay there.
+     */
+    readonly readTransport?: "HttpClient" | "lean" | undefined
+    readonly maxConnections?: number | undefined
   }
 ): Layer.Layer<SkillsClient, McpClientError, HttpClient.HttpClient> => {
   const headers = options.headers
@@ -562,13 +571,20 @@ export const layerHttp = (
           ...(headers === undefined || Effect.isEffect(headers) ? {} : { headers })
         }),
         // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
-        send: protocol.protocolVersion === "2026-07-28"
-          ? Transport.httpSend({
+        send: protocol.protocolVersion !== "2026-07-28"
+          ? Effect.succeed(undefined)
+          : options.readTransport === "lean"
+          ? Transport.leanSend({
+            url: options.url,
+            headers: headers === undefined ? Effect.succeed({}) : Effect.isEffect(headers) ? headers : Effect.succeed(headers),
+            maxMessageBytes: MaxMessageBytes,
+            maxSockets: options.maxConnections ?? 8
+          })
+          : Transport.httpSend({
             url: options.url,
             headers: headers === undefined || Effect.isEffect(headers) ? undefined : headers,
             maxMessageBytes: MaxMessageBytes
           })
-          : Effect.succeed(undefined)
       }),
     { ...options, server: options.server ?? options.url }
   )

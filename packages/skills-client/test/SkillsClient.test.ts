@@ -434,3 +434,26 @@ describe("headers per request (issue 10 item 4)", () => {
       assert.deepInclude((refused as { reason: unknown }).reason, { _tag: "HttpError", status: 401 })
     }))
 })
+
+describe("the lean read transport (issue 10 item 5)", () => {
+  it.live("lists, loads and reads with every check; tampering is still caught; a hang still times out", () =>
+    Effect.gen(function*() {
+      const s = yield* server()
+      const options = { readTransport: "lean", protocolVersion: "2026-07-28" } as const
+      const logo = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const skill = (yield* c.listSkills()).skills[0]!
+          yield* c.loadSkill(skill)
+          return yield* c.readSkillResource(skill, "assets/logo.png")
+        }), options)
+      assert.deepStrictEqual([...logo.bytes], [...Buffer.from("iVBORw0KGgo=", "base64")])
+      s.tamper.appendItem = Tamper.InvoiceUri
+      const extra = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.flatMap(c.listSkills(), (l) => c.readSkillResource(l.skills[0]!, Tamper.InvoiceUri)), options))
+      assert.deepInclude(extra, { _tag: "UnexpectedContents", extra: ["skill://pdf-processing/references/EXTRA.md"] })
+      s.tamper.hang = ["resources/read"]
+      const hung = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.flatMap(c.listSkills(), (l) => c.loadSkill(l.skills[0]!)), { ...options, timeout: "500 millis" }))
+      assert.deepInclude((hung as { reason: unknown }).reason, { _tag: "TimeoutError" })
+    }))
+})

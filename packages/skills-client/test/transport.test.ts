@@ -1,6 +1,7 @@
-// The lean 2026-07-28 HTTP sender (`Transport.httpSend`) must keep the wire behaviour and the errors
-// of effect's `McpClient.http` it stands in for: headers, JSON and SSE answers, envelope checks,
-// HTTP errors with their JSON-RPC code, the message size limit. Every case runs against both.
+// The lean 2026-07-28 HTTP senders (`Transport.httpSend` over HttpClient, `Transport.leanSend` over
+// node:http) must keep the wire behaviour and the errors of effect's `McpClient.http` they stand in
+// for: headers, JSON and SSE answers, envelope checks, HTTP errors with their JSON-RPC code, the
+// message size limit. Every case runs against all three.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -47,7 +48,7 @@ const json = (res: Http.ServerResponse, value: unknown, status = 200) => {
   res.end(body)
 }
 
-type Sender = "httpSend" | "McpClient.http"
+type Sender = "httpSend" | "leanSend" | "McpClient.http"
 
 // Every case runs against effect's own transport too, so the two cannot drift apart.
 const sendWith = (sender: Sender) => (url: string, params: Record<string, unknown>, maxMessageBytes = 1024 * 1024) =>
@@ -55,13 +56,15 @@ const sendWith = (sender: Sender) => (url: string, params: Record<string, unknow
     const headers = { "x-extra": "1" }
     const send: Transport.Send = sender === "httpSend"
       ? yield* Transport.httpSend({ url, headers, maxMessageBytes })
+      : sender === "leanSend"
+      ? yield* Transport.leanSend({ url, headers: Effect.succeed(headers), maxMessageBytes, maxSockets: 2 })
       : (yield* McpClient.http({ url, headers, maxMessageBytes, protocol: McpProtocol.v2026_07_28 })).request
     return yield* send({ jsonrpc: "2.0", id: "skills:1", method: "resources/read", params })
   }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
 
 const reasonOf = (error: McpClientError) => error.reason as unknown as Record<string, unknown> & { readonly _tag: string }
 
-describe.each(["httpSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
+describe.each(["httpSend", "leanSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
   const send = sendWith(sender)
   it.live("sends McpClient's headers and answers a JSON response", () =>
     Effect.gen(function*() {
