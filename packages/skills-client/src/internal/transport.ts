@@ -225,6 +225,17 @@ const headerValue = (value: string) =>
 const mediaType = (response: HttpClientResponse.HttpClientResponse) =>
   response.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
 
+// The body of one request and its 2026-07-28 routing headers (the method, and the uri of a read).
+const prepare = (message: McpSchema.JsonRpcRequest, maxBytes: number, closed: boolean) => {
+  if (closed) return fail(new ClosedError({ description: "MCP HTTP transport closed" }))
+  const body = JSON.stringify(message)
+  if (Buffer.byteLength(body, "utf8") > maxBytes) return fail(new LimitError({ description: "MCP message exceeds maxMessageBytes" }))
+  const routing: Record<string, string> = { "mcp-method": message.method }
+  const uri = message.params?.uri
+  if (message.method === "resources/read" && typeof uri === "string") routing["mcp-name"] = headerValue(uri)
+  return { body, routing }
+}
+
 /**
  * A lean sender for the extension's requests over stateless Streamable HTTP (2026-07-28), on the
  * same `HttpClient` and with the same headers, limits and errors as `McpClient.http`, which stays
@@ -325,12 +336,9 @@ export const httpSend = Effect.fnUntraced(function*(options: {
 
   return (message) =>
     Effect.gen(function*() {
-      if (closed) return yield* fail(new ClosedError({ description: "MCP HTTP transport closed" }))
-      const body = JSON.stringify(message)
-      if (Buffer.byteLength(body, "utf8") > maxBytes) return yield* tooLarge("MCP message exceeds maxMessageBytes")
-      const routing: Record<string, string> = { "mcp-method": message.method }
-      const uri = message.params?.uri
-      if (message.method === "resources/read" && typeof uri === "string") routing["mcp-name"] = headerValue(uri)
+      const prepared = prepare(message, maxBytes, closed)
+      if (prepared instanceof McpClientError) return yield* prepared
+      const { body, routing } = prepared
       const response = yield* client.execute(
         HttpClientRequest.post(options.url).pipe(
           HttpClientRequest.setHeaders({ ...headers, ...routing }),
@@ -467,12 +475,9 @@ export const leanSend = Effect.fnUntraced(function*(options: {
 
   return (message) =>
     Effect.gen(function*() {
-      if (closed) return yield* fail(new ClosedError({ description: "MCP HTTP transport closed" }))
-      const body = JSON.stringify(message)
-      if (Buffer.byteLength(body, "utf8") > maxBytes) return yield* tooLarge("MCP message exceeds maxMessageBytes")
-      const routing: Record<string, string> = { "mcp-method": message.method }
-      const uri = message.params?.uri
-      if (message.method === "resources/read" && typeof uri === "string") routing["mcp-name"] = headerValue(uri)
+      const prepared = prepare(message, maxBytes, closed)
+      if (prepared instanceof McpClientError) return yield* prepared
+      const { body, routing } = prepared
       const answer = yield* exchange({ ...(yield* options.headers), ...base, ...routing }, body)
       if (answer.status < 200 || answer.status >= 300) {
         const parsed = answer.type === "application/json" ? parse(answer.text) : undefined
