@@ -61,7 +61,9 @@ describe("Verification.decodeContents", () => {
     assert.deepStrictEqual([...items[0]!.bytes], [0xc3, 0xa9])
     assert.strictEqual(items[0]!.mimeType, "text/plain")
     assert.deepStrictEqual([...items[1]!.bytes], [0, 1, 2])
-    for (const bad of [{ contents: [{ uri: "u", blob: "!!!" }] }, { contents: [{ uri: "u" }] }, { contents: "x" }, null]) {
+    // Non-zero pad bits are still base64; whitespace or a missing pad is not.
+    assert.deepStrictEqual([...Result.getOrThrow(Verification.decodeContents("u", { contents: [{ uri: "u", blob: "AB==" }] }))[0]!.bytes], [0])
+    for (const bad of [{ contents: [{ uri: "u", blob: "AA EC" }] }, { contents: [{ uri: "u", blob: "AAE" }] }, { contents: [{ uri: "u", blob: "!!!" }] }, { contents: [{ uri: "u" }] }, { contents: "x" }, null]) {
       const error = failure(Verification.decodeContents("skill://demo/x", bad))
       assert.strictEqual(error._tag, "InvalidResourceContents")
       assert.notInclude(error.message, "\n")
