@@ -237,7 +237,11 @@ export const toPullError = (
     case "PullError":
       return error
     case "UnsafePath":
-      return new PullError({ check: error.found === "SymbolicLink" ? "link" : "write", file: error.path, detail: error.message })
+      return new PullError({
+        check: error.found === "SymbolicLink" ? "link" : Path.basename(error.path) === LockFileName ? "lock" : "write",
+        file: error.path,
+        detail: error.message
+      })
     case "McpClientError":
       return located(mcpCheck(error), where, describeMcpError(error))
     case "InvalidSkillEntry":
@@ -274,9 +278,8 @@ const describeMcpError = (error: McpClientError): string => {
   const messages = [error.message]
   let cause: unknown = "cause" in reason ? reason.cause : undefined
   for (let depth = 0; cause instanceof globalThis.Error && depth < 5; depth++) {
-    if (cause.message.length > 0 && !messages.some((m) => m.includes(cause instanceof globalThis.Error ? cause.message : ""))) {
-      messages.push(cause.message)
-    }
+    const message = cause.message
+    if (message.length > 0 && !messages.some((m) => m.includes(message))) messages.push(message)
     cause = cause.cause
   }
   return messages.join(": ")

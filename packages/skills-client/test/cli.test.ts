@@ -269,6 +269,23 @@ describe.concurrent("mcp-skills pull", () => {
     expect(await written(dir)).not.toContainEqual(expect.stringMatching(/staging/))
   })
 
+  it("a symlinked skill folder: exit 1, one line naming the link, its target untouched", async (context) => {
+    const s = await server(context)
+    const dir = await tempDir(context)
+    const elsewhere = `${dir}-elsewhere`
+    await Fs.mkdir(elsewhere, { recursive: true })
+    await Fs.mkdir(dir, { recursive: true })
+    await Fs.symlink(elsewhere, Path.join(dir, "pdf-processing"))
+    const run = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe(
+      `mcp-skills: link check failed: ${Path.join(dir, "pdf-processing")} is a symbolic link; a pull never writes through links\n`
+    )
+    expect(await Fs.readdir(elsewhere)).toEqual([])
+    expect(await Fs.readdir(dir)).toEqual(["pdf-processing"])
+    expect(s.reads()).toEqual([])
+  })
+
   it("refuses to overwrite a folder it did not write", async (context) => {
     const s = await server(context)
     const dir = await tempDir(context)
