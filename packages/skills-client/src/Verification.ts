@@ -127,7 +127,10 @@ export const decodeContents = (uri: string, result: unknown): Result.Result<Read
   const items: Array<Item> = []
   for (const item of decoded.success.contents) {
     const bytes = "text" in item ? utf8.encode(item.text) : decodeBase64(item.blob)
-    if (bytes === undefined) return Result.fail(new InvalidResourceContents({ uri, detail: `the blob of ${item.uri} is not valid base64` }))
+    if (bytes === undefined) {
+      const detail = item.uri === uri ? "blob is not valid base64" : `the blob of ${item.uri} is not valid base64`
+      return Result.fail(new InvalidResourceContents({ uri, detail }))
+    }
     items.push({ uri: item.uri, mimeType: item.mimeType, bytes })
   }
   return Result.succeed(items)
