@@ -234,6 +234,22 @@ describe("typed errors against a tampering server", () => {
       assert.deepStrictEqual(get.error.returned, ["skill://other/SKILL.md"])
     }))
 
+  it.live("UnexpectedContents: an answer carrying an item the manifest does not list (issue 10 item 1)", () =>
+    Effect.gen(function*() {
+      for (const protocolVersion of versions) {
+        const { error } = yield* fails(
+          { appendItem: Tamper.InvoiceUri },
+          (c) => Effect.flatMap(firstSkill(c), (skill) => c.readSkillResource(skill, "templates/invoice.md")),
+          { protocolVersion }
+        )
+        assert.deepInclude(error, {
+          _tag: "UnexpectedContents",
+          uri: Tamper.InvoiceUri,
+          extra: ["skill://pdf-processing/references/EXTRA.md"]
+        })
+      }
+    }))
+
   it.live("SizeMismatch: extra bytes (R121)", () =>
     Effect.gen(function*() {
       const { error } = yield* fails({ extraBytes: Tamper.SkillUri }, (c) => Effect.flatMap(firstSkill(c), c.loadSkill))

@@ -67,6 +67,8 @@ export interface Tamper {
   ttlMs?: number
   /** Answer 401 to any request without `authorization: Bearer <token>`. */
   bearer?: string
+  /** Answer 403 to every request. */
+  forbidden?: boolean
 }
 
 export interface Recorded {
@@ -250,6 +252,11 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         params?: Record<string, unknown>
       }
       const params = message.params ?? {}
+      if (tamper.forbidden === true) {
+        res.writeHead(403, { "content-type": "application/json" })
+        res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Forbidden" } }))
+        return
+      }
       if (tamper.bearer !== undefined && req.headers.authorization !== `Bearer ${tamper.bearer}`) {
         res.writeHead(401, { "www-authenticate": "Bearer", "content-type": "application/json" })
         res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized" } }))

@@ -142,6 +142,13 @@ describe.concurrent("mcp-skills against a server that demands a bearer token", (
     expect(await written(dir)).toEqual([])
   })
 
+  it("403: exit 1 with one line naming it", async (context) => {
+    const s = await server(context, { forbidden: true })
+    const run = await runCli(["list", s.url, "--header", "Authorization: Bearer wrong"])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe("mcp-skills: auth check failed: the server answered 403 Forbidden: the credentials sent do not allow this\n")
+  })
+
   it("a malformed --header is a usage error", async (context) => {
     const s = await server(context)
     const run = await runCli(["list", s.url, "--header", "no colon here"])
