@@ -405,7 +405,7 @@ const makeWith = Effect.fnUntraced(function*(
   // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
   const dynamicBudget = new Map<string, number>()
 
-  // Answers the verified file and, for SKILL.md, its parsed document.
+  // Answers the verified file, the entry it was verified against and, for SKILL.md, its parsed document.
   const readOnce = Effect.fnUntraced(function*(skill: Skill.Skill, uriOrReference: string) {
     const entry = yield* Effect.fromResult(checkedOf(skill))
     const target = yield* Effect.fromResult(Verification.resolveTarget(entry, uriOrReference))
@@ -418,7 +418,7 @@ const makeWith = Effect.fnUntraced(function*(
       const cached = yield* cache.get({ server, uri, digest: resource.digest })
       if (cached !== undefined) {
         const file: VerifiedFile = { skill: skill.uri, uri, mimeType: cached.mimeType, bytes: cached.bytes, digest: resource.digest, verified: true }
-        return { file, document: yield* document(cached.bytes) }
+        return { skill, file, document: yield* document(cached.bytes) }
       }
     }
 
@@ -435,7 +435,7 @@ const makeWith = Effect.fnUntraced(function*(
     const parsed = yield* document(bytes)
     if (resource !== undefined) yield* cache.set({ server, uri, digest: resource.digest }, { bytes, mimeType })
     const file: VerifiedFile = { skill: skill.uri, uri, mimeType, bytes, digest: resource?.digest, verified: resource !== undefined }
-    return { file, document: parsed }
+    return { skill, file, document: parsed }
   })
 
   // A size or digest mismatch against an entry that may be stale gets the entry again and reads
@@ -466,7 +466,8 @@ const makeWith = Effect.fnUntraced(function*(
     Effect.map(readVerified(skill, uriOrReference), ({ file }) => file)
 
   const loadSkill = (skill: Skill.Skill) =>
-    Effect.map(readVerified(skill, skill.uri), ({ file, document }): LoadedSkill => ({
+    Effect.map(readVerified(skill, skill.uri), ({ skill, file, document }): LoadedSkill => ({
+      // The entry fetched again when the one given was stale.
       skill,
       skillMd: file,
       // readVerified parses every SKILL.md it answers.

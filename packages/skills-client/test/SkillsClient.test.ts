@@ -406,6 +406,22 @@ describe("stale entries heal once (issue 10 item 6)", () => {
       assert.deepStrictEqual(s.reads(), [Tamper.InvoiceUri, Tamper.InvoiceUri])
     }))
 
+  it.live("loadSkill of a stale entry answers the entry it fetched again with the new SKILL.md", () =>
+    Effect.gen(function*() {
+      const s = yield* server({ ttlMs: 0 })
+      const loaded = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const { skill } = yield* c.getSkill(Tamper.SkillUri)
+          s.tamper.revisedSkillMd = true
+          return [skill, yield* c.loadSkill(skill)] as const
+        }))
+      const [stale, fresh] = loaded
+      assert.isTrue(fresh.body.endsWith("\nRevised.\n"))
+      assert.notStrictEqual(fresh.skill, stale)
+      assert.strictEqual(fresh.skillMd.digest, Tamper.digestOf(fresh.skillMd.bytes))
+      assert.deepStrictEqual(fresh.skill.resources !== "dynamic" && fresh.skill.resources[0]!.digest, fresh.skillMd.digest)
+    }))
+
   it.live("a server that keeps answering wrong bytes fails after one re-get, counted in the error", () =>
     Effect.gen(function*() {
       const s = yield* server({ ttlMs: 0, flipByte: Tamper.InvoiceUri })

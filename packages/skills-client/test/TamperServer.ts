@@ -40,6 +40,8 @@ export interface Tamper {
   wrongUri?: string
   /** An honest new revision: the invoice template changed, its digest and size recomputed. */
   revised?: boolean
+  /** An honest new revision of SKILL.md: its body changed, its digest and size recomputed. */
+  revisedSkillMd?: boolean
   /** Add an unlisted file that is still served. */
   unlistedFile?: boolean
   /** Serve an invalid base64 blob for the logo. */
@@ -98,6 +100,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         file.bytes = bytes
       }
       if (tamper.revised === true && file.uri === InvoiceUri) file.bytes = enc.encode("# Invoice template v2\n")
+      if (tamper.revisedSkillMd === true && file.uri === SkillUri) file.bytes = enc.encode(`${SkillMd}\nRevised.\n`)
       if (tamper.extraBytes === file.uri) file.bytes = Uint8Array.from([...file.bytes, 0x0a, 0x0a])
       if (tamper.changedFrontmatter === true && file.uri === SkillUri) {
         file.bytes = enc.encode(SkillMd.replace("Extract, fill", "Extract, fill (changed)"))
@@ -111,7 +114,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
 
   const manifest = () => {
     const files = exampleFiles()
-    if (tamper.changedFrontmatter === true) files[0] = served()[0]!
+    if (tamper.changedFrontmatter === true || tamper.revisedSkillMd === true) files[0] = served()[0]!
     if (tamper.revised === true) files[1] = served()[1]!
     const resources: Array<{ uri: string; digest: string; size: number }> = files.map((file) => ({
       uri: file.uri,
