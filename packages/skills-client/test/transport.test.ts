@@ -157,3 +157,33 @@ describe.each(["httpSend", "leanSend", "McpClient.http"] as const)("%s (2026-07-
       assert.strictEqual(reasonOf(error).description, "MCP request received no response")
     }))
 })
+
+describe("leanSend", () => {
+  it.live("never has more requests in flight than its agent's sockets; the rest wait and are answered", () =>
+    Effect.gen(function*() {
+      let inFlight = 0
+      let most = 0
+      const held: Array<() => void> = []
+      let quiet: ReturnType<typeof setTimeout> | undefined
+      const s = yield* server((request, res) => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        // Held until 50 ms pass without a new request, so a sender over its bound shows in `most`
+        // (a correct one can never exceed it, however slow the machine).
+        held.push(() => {
+          inFlight--
+          json(res, { jsonrpc: "2.0", id: request.id, result: { contents: [] } })
+        })
+        clearTimeout(quiet)
+        quiet = setTimeout(() => held.splice(0).forEach((answer) => answer()), 50)
+      })
+      const send = yield* Transport.leanSend({ url: s.url, headers: Effect.succeed({}), maxMessageBytes: 1024, maxSockets: 2 })
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 8 }, (_, i) => i),
+        (i) => send({ jsonrpc: "2.0", id: `skills:${i}`, method: "resources/read", params: { uri: `skill://a/${i}.md` } }),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(answers.length, 8)
+      assert.strictEqual(most, 2)
+    }).pipe(Effect.scoped))
+})
