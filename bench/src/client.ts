@@ -6,8 +6,10 @@
  * - raw: `fetch` + `JSON.parse` + base64 decode per `resources/read`; no checks (the floor).
  * - ours-unverified: effect's `McpClient.readResource` over our client's own connection.
  * - ours-verified: `SkillsClient.getSkill`, `loadSkill`, then `readSkillResource` for every other file
- *   (entry, size, digest and frontmatter checks), with a cache that never hits.
- * - ours-pull: `Pull.pull` into a fresh folder (verifies, writes, renames, lock file).
+ *   (entry, size, digest and frontmatter checks), with a cache that never hits; over effect's
+ *   `HttpClient` (`readTransport: "HttpClient"`) and over the lean `node:http` transport (`"lean"`,
+ *   what the `mcp-skills` CLI uses).
+ * - ours-pull: `Pull.pull` into a fresh folder (verifies, writes, renames, lock file), lean transport.
  * - sdk-unverified / sdk-verified: the official `@modelcontextprotocol/client` 2.4.0 `readResource`
  *   and `SkillsClient.read` (which checks size, digest and frontmatter), pinned to 2026-07-28.
  */
@@ -16,6 +18,7 @@ import * as Pull from "@mcp-skills/client/Pull"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { SkillsClient as SdkSkillsClient } from "@modelcontextprotocol/client/ext/skills"
 import * as Effect from "effect/Effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Fs from "node:fs/promises"
@@ -52,12 +55,16 @@ export const raw = (url: string, skill: SkillSpec) =>
 /** A cache that never hits, so every measurement pulls from the server. */
 const noCache = Layer.succeed(SkillCache.SkillCache)({ get: () => Effect.succeed(undefined), set: () => Effect.void })
 
-const withOurs = <A, E>(url: string, use: (client: SkillsClient.Service) => Effect.Effect<A, E>) =>
+const withOurs = <A, E>(
+  url: string,
+  use: (client: SkillsClient.Service) => Effect.Effect<A, E>,
+  readTransport: "HttpClient" | "lean" = "lean"
+) =>
   Effect.runPromise(
     Effect.gen(function*() {
       return yield* use(yield* SkillsClient.SkillsClient)
     }).pipe(
-      Effect.provide(SkillsClient.layerHttp({ url, protocolVersion: "2026-07-28" }).pipe(Layer.provide([FetchHttpClient.layer, noCache])))
+      Effect.provide(SkillsClient.layerHttp({ url, protocolVersion: "2026-07-28", readTransport, maxConnections: Parallelism }).pipe(Layer.provide([FetchHttpClient.layer, noCache])))
     ) as Effect.Effect<A, unknown>
   )
 
@@ -71,18 +78,18 @@ export const oursUnverified = (url: string, skill: SkillSpec) =>
   withOurs(url, (client) =>
     timed(Effect.forEach(skill.files, (file) => client.mcp.readResource({ uri: fileUri(skill, file.path) }), { concurrency: Parallelism, discard: true })))
 
-export const oursVerified = (url: string, skill: SkillSpec) =>
+export const oursVerified = (url: string, skill: SkillSpec, readTransport: "HttpClient" | "lean") =>
   withOurs(url, (client) =>
     timed(Effect.gen(function*() {
       const { skill: entry } = yield* client.getSkill(skillMdUri(skill))
       yield* client.loadSkill(entry)
       const rest = entry.resources === "dynamic" ? [] : entry.resources.slice(1)
       yield* Effect.forEach(rest, (resource) => client.readSkillResource(entry, resource.uri), { concurrency: Parallelism, discard: true })
-    })))
+    })), readTransport)
 
 export const oursPull = async (url: string, skill: SkillSpec, into: string) => {
   await Fs.rm(into, { recursive: true, force: true })
-  return withOurs(url, (client) => timed(Pull.pull(client, { into, uris: [skillMdUri(skill)] })))
+  return withOurs(url, (client) => timed(Pull.pull(client, { into, uris: [skillMdUri(skill)] }).pipe(Effect.provide(NodeFileSystem.layer))))
 }
 
 const withSdk = async <A>(url: string, use: (client: Client, skills: SdkSkillsClient) => Promise<A>) => {

@@ -4,8 +4,10 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -16,6 +18,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Pull from "./Pull.js"
+import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import type { SkillsClientError } from "./SkillsClientError.js"
 
@@ -32,6 +35,14 @@ const common = {
     Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25"),
     Flag.withDefault("auto")
   ),
+  header: Flag.String("header").pipe(
+    Flag.withDescription("An HTTP header for every request, 'Name: value' (repeatable); MCP_SKILLS_TOKEN=... sends 'Authorization: Bearer ...'"),
+    Flag.atLeast(0)
+  ),
+  cache: Flag.String("cache").pipe(
+    Flag.withDescription("Keep verified files in this folder (private to you, outside any skills folder) and reuse them"),
+    Flag.optional
+  ),
   allowDynamic: Flag.Boolean("allow-dynamic").pipe(
     Flag.withDescription("Load \"dynamic\" skills, which carry no digests and cannot be verified"),
     Flag.withDefault(false)
@@ -46,6 +57,8 @@ interface Common {
   readonly stdio: Option.Option<string>
   readonly timeout: number
   readonly protocol: SkillsClient.ProtocolChoice
+  readonly header: ReadonlyArray<string>
+  readonly cache: Option.Option<string>
   readonly allowDynamic: boolean
   readonly args: ReadonlyArray<string>
 }
@@ -61,9 +74,26 @@ const commandLine = (line: string): ReadonlyArray<string> => {
   return words.success.map((word) => typeof word === "string" ? word : Redacted.value(word))
 }
 
+// RFC 9110 token characters.
+const headerName = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+/** `--header` values, plus `Authorization: Bearer $MCP_SKILLS_TOKEN` unless one is given. */
+const headersOf = (lines: ReadonlyArray<string>, token: Option.Option<Redacted.Redacted<string>>) => {
+  const headers: Record<string, string> = {}
+  for (const line of lines) {
+    const colon = line.indexOf(":")
+    const name = colon < 0 ? "" : line.slice(0, colon).trim()
+    if (!headerName.test(name)) throw new Usage(`--header needs 'Name: value', got ${JSON.stringify(line)}`)
+    headers[name.toLowerCase()] = line.slice(colon + 1).trim()
+  }
+  if (Option.isSome(token) && headers.authorization === undefined) headers.authorization = `Bearer ${Redacted.value(token.value)}`
+  return headers
+}
+
 /** The client layer of a target and the arguments after it. */
-const target = (input: Common) => {
+const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
+  const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value) : SkillCache.layerMemory()
   const options = {
     timeout: `${input.timeout} seconds` as const,
     protocolVersion: input.protocol,
@@ -72,15 +102,16 @@ const target = (input: Common) => {
   if (Option.isSome(input.stdio)) {
     const [command, ...args] = commandLine(input.stdio.value)
     if (command === undefined || command === "") throw new Usage("--stdio needs a command")
+    if (input.header.length > 0) throw new Usage("--header is for HTTP targets, not --stdio")
     const layer = SkillsClient.layerStdio({ ...options, command, args, server: input.stdio.value.trim() }).pipe(
-      Layer.provide(NodeServices.layer)
+      Layer.provide([NodeServices.layer, cache])
     )
     return { layer, rest: input.args }
   }
   const [url, ...rest] = input.args
   if (url === undefined || !/^https?:\/\//.test(url)) throw new Usage("TARGET must be an http(s) MCP URL, or use --stdio \"command args\"")
-  const layer = SkillsClient.layerHttp({ ...options, url }).pipe(
-    Layer.provide(FetchHttpClient.layer)
+  const layer = SkillsClient.layerHttp({ ...options, url, headers: headersOf(input.header, token), readTransport: "lean" }).pipe(
+    Layer.provide([FetchHttpClient.layer, cache])
   )
   return { layer, rest }
 }
@@ -90,11 +121,15 @@ const target = (input: Common) => {
  */
 const withTarget = <A>(
   input: Common,
-  f: (client: SkillsClient.Service, rest: ReadonlyArray<string>) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.PullError>
+  f: (
+    client: SkillsClient.Service,
+    rest: ReadonlyArray<string>
+  ) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.Error, FileSystem.FileSystem>
 ) =>
-  Effect.suspend(() => {
-    const { layer, rest } = target(input)
-    return SkillsClient.SkillsClient.use((client) => f(client, rest)).pipe(Effect.provide(layer))
+  Effect.gen(function*() {
+    const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
+    const { layer, rest } = target(input, token)
+    return yield* SkillsClient.SkillsClient.use((client) => f(client, rest)).pipe(Effect.provide(layer))
   }).pipe(
     Effect.catchDefect((defect) =>
       defect instanceof Usage ? Effect.fail(new Pull.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
@@ -199,14 +234,21 @@ const pull = Command.make("pull", {
         acceptChanges: input.acceptChanges,
         onProgress: renderProgress()
       })
-      for (const change of summary.changes) {
-        yield* Console.log(`changed ${change.skill}`)
-        for (const uri of change.added) yield* Console.log(`  + ${uri}`)
-        for (const uri of change.removed) yield* Console.log(`  - ${uri}`)
-        for (const uri of change.changed) yield* Console.log(`  ~ ${uri}`)
-      }
-      for (const skill of summary.pulled) {
-        yield* Console.log(`pulled ${skill.uri} -> ${skill.path} (${skill.files} files, ${skill.bytes} bytes)`)
+      for (const outcome of summary.skills) {
+        switch (outcome._tag) {
+          case "Added":
+            yield* Console.log(`added ${outcome.uri} -> ${outcome.path} (${outcome.files} files, ${outcome.bytes} bytes)`)
+            break
+          case "Updated":
+            yield* Console.log(`updated ${outcome.uri} -> ${outcome.path} (${outcome.files} files, ${outcome.bytes} bytes)`)
+            for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
+            for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
+            for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
+            break
+          case "Unchanged":
+            yield* Console.log(`unchanged ${outcome.uri}`)
+            break
+        }
       }
     }))).pipe(Command.withDescription("Verify skills into a folder, all or nothing, and record them in mcp-skills.lock.json"))
 

@@ -1,17 +1,28 @@
 /**
- * Installs skills from a server into a local folder, all or nothing: every entry is checked before
- * any file is read, every file is verified into a staging folder inside the target, and only a
- * fully verified pull is renamed into place and recorded in `mcp-skills.lock.json`.
+ * Installs skills from a server into a local folder, in four steps: {@link select} the entries,
+ * {@link plan} against the lock file and the folder, {@link stage} every file verified into a
+ * staging folder inside the target, {@link commit} by renames. The file system is effect's
+ * `FileSystem` service, so the steps run on any implementation (tests use one in memory).
+ *
+ * All or nothing: nothing below the target moves before every selected skill verified, and a
+ * failure while committing undoes the renames already done, so the target and
+ * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. Only a
+ * killed process can leave a commit half done, and then the lock file still describes the previous
+ * pull. A pull never writes through a symbolic link: every path component below the target is
+ * checked with `lstat` in the plan and again just before the commit, a link anywhere on the way,
+ * at a skill folder or inside one is refused with {@link UnsafePath}, and the lock file must be a
+ * regular file, checked before it is opened (a FIFO would block the reader).
  *
  * @since 0.1.0
  */
-import { randomBytes } from "node:crypto"
-import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import type * as PlatformError from "effect/PlatformError"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { McpClientError } from "effect/ai/McpClientError"
+import type * as Scope from "effect/Scope"
+import type { McpClientError } from "effect/ai/McpClientError"
 import { Digest, Extension, Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "./SkillsClient.js"
 import type { SkillsClientError } from "./SkillsClientError.js"
@@ -33,6 +44,8 @@ const LockSkill = Schema.Struct({
   files: Schema.Array(LockFile)
 })
 
+type LockSkill = typeof LockSkill.Type
+
 /**
  * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
  * folder and every file with digest and size.
@@ -50,35 +63,107 @@ export const Lock = Schema.Struct({
 export type Lock = typeof Lock.Type
 
 /**
- * A pull that failed. `check` names what failed (digest, size, frontmatter, unlisted, uri, limit,
- * dynamic, cursor, timeout, entry, not-found, changed, ...), `skill` and `file` where it failed.
+ * What a failed pull checked.
+ *
+ * @since 0.1.0
+ */
+export const Check = Schema.Literals([
+  "digest",
+  "size",
+  "frontmatter",
+  "unlisted",
+  "outside",
+  "contents",
+  "uri",
+  "limit",
+  "dynamic",
+  "cursor",
+  "entry",
+  "not-found",
+  "extension",
+  "directory",
+  "timeout",
+  "auth",
+  "transport",
+  "changed",
+  "link",
+  "lock",
+  "write",
+  "usage"
+])
+
+/**
+ * @since 0.1.0
+ */
+export type Check = typeof Check.Type
+
+/**
+ * A pull that failed: `check` names what failed, `skill` and `file` where.
  *
  * @since 0.1.0
  */
 export class PullError extends Schema.TaggedError<PullError>()("PullError", {
-  check: Schema.String,
+  check: Check,
   skill: Schema.optional(Schema.String),
   file: Schema.optional(Schema.String),
   detail: Schema.String
 }) {
   override get message(): string {
-    const where = [this.skill === undefined ? undefined : `skill ${this.skill}`, this.file === undefined ? undefined : `file ${this.file}`]
-      .filter((part) => part !== undefined)
-      .join(", ")
-    return `${this.check} check failed${where === "" ? "" : ` (${where})`}: ${this.detail}`
+    // Each uri once: the detail usually names it already; a file lies inside its skill.
+    const where = this.file !== undefined
+      ? this.detail.includes(this.file) ? undefined : `file ${this.file}`
+      : this.skill !== undefined && !this.detail.includes(this.skill)
+      ? `skill ${this.skill}`
+      : undefined
+    return `${this.check} check failed${where === undefined ? "" : ` (${where})`}: ${this.detail}`
   }
 }
 
 /**
- * How the files of one skill changed since the last pull.
+ * A path below the target folder that a pull will not write through or replace: a symbolic link
+ * (`found: "SymbolicLink"`, dangling or not), or something other than the folder or regular file
+ * expected there (a FIFO lock file, a file where a folder belongs).
  *
  * @since 0.1.0
  */
-export interface Change {
-  readonly skill: string
-  readonly added: ReadonlyArray<string>
-  readonly removed: ReadonlyArray<string>
-  readonly changed: ReadonlyArray<string>
+export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
+  path: Schema.String,
+  found: Schema.String,
+  expected: Schema.Literals(["directory", "regular file"])
+}) {
+  override get message(): string {
+    return this.found === "SymbolicLink"
+      ? `${this.path} is a symbolic link; a pull never writes through links`
+      : `${this.path} is a ${this.found}, not a ${this.expected}`
+  }
+}
+
+/**
+ * What a pull did to one skill. `Updated` lists the file uris added, removed and changed.
+ *
+ * @since 0.1.0
+ */
+export type Outcome =
+  | { readonly _tag: "Added"; readonly uri: string; readonly path: string; readonly files: number; readonly bytes: number }
+  | {
+    readonly _tag: "Updated"
+    readonly uri: string
+    readonly path: string
+    readonly files: number
+    readonly bytes: number
+    readonly added: ReadonlyArray<string>
+    readonly removed: ReadonlyArray<string>
+    readonly changed: ReadonlyArray<string>
+  }
+  | { readonly _tag: "Unchanged"; readonly uri: string; readonly path: string }
+
+/**
+ * What a pull did, per selected skill in selection order.
+ *
+ * @since 0.1.0
+ */
+export interface Summary {
+  readonly skills: ReadonlyArray<Outcome>
 }
 
 /**
@@ -97,20 +182,21 @@ export interface Options {
 }
 
 /**
- * What a pull did.
+ * Every failure of a pull.
  *
  * @since 0.1.0
  */
-export interface Summary {
-  readonly pulled: ReadonlyArray<{ readonly uri: string; readonly path: string; readonly files: number; readonly bytes: number }>
-  readonly changes: ReadonlyArray<Change>
-}
+export type Error = PullError | UnsafePath
 
-const checkOf: Record<string, string> = {
+type ClientError = SkillsClientError | McpClientError
+
+const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DigestMismatch: "digest",
   SizeMismatch: "size",
   FrontmatterMismatch: "frontmatter",
   UnlistedResource: "unlisted",
+  ReferenceOutsideSkill: "outside",
+  UnexpectedContents: "unlisted",
   WrongResourceReturned: "uri",
   InvalidResourceContents: "contents",
   LimitExceeded: "limit",
@@ -123,67 +209,148 @@ const checkOf: Record<string, string> = {
   DirectoryReadNotSupported: "directory"
 }
 
+const mcpCheck = (error: McpClientError): Check => {
+  const reason = error.reason
+  switch (reason._tag) {
+    case "TimeoutError":
+      return "timeout"
+    case "HttpError":
+      return reason.status === 401 || reason.status === 403 ? "auth" : "transport"
+    case "ProtocolError":
+      // -32602 (2026-07-28) and -32002 (2025-11-25) both answer "no such resource" (R65, R66).
+      return reason.code === -32602 || reason.code === -32002 ? "not-found" : "transport"
+    default:
+      return "transport"
+  }
+}
+
 /**
- * Describes any client failure as a `PullError` naming the skill and file it happened on.
+ * Describes any client or pull failure as a `PullError` naming the skill and file it happened on.
  *
  * @since 0.1.0
  */
 export const toPullError = (
-  error: SkillsClientError | McpClientError | PullError,
+  error: ClientError | Error,
   where: { readonly skill?: string | undefined; readonly file?: string | undefined } = {}
 ): PullError => {
-  if (error._tag === "PullError") return error
-  const check = error._tag === "McpClientError"
-    ? error.reason._tag === "TimeoutError"
-      ? "timeout"
-      // -32602 (2026-07-28) and -32002 (2025-11-25) both answer "no such resource" (R65, R66).
-      : error.reason._tag === "ProtocolError" && (error.reason.code === -32602 || error.reason.code === -32002)
-      ? "not-found"
-      : "transport"
-    : checkOf[error._tag] ?? error._tag
-  const skill = where.skill ?? ("skill" in error && typeof error.skill === "string" ? error.skill : undefined)
-  const file = "uri" in error && typeof error.uri === "string" && error.uri !== skill ? error.uri : where.file
-  // The line already names skill and file; drop the same uri when the message starts with it.
-  const prefix = `${file ?? skill}: `
-  const message = error._tag === "McpClientError"
-    ? describeMcpError(error)
-    : error._tag === "InvalidSkillEntry"
-    ? `invalid entry: ${error.problems.join("; ")}`
-    : error.message
-  const detail = message.startsWith(prefix) ? message.slice(prefix.length) : message
-  return new PullError({
-    check,
-    ...(skill === undefined ? {} : { skill }),
-    ...(file === undefined ? {} : { file }),
-    detail
-  })
+  switch (error._tag) {
+    case "PullError":
+      return error
+    case "UnsafePath":
+      return new PullError({
+        check: error.found === "SymbolicLink" ? "link" : Path.basename(error.path) === LockFileName ? "lock" : "write",
+        file: error.path,
+        detail: error.message
+      })
+    case "McpClientError":
+      return located(mcpCheck(error), where, describeMcpError(error))
+    case "InvalidSkillEntry":
+      return located("entry", { skill: error.uri }, `invalid entry ${error.uri}: ${error.problems.join("; ")}`)
+    default: {
+      const skill = where.skill ?? ("skill" in error ? error.skill : undefined)
+      const file = "uri" in error && error.uri !== skill ? error.uri : where.file
+      return located(checkOf[error._tag], { skill, file }, error.message)
+    }
+  }
 }
 
-// Transport failures name their underlying cause (connection refused, DNS, ...), not only "request failed".
+const located = (
+  check: Check,
+  where: { readonly skill?: string | undefined; readonly file?: string | undefined },
+  detail: string
+) =>
+  new PullError({
+    check,
+    ...(where.skill === undefined ? {} : { skill: where.skill }),
+    ...(where.file === undefined ? {} : { file: where.file }),
+    detail
+  })
+
+// Transport failures name their underlying cause (connection refused, DNS, ...), not only
+// "request failed"; 401 and 403 say what the user can do about them.
 const describeMcpError = (error: McpClientError): string => {
+  const reason = error.reason
+  if (reason._tag === "HttpError" && (reason.status === 401 || reason.status === 403)) {
+    return reason.status === 401
+      ? "the server answered 401 Unauthorized: send credentials with --header 'Authorization: Bearer ...' or MCP_SKILLS_TOKEN"
+      : "the server answered 403 Forbidden: the credentials sent do not allow this"
+  }
   const messages = [error.message]
-  let cause: unknown = "cause" in error.reason ? error.reason.cause : undefined
-  for (let depth = 0; cause instanceof Error && depth < 5; depth++) {
-    if (cause.message.length > 0 && !messages.includes(cause.message)) messages.push(cause.message)
+  let cause: unknown = "cause" in reason ? reason.cause : undefined
+  for (let depth = 0; cause instanceof globalThis.Error && depth < 5; depth++) {
+    const message = cause.message
+    if (message.length > 0 && !messages.some((m) => m.includes(message))) messages.push(message)
     cause = cause.cause
   }
   return messages.join(": ")
 }
 
-const isNotFound = (error: unknown) => (error as { code?: unknown }).code === "ENOENT"
+const isNotFound = (error: PlatformError.PlatformError) => error.reason._tag === "NotFound"
+
+const writeError = (path: string) => (error: PlatformError.PlatformError) =>
+  new PullError({ check: "write", file: path, detail: `cannot write ${path}: ${error.message}` })
+
+// The type of `path` without following a link at it, or undefined when nothing is there.
+const typeAt = (path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.lstat(path).pipe(
+      Effect.map((info): FileSystem.File.Type | undefined => info.type),
+      Effect.catchIf(isNotFound, () => Effect.succeed(undefined)),
+      Effect.mapError(writeError(path))
+    )
+  })
 
 /**
- * Reads the lock file of a folder; a missing file is an empty lock.
+ * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
+ * there is refused before it is opened.
  *
  * @since 0.1.0
  */
-export const readLock = (dir: string): Effect.Effect<Lock, PullError> =>
-  Effect.tryPromise({
-    try: async () => {
-      const text = await Fs.readFile(Path.join(dir, LockFileName), "utf8").catch((e) => isNotFound(e) ? undefined : Promise.reject(e))
-      return text === undefined ? { version: 1 as const, skills: [] } : Schema.decodeUnknownSync(Lock)(JSON.parse(text))
-    },
-    catch: (cause) => new PullError({ check: "lock", file: Path.join(dir, LockFileName), detail: String(cause) })
+export const readLock = (dir: string): Effect.Effect<Lock, Error, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = Path.join(dir, LockFileName)
+    const type = yield* typeAt(path)
+    if (type === undefined) return { version: 1 as const, skills: [] }
+    if (type !== "File") return yield* new UnsafePath({ path, found: type, expected: "regular file" })
+    const text = yield* fs.readFileString(path).pipe(
+      Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `cannot read ${path}: ${e.message}` }))
+    )
+    return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Lock))(text).pipe(
+      Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `${path} is not a lock file: ${e.message}` }))
+    )
+  })
+
+/**
+ * Checks every component of `folder` below `into` without following links: each existing one
+ * must be a directory, none a link. Answers whether the last one exists.
+ */
+const checkPath = (into: string, folder: string) =>
+  Effect.gen(function*() {
+    const segments = folder.split(Path.sep)
+    let path = into
+    for (const segment of segments) {
+      path = Path.join(path, segment)
+      const type = yield* typeAt(path)
+      if (type === undefined) return false
+      if (type !== "Directory") return yield* new UnsafePath({ path, found: type, expected: "directory" })
+    }
+    return true
+  })
+
+// A folder about to be replaced holds no link anywhere (a link there would look like a file of
+// the skill); only folders and regular files are expected.
+const checkTree = (dir: string): Effect.Effect<void, Error, FileSystem.FileSystem> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const names = yield* fs.readDirectory(dir).pipe(Effect.mapError(writeError(dir)))
+    for (const name of names) {
+      const path = Path.join(dir, name)
+      const type = yield* typeAt(path)
+      if (type === "Directory") yield* checkTree(path)
+      else if (type !== undefined && type !== "File") yield* new UnsafePath({ path, found: type, expected: "regular file" })
+    }
   })
 
 // The folder of a skill inside the target: its decoded skill path, under the scheme when it is not `skill`.
@@ -195,46 +362,43 @@ const folderOf = (skill: Skill.Skill): string => {
 
 const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
 
-const diff = (previous: typeof LockSkill.Type, skill: Skill.Skill): Change => {
-  const before = new Map(previous.files.map((f) => [f.uri, f.digest]))
-  const after = new Map(filesOf(skill).map((f) => [f.uri as string, f.digest as string]))
+interface Diff {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly changed: ReadonlyArray<string>
+}
+
+const diffFiles = (before: ReadonlyArray<{ readonly uri: string; readonly digest: string }>, after: typeof before): Diff => {
+  const old = new Map(before.map((f) => [f.uri, f.digest]))
+  const now = new Map(after.map((f) => [f.uri, f.digest]))
   return {
-    skill: skill.uri,
-    added: [...after.keys()].filter((uri) => !before.has(uri)),
-    removed: [...before.keys()].filter((uri) => !after.has(uri)),
-    changed: [...after].filter(([uri, digest]) => before.has(uri) && before.get(uri) !== digest).map(([uri]) => uri)
+    added: [...now.keys()].filter((uri) => !old.has(uri)),
+    removed: [...old.keys()].filter((uri) => !now.has(uri)),
+    changed: [...now].filter(([uri, digest]) => old.has(uri) && old.get(uri) !== digest).map(([uri]) => uri)
   }
 }
 
-const describeChange = (change: Change) =>
-  [
-    ...change.added.map((uri) => `+${uri}`),
-    ...change.removed.map((uri) => `-${uri}`),
-    ...change.changed.map((uri) => `~${uri}`)
-  ].join(" ")
+const isEmpty = (diff: Diff) => diff.added.length + diff.removed.length + diff.changed.length === 0
 
-const isEmpty = (change: Change) => change.added.length + change.removed.length + change.changed.length === 0
-
-const fsError = (detail: string) => (cause: unknown) => new PullError({ check: "write", detail: `${detail}: ${String(cause)}` })
+const describeDiff = (diff: Diff) =>
+  [...diff.added.map((uri) => `+${uri}`), ...diff.removed.map((uri) => `-${uri}`), ...diff.changed.map((uri) => `~${uri}`)].join(" ")
 
 /**
- * Pulls skills into `options.into`. Nothing is written unless every selected skill verifies.
+ * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
  *
  * @since 0.1.0
  */
-export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, options: Options) {
-  const into = Path.resolve(options.into)
-  const lock = yield* readLock(into)
-
-  // 1. Entries: a broken listing fails here, before anything is read or written.
+export const select = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  options: Pick<Options, "uris" | "all">
+): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
-  let selected: Array<Skill.Skill>
+  const selected: Array<Skill.Skill> = []
   if (options.all === true) {
     const invalid = listing.invalid[0]
-    if (invalid !== undefined) return yield* toPullError(invalid, { skill: invalid.uri })
-    selected = [...listing.skills]
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    selected.push(...listing.skills)
   } else {
-    selected = []
     for (const uri of new Set(options.uris ?? [])) {
       const listed = listing.skills.find((skill) => skill.uri === uri)
       if (listed !== undefined) {
@@ -242,14 +406,53 @@ export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, op
         continue
       }
       const invalid = listing.invalid.find((entry) => entry.uri === uri)
-      if (invalid !== undefined) return yield* toPullError(invalid, { skill: uri })
+      if (invalid !== undefined) return yield* toPullError(invalid)
       const fetched = yield* client.getSkill(uri).pipe(Effect.mapError((e) => toPullError(e, { skill: uri })))
       selected.push(fetched.skill)
     }
   }
   if (selected.length === 0) return yield* new PullError({ check: "entry", detail: "no skill selected" })
+  return selected
+})
 
-  // 2. Everything the entries alone show, for every skill, before any file is read (R17).
+/**
+ * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
+ * holds their files (R101): verified against their own entry but not placed separately.
+ *
+ * @since 0.1.0
+ */
+export interface Step {
+  readonly skill: Skill.Skill
+  readonly folder: string
+  readonly action: "add" | "update" | "unchanged" | "nested"
+  readonly previous: LockSkill | undefined
+}
+
+/**
+ * A pull decided from the entries, the lock file and the folder, before any file is read.
+ *
+ * @since 0.1.0
+ */
+export interface Plan {
+  readonly into: string
+  readonly origin: string
+  readonly lock: Lock
+  readonly steps: ReadonlyArray<Step>
+}
+
+/**
+ * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
+ * file is read (R17): limits, folder clashes, changes since the last pull, links on the way.
+ *
+ * @since 0.1.0
+ */
+export const plan = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  selected: ReadonlyArray<Skill.Skill>,
+  options: Pick<Options, "into" | "acceptChanges">
+): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
+  const into = Path.resolve(options.into)
+  const lock = yield* readLock(into)
   for (const skill of selected) {
     yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
   }
@@ -262,165 +465,259 @@ export const pull = Effect.fnUntraced(function*(client: SkillsClient.Service, op
     }
     folders.set(skill.uri, folder)
   }
-  // A nested skill (R101) lies inside another selected skill, whose manifest already holds its
-  // files: it is verified against its own entry but not placed separately.
-  const nested = new Set(
-    selected.filter((skill) =>
-      selected.some((outer) => outer !== skill && folders.get(skill.uri)!.startsWith(folders.get(outer.uri)! + Path.sep))
-    ).map((skill) => skill.uri)
-  )
-  const changes: Array<Change> = []
+  const steps: Array<Step> = []
   for (const skill of selected) {
+    const folder = folders.get(skill.uri)!
+    const nested = selected.some((outer) => outer !== skill && folder.startsWith(folders.get(outer.uri)! + Path.sep))
     const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
-    if (previous !== undefined) {
-      if (skill.resources === "dynamic" && options.acceptChanges !== true) {
-        return yield* new PullError({
-          check: "changed",
-          skill: skill.uri,
-          detail: "a \"dynamic\" skill cannot be compared with the last pull; pass --accept-changes to replace it"
-        })
-      }
-      const change = diff(previous, skill)
-      if (!isEmpty(change)) changes.push(change)
-      if (!isEmpty(change) && options.acceptChanges !== true) {
-        return yield* new PullError({
-          check: "changed",
-          skill: skill.uri,
-          detail: `changed since the last pull (${describeChange(change)}); pass --accept-changes to replace it`
-        })
-      }
+    if (nested) {
+      steps.push({ skill, folder, action: "nested", previous })
       continue
     }
-    if (nested.has(skill.uri)) continue
-    const target = Path.join(into, folders.get(skill.uri)!)
-    const exists = yield* Effect.promise(() => Fs.stat(target).then(() => true, () => false))
-    if (exists) {
-      const owner = lock.skills.find((s) => s.path === folders.get(skill.uri))
+    const exists = yield* checkPath(into, folder)
+    if (previous === undefined) {
+      if (exists) {
+        const owner = lock.skills.find((s) => s.path === folder)
+        return yield* new PullError({
+          check: "changed",
+          skill: skill.uri,
+          detail: owner === undefined
+            ? `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
+            : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
+        })
+      }
+      steps.push({ skill, folder, action: "add", previous })
+      continue
+    }
+    if (exists) yield* checkTree(Path.join(into, folder))
+    if (skill.resources === "dynamic" && options.acceptChanges !== true) {
       return yield* new PullError({
         check: "changed",
         skill: skill.uri,
-        detail: owner === undefined
-          ? `${target} exists and was not written by a pull; move it away first`
-          : `${target} holds ${owner.uri} from ${owner.origin}`
+        detail: `${skill.uri} is "dynamic" and cannot be compared with the last pull; pass --accept-changes to replace it`
       })
     }
+    const diff = diffFiles(previous.files, filesOf(skill))
+    if (skill.resources !== "dynamic" && isEmpty(diff) && exists) {
+      steps.push({ skill, folder, action: "unchanged", previous })
+      continue
+    }
+    if (!isEmpty(diff) && options.acceptChanges !== true) {
+      return yield* new PullError({
+        check: "changed",
+        skill: skill.uri,
+        detail: `${skill.uri} changed since the last pull (${describeDiff(diff)}); pass --accept-changes to replace it`
+      })
+    }
+    steps.push({ skill, folder, action: "update", previous })
   }
+  const result: Plan = { into, origin: client.server, lock, steps }
+  return result
+})
 
-  // 3. Verify every file into a staging folder inside the target, so the final renames stay on one filesystem.
-  yield* Effect.tryPromise({ try: () => Fs.mkdir(into, { recursive: true }), catch: fsError(`cannot create ${into}`) })
-  const staging = yield* Effect.acquireRelease(
-    Effect.tryPromise({
-      try: () => Fs.mkdtemp(Path.join(into, ".mcp-skills-staging-")),
-      catch: fsError(`cannot create a staging folder in ${into}`)
-    }),
-    (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-  )
+/**
+ * One skill verified into the staging folder.
+ *
+ * @since 0.1.0
+ */
+export interface Staged {
+  readonly step: Step
+  readonly bytes: number
+  readonly lock: LockSkill
+}
 
-  const pulled: Array<{ uri: string; path: string; files: number; bytes: number; nested: boolean; lock: typeof LockSkill.Type }> = []
-  for (const skill of selected) {
-    const folder = folders.get(skill.uri)!
-    const root = nested.has(skill.uri) ? Path.join(staging, ".nested", String(pulled.length)) : Path.join(staging, folder)
+/**
+ * Step 3: reads every file of every skill to add or update, verified, into `staging` (a fresh
+ * folder inside the target, so the commit's renames stay on one file system). SKILL.md first:
+ * no other file of a skill is requested until it passed.
+ *
+ * @since 0.1.0
+ */
+export const stage = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  planned: Plan,
+  staging: string,
+  onProgress?: Options["onProgress"]
+): Effect.fn.Return<ReadonlyArray<Staged>, PullError, FileSystem.FileSystem> {
+  const fs = yield* FileSystem.FileSystem
+  const staged: Array<Staged> = []
+  for (const [index, step] of planned.steps.entries()) {
+    if (step.action === "unchanged") continue
+    const { skill } = step
+    const root = step.action === "nested" ? Path.join(staging, ".nested", String(index)) : Path.join(staging, step.folder)
     const total = filesOf(skill).reduce((sum, f) => sum + f.size, 0)
     let bytes = 0
     const lockFiles: Array<typeof LockFile.Type> = []
     const digests = new Map<string, Digest.Digest>()
     for (const resource of filesOf(skill)) if (!digests.has(resource.uri)) digests.set(resource.uri, resource.digest)
-    // One mkdir per folder, not per file; files of one folder wait for the same call.
-    const created = new Map<string, Promise<unknown>>()
-    const mkdir = (dir: string) => {
-      let made = created.get(dir)
-      if (made === undefined) {
-        made = Fs.mkdir(dir, { recursive: true })
-        created.set(dir, made)
-      }
-      return made
-    }
+    // Every folder of the skill is made before its files are fetched: one call per folder.
+    const mkdirs = (uris: ReadonlyArray<string>) =>
+      Effect.forEach(
+        new Set(uris.map((uri) => Path.dirname(Path.join(root, ...(SkillUri.relativePath(skill.uri, uri) ?? "").split("/"))))),
+        (dir) => fs.makeDirectory(dir, { recursive: true }).pipe(Effect.mapError(writeError(dir))),
+        { discard: true }
+      )
     const fetch = (uri: string) =>
       Effect.gen(function*() {
         const file = yield* client.readSkillResource(skill, uri).pipe(
           Effect.mapError((e) => toPullError(e, { skill: skill.uri, file: uri }))
         )
+        const expected = digests.get(uri)
+        // A read that healed a stale entry verified against a newer manifest than the one planned.
+        if (expected !== undefined && file.digest !== expected) {
+          return yield* new PullError({
+            check: "changed",
+            file: uri,
+            detail: `${uri} changed on the server during the pull; pull again`
+          })
+        }
         const relative = SkillUri.relativePath(skill.uri, uri)
         if (relative === undefined || relative.length === 0) {
-          return yield* new PullError({ check: "unlisted", skill: skill.uri, file: uri, detail: "outside the skill" })
+          return yield* new PullError({ check: "outside", file: uri, detail: `${uri} leaves the skill ${skill.uri}` })
         }
         const path = Path.join(root, ...relative.split("/"))
-        yield* Effect.tryPromise({
-          try: async () => {
-            await mkdir(Path.dirname(path))
-            await Fs.writeFile(path, file.bytes, { flag: "wx" })
-          },
-          catch: fsError(`cannot write ${path}`)
-        })
+        // "wx": never onto something already there, a link included.
+        yield* fs.writeFile(path, file.bytes, { flag: "wx" }).pipe(Effect.mapError(writeError(path)))
         bytes += file.bytes.byteLength
-        options.onProgress?.({ skill: skill.uri, bytes, total })
+        onProgress?.({ skill: skill.uri, bytes, total })
         // For a "dynamic" skill this records what was fetched; the lock marks the skill unverified.
-        lockFiles.push({
-          uri,
-          digest: digests.get(uri) ?? Digest.make(file.bytes),
-          size: file.bytes.byteLength,
-          path: relative
-        })
+        lockFiles.push({ uri, digest: expected ?? Digest.make(file.bytes), size: file.bytes.byteLength, path: relative })
       })
-
-    // SKILL.md first and verified; no other file of the skill is requested until it passes.
+    yield* mkdirs([skill.uri])
     yield* fetch(skill.uri)
     const others = skill.resources === "dynamic"
       ? yield* dynamicFiles(client, skill)
       : skill.resources.map((r) => r.uri as string).filter((uri) => uri !== skill.uri)
+    yield* mkdirs(others)
     yield* Effect.forEach(others, fetch, { concurrency: 4, discard: true })
-    const dynamic = skill.resources === "dynamic"
-    pulled.push({
-      uri: skill.uri,
-      path: folder,
-      files: lockFiles.length,
+    staged.push({
+      step,
       bytes,
-      nested: nested.has(skill.uri),
       lock: {
-        origin: client.server,
+        origin: planned.origin,
         uri: skill.uri,
-        path: folder,
-        dynamic,
+        path: step.folder,
+        dynamic: skill.resources === "dynamic",
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
     })
   }
+  return staged
+})
 
-  // 4. Everything verified: move each skill into place (replacing an accepted older copy) and write the lock.
-  yield* Effect.tryPromise({
-    try: async () => {
-      const trash = Path.join(staging, ".replaced")
-      for (const skill of pulled) {
-        if (skill.nested) continue
-        const target = Path.join(into, skill.path)
-        await Fs.mkdir(Path.dirname(target), { recursive: true })
-        const old = await Fs.stat(target).then(() => true, () => false)
-        if (old) {
-          await Fs.mkdir(trash, { recursive: true })
-          await Fs.rename(target, Path.join(trash, randomBytes(6).toString("hex")))
+/**
+ * Step 4: moves every staged skill into place (an accepted older copy into the staging folder's
+ * trash) and renames the new lock file over the old one. Every path is checked again right before
+ * it is used; a failure undoes the renames done so far, newest first.
+ *
+ * @since 0.1.0
+ */
+export const commit = Effect.fnUntraced(function*(
+  planned: Plan,
+  staged: ReadonlyArray<Staged>,
+  staging: string
+): Effect.fn.Return<void, Error, FileSystem.FileSystem> {
+  const fs = yield* FileSystem.FileSystem
+  const { into } = planned
+  const undo: Array<Effect.Effect<void, PlatformError.PlatformError>> = []
+  const run = Effect.gen(function*() {
+    const trash = Path.join(staging, ".replaced")
+    yield* fs.makeDirectory(trash).pipe(Effect.mapError(writeError(trash)))
+    for (const [index, { step }] of staged.entries()) {
+      if (step.action === "nested") continue
+      const target = Path.join(into, step.folder)
+      // Parents one at a time, each checked: a link created since the plan is refused here.
+      const segments = step.folder.split(Path.sep)
+      let parent = into
+      for (const segment of segments.slice(0, -1)) {
+        parent = Path.join(parent, segment)
+        const type = yield* typeAt(parent)
+        if (type === undefined) {
+          const dir = parent
+          yield* fs.makeDirectory(dir).pipe(Effect.mapError(writeError(dir)))
+          undo.push(fs.remove(dir))
+        } else if (type !== "Directory") {
+          return yield* new UnsafePath({ path: parent, found: type, expected: "directory" })
         }
-        await Fs.rename(Path.join(staging, skill.path), target)
       }
-      const kept = lock.skills.filter((s) => !pulled.some((p) => p.uri === s.uri && p.lock.origin === s.origin))
-      const next: Lock = {
-        version: 1,
-        skills: [...kept, ...pulled.map((p) => p.lock)].sort((a, b) =>
-          a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1
-        )
+      const type = yield* typeAt(target)
+      if (type !== undefined && (type !== "Directory" || step.action === "add")) {
+        return yield* new UnsafePath({ path: target, found: type, expected: "directory" })
       }
-      const temp = Path.join(staging, LockFileName)
-      await Fs.writeFile(temp, JSON.stringify(next, null, 2) + "\n")
-      await Fs.rename(temp, Path.join(into, LockFileName))
-    },
-    catch: fsError(`cannot move the pulled skills into ${into}`)
+      if (type !== undefined) {
+        const old = Path.join(trash, String(index))
+        yield* fs.rename(target, old).pipe(Effect.mapError(writeError(target)))
+        undo.push(fs.rename(old, target))
+      }
+      const source = Path.join(staging, step.folder)
+      yield* fs.rename(source, target).pipe(Effect.mapError(writeError(target)))
+      undo.push(fs.rename(target, source))
+    }
+    const replaced = new Set(staged.map((s) => s.lock.uri))
+    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri)))
+    const next: Lock = {
+      version: 1,
+      skills: [...kept, ...staged.map((s) => s.lock)].sort((a, b) =>
+        a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1
+      )
+    }
+    const lockPath = Path.join(into, LockFileName)
+    const temp = Path.join(staging, LockFileName)
+    yield* fs.writeFileString(temp, JSON.stringify(next, null, 2) + "\n").pipe(Effect.mapError(writeError(temp)))
+    const type = yield* typeAt(lockPath)
+    if (type !== undefined && type !== "File") return yield* new UnsafePath({ path: lockPath, found: type, expected: "regular file" })
+    yield* fs.rename(temp, lockPath).pipe(Effect.mapError(writeError(lockPath)))
   })
+  yield* run.pipe(
+    Effect.tapError(() => Effect.forEach(undo.reverse(), (step) => Effect.ignore(step), { discard: true }))
+  )
+})
 
-  const summary: Summary = {
-    pulled: pulled.map(({ uri, path, files, bytes }) => ({ uri, path, files, bytes })),
-    changes
-  }
-  return summary
-}, Effect.scoped)
+/**
+ * Pulls skills into `options.into`: {@link select}, {@link plan}, {@link stage}, {@link commit}.
+ * Nothing below the target changes unless every selected skill verifies.
+ *
+ * @since 0.1.0
+ */
+export const pull = (
+  client: SkillsClient.Service,
+  options: Options
+): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
+    const selected = yield* select(client, options)
+    const planned = yield* plan(client, selected, options)
+    const staging = yield* stagingFolder(planned.into)
+    const staged = yield* stage(client, planned, staging, options.onProgress)
+    yield* commit(planned, staged, staging)
+    const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
+    const skills = planned.steps.filter((step) => step.action !== "nested").map((step): Outcome => {
+      const done = byUri.get(step.skill.uri)
+      if (step.action === "unchanged" || done === undefined) return { _tag: "Unchanged", uri: step.skill.uri, path: step.folder }
+      const counts = { uri: step.skill.uri, path: step.folder, files: done.lock.files.length, bytes: done.bytes }
+      return step.previous === undefined
+        ? { _tag: "Added", ...counts }
+        : { _tag: "Updated", ...counts, ...diffFiles(step.previous.files, done.lock.files) }
+    })
+    return { skills }
+  }))
+
+// The staging folder, removed with the scope; the target itself too when this pull created it
+// and it is empty again (a failed first pull leaves no trace).
+const stagingFolder = (into: string): Effect.Effect<string, Error, FileSystem.FileSystem | Scope.Scope> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const existed = (yield* typeAt(into)) !== undefined
+    if (!existed) {
+      yield* Effect.acquireRelease(
+        fs.makeDirectory(into, { recursive: true }).pipe(Effect.mapError(writeError(into))),
+        () => Effect.ignore(fs.remove(into))
+      )
+    }
+    return yield* Effect.acquireRelease(
+      fs.makeTempDirectory({ directory: into, prefix: ".mcp-skills-staging-" }).pipe(Effect.mapError(writeError(into))),
+      (dir) => Effect.ignore(fs.remove(dir, { recursive: true, force: true }))
+    )
+  })
 
 // A `"dynamic"` skill has no manifest: its files are found by directory reads when the server
 // offers them (R63), otherwise only SKILL.md is pulled.

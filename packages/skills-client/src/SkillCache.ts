@@ -27,13 +27,23 @@ export interface Key {
 }
 
 /**
+ * A cached file: its verified bytes and the `mimeType` the server gave them.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly bytes: Uint8Array
+  readonly mimeType: string | undefined
+}
+
+/**
  * @since 0.1.0
  */
 export interface Store {
-  /** Bytes whose SHA-256 equals `key.digest`, or `undefined`. */
-  readonly get: (key: Key) => Effect.Effect<Uint8Array | undefined>
-  /** Stores bytes already verified against `key.digest`. Cache failures are never fatal. */
-  readonly set: (key: Key, bytes: Uint8Array) => Effect.Effect<void>
+  /** A file whose bytes' SHA-256 equals `key.digest`, or `undefined`. */
+  readonly get: (key: Key) => Effect.Effect<Entry | undefined>
+  /** Stores a file already verified against `key.digest`. Cache failures are never fatal. */
+  readonly set: (key: Key, entry: Entry) => Effect.Effect<void>
 }
 
 /**
@@ -48,8 +58,8 @@ export const SkillCache: Context.Reference<Store> = Context.Reference<Store>("@m
 
 const hex = (s: string) => createHash("sha256").update(s).digest("hex")
 
-const verified = (key: Key, bytes: Uint8Array | undefined): Uint8Array | undefined =>
-  bytes !== undefined && Digest.make(bytes) === key.digest ? bytes : undefined
+const verified = (key: Key, entry: Entry | undefined): Entry | undefined =>
+  entry !== undefined && Digest.make(entry.bytes) === key.digest ? entry : undefined
 
 /**
  * An in-memory store holding at most `maxBytes` (default 64 MiB), dropping the oldest entries first.
@@ -58,33 +68,33 @@ const verified = (key: Key, bytes: Uint8Array | undefined): Uint8Array | undefin
  */
 export const memory = (options: { readonly maxBytes?: number } = {}): Store => {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024
-  const entries = new Map<string, Uint8Array>()
+  const entries = new Map<string, Entry>()
   let total = 0
   const id = (key: Key) => JSON.stringify([key.server, key.uri, key.digest])
   return {
     get: (key) =>
       Effect.sync(() => {
         const k = id(key)
-        const bytes = verified(key, entries.get(k))
-        if (bytes === undefined && entries.has(k)) {
-          total -= entries.get(k)!.byteLength
+        const entry = verified(key, entries.get(k))
+        if (entry === undefined && entries.has(k)) {
+          total -= entries.get(k)!.bytes.byteLength
           entries.delete(k)
         }
-        return bytes
+        return entry
       }),
-    set: (key, bytes) =>
+    set: (key, { bytes, mimeType }) =>
       Effect.sync(() => {
         if (bytes.byteLength > maxBytes) return
         const k = id(key)
         const previous = entries.get(k)
-        if (previous !== undefined) total -= previous.byteLength
+        if (previous !== undefined) total -= previous.bytes.byteLength
         entries.delete(k)
-        entries.set(k, Uint8Array.from(bytes))
+        entries.set(k, { bytes: Uint8Array.from(bytes), mimeType })
         total += bytes.byteLength
         for (const [oldest, value] of entries) {
           if (total <= maxBytes) break
           entries.delete(oldest)
-          total -= value.byteLength
+          total -= value.bytes.byteLength
         }
       })
   }
@@ -94,7 +104,7 @@ export const memory = (options: { readonly maxBytes?: number } = {}): Store => {
  * A store on disk under `directory`, which must be private to the host and outside every
  * filesystem-skill discovery path (R131): `<directory>/<sha256(server)>/<sha256(uri)>/<digest hex>`,
  * with the server label in `<sha256(server)>/origin.json` so the origin of every file is
- * recoverable from its path (R24). Files are written to a temporary name and renamed into place,
+ * recoverable from its path (R24), and the file's `mimeType` beside it in `<digest hex>.type`. Files are written to a temporary name and renamed into place,
  * never edited, and re-hashed on every read (R130(b)).
  *
  * @since 0.1.0
@@ -107,11 +117,13 @@ export const disk = (directory: string): Store => {
       Effect.promise(async () => {
         const path = fileOf(key)
         const bytes = await Fs.readFile(path).then((b) => new Uint8Array(b), () => undefined)
-        const ok = verified(key, bytes)
-        if (bytes !== undefined && ok === undefined) await Fs.rm(path, { force: true }).catch(() => undefined)
+        if (bytes === undefined) return undefined
+        const mimeType = await Fs.readFile(`${path}.type`, "utf8").catch(() => undefined)
+        const ok = verified(key, { bytes, mimeType: mimeType === "" ? undefined : mimeType })
+        if (ok === undefined) await Fs.rm(path, { force: true }).catch(() => undefined)
         return ok
       }),
-    set: (key, bytes) =>
+    set: (key, { bytes, mimeType }) =>
       Effect.promise(async () => {
         const path = fileOf(key)
         try {
@@ -121,6 +133,8 @@ export const disk = (directory: string): Store => {
             () => undefined
           )
           const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`
+          await Fs.writeFile(temp, mimeType ?? "", { mode: 0o600 })
+          await Fs.rename(temp, `${path}.type`)
           await Fs.writeFile(temp, bytes, { mode: 0o600 })
           await Fs.rename(temp, path)
         } catch {

@@ -5,6 +5,7 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Cause from "effect/Cause"
@@ -17,27 +18,26 @@ import * as Schema from "effect/Schema"
 import * as McpClient from "effect/ai/McpClient"
 import { ConfigurationError, McpClientError, ValidationError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
-import type * as HttpClient from "effect/http/HttpClient"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
-import { CacheHint, Digest, Extension, Limits, Protocol, Skill, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
+import { CacheHint, type Digest, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
+import * as Verification from "./Verification.js"
 import {
   DigestMismatch,
   DirectoryReadNotSupported,
-  DynamicSkillRefused,
+  type DynamicSkillRefused,
   ExtensionNotSupported,
-  FrontmatterMismatch,
-  InvalidResourceContents,
   InvalidSkillEntry,
   LimitExceeded,
   RepeatedCursor,
   RunawayListing,
   SizeMismatch,
   SkillNotFound,
-  UnlistedResource,
   type VerificationError,
   WrongResourceReturned
 } from "./SkillsClientError.js"
@@ -119,6 +119,8 @@ export interface VerifiedFile {
   readonly uri: string
   readonly mimeType: string | undefined
   readonly bytes: Uint8Array
+  /** The manifest digest the bytes were verified against; `undefined` for `"dynamic"` skills. */
+  readonly digest: Digest.Digest | undefined
   /** False for files of `"dynamic"` skills, which cannot be verified beyond their frontmatter. */
   readonly verified: boolean
 }
@@ -223,27 +225,6 @@ const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, E
 
 const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
 
-const base64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
-
-const utf8 = new TextEncoder()
-
-// Strict base64 (the `base64` pattern) decoded to fresh bytes, or undefined. `Buffer.from` skips
-// characters outside the alphabet, so its answer is trusted only when it re-encodes to the exact
-// input (canonical base64, the common case: one native pass each way instead of a regex over the
-// whole string); anything else goes through the pattern, which also admits non-zero pad bits.
-const decodeBase64 = (blob: string): Uint8Array | undefined => {
-  const decoded = Buffer.from(blob, "base64")
-  if (decoded.toString("base64") !== blob && !base64.test(blob)) return undefined
-  // A copy: small Buffers share a pooled ArrayBuffer with unrelated data.
-  return new Uint8Array(decoded)
-}
-
-// What an entry alone decides (R12, R15-R17) and its manifest by uri.
-interface CheckedEntry {
-  readonly failure: Effect.Effect<never, LimitExceeded | DynamicSkillRefused> | undefined
-  readonly byUri: ReadonlyMap<string, Skill.SkillResource>
-}
-
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
@@ -309,6 +290,16 @@ const makeWith = Effect.fnUntraced(function*(
     return yield* new RunawayListing({ maxPages })
   })
 
+  // Until when each entry this client fetched is fresh by its server's `ttlMs` (R36); entries
+  // not from this client, or past their ttl, may be stale.
+  const freshUntil = new WeakMap<Skill.Skill, number>()
+  const remember = (skills: ReadonlyArray<Skill.Skill>, hint: CacheHint.CacheHint) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      for (const skill of skills) freshUntil.set(skill, now + hint.ttlMs)
+    })
+  const isFresh = (skill: Skill.Skill) =>
+    Effect.map(Clock.currentTimeMillis, (now) => now < (freshUntil.get(skill) ?? 0))
+
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
     const invalidMode = listOptions.invalid ?? "report"
@@ -341,6 +332,7 @@ const makeWith = Effect.fnUntraced(function*(
       if (invalidMode === "fail") return yield* error
       invalid.push(error)
     }
+    yield* remember(skills, CacheHint.fromResult(pages[0]!))
     const listing: Listing = {
       skills: repeated.length === 0 ? skills : skills.filter((skill) => counts.get(skill.uri) === 1),
       invalid,
@@ -365,6 +357,7 @@ const makeWith = Effect.fnUntraced(function*(
     const decoded = Skill.decode(envelope.skill)
     if (Result.isFailure(decoded)) return yield* decoded.failure
     const fetched: Fetched = { skill: decoded.success, cacheHint: CacheHint.fromResult(envelope) }
+    yield* remember([fetched.skill], fetched.cacheHint)
     return fetched
   })
 
@@ -396,122 +389,85 @@ const makeWith = Effect.fnUntraced(function*(
 
   // What an entry alone decides, computed once per entry object rather than on every read (a
   // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
-  const checked = new WeakMap<Skill.Skill, CheckedEntry>()
-  const checkedOf = (skill: Skill.Skill): CheckedEntry => {
+  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused>>()
+  const checkedOf = (skill: Skill.Skill) => {
     let entry = checked.get(skill)
-    if (entry !== undefined) return entry
-    if (skill.resources === "dynamic") {
-      entry = {
-        failure: allowDynamic ? undefined : Effect.fail(new DynamicSkillRefused({ uri: skill.uri })),
-        byUri: new Map()
-      }
-    } else {
-      const violation = Skill.limitViolations(skill, limits)[0]
-      const byUri = new Map<string, Skill.SkillResource>()
-      // The first listing of a uri wins, as with `Skill.findResource`.
-      for (const resource of skill.resources) if (!byUri.has(resource.uri)) byUri.set(resource.uri, resource)
-      entry = {
-        failure: violation === undefined
-          ? undefined
-          : Effect.fail(new LimitExceeded({ uri: skill.uri, limit: violation.limit, actual: violation.actual, max: violation.max })),
-        byUri
-      }
+    if (entry === undefined) {
+      entry = Verification.checkEntry(skill, { limits, allowDynamic })
+      checked.set(skill, entry)
     }
-    checked.set(skill, entry)
     return entry
   }
 
   const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> =>
-    checkedOf(skill).failure ?? Effect.void
+    Effect.asVoid(Effect.fromResult(checkedOf(skill)))
 
   // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
   const dynamicBudget = new Map<string, number>()
 
-  const contentsOf = (uri: string, result: unknown) =>
-    Effect.gen(function*() {
-      if (!isRecord(result) || !Array.isArray(result.contents)) {
-        return yield* invalidResult("resources/read", "contents is not an array")
-      }
-      const items = result.contents.filter(isRecord)
-      const item = items.find((c) => c.uri === uri)
-      if (item === undefined) {
-        return yield* new WrongResourceReturned({ uri, returned: items.map((c) => String(c.uri)) })
-      }
-      const mimeType = typeof item.mimeType === "string" ? item.mimeType : undefined
-      // The raw bytes of a text item are the UTF-8 encoding of the string exactly as received.
-      if (typeof item.text === "string") return { bytes: utf8.encode(item.text), mimeType }
-      const bytes = typeof item.blob === "string" ? decodeBase64(item.blob) : undefined
-      if (bytes !== undefined) return { bytes, mimeType }
-      return yield* new InvalidResourceContents({
-        uri,
-        detail: typeof item.blob === "string" ? "blob is not valid base64" : "neither text nor blob"
-      })
-    })
-
-  // R126: the fetched SKILL.md must carry exactly the entry's frontmatter.
-  const checkFrontmatter = (skill: Skill.Skill, bytes: Uint8Array) => {
-    const parsed = SkillFrontmatter.parse(bytes)
-    if (Result.isFailure(parsed)) {
-      return Effect.fail(new FrontmatterMismatch({ uri: skill.uri, fields: [], detail: parsed.failure.message }))
-    }
-    const differences = SkillFrontmatter.diff(skill.frontmatter, parsed.success.frontmatter)
-    return differences.length > 0
-      ? Effect.fail(new FrontmatterMismatch({ uri: skill.uri, fields: differences.map((d) => d.field) }))
-      : Effect.succeed(parsed.success)
-  }
-
-  // Answers the verified file and, for SKILL.md, its parsed document.
-  const readVerified = Effect.fnUntraced(function*(skill: Skill.Skill, uriOrReference: string) {
-    const entry = checkedOf(skill)
-    if (entry.failure !== undefined) return yield* entry.failure
-    const resolved = SkillUri.resolve(skill.uri, uriOrReference)
-    // A reference that leaves the skill can never be listed (R125).
-    if (Result.isFailure(resolved)) return yield* new UnlistedResource({ skill: skill.uri, uri: uriOrReference })
-    const uri: string = resolved.success
-    const item = entry.byUri.get(uri)
-    if (skill.resources !== "dynamic" && item === undefined) {
-      return yield* new UnlistedResource({ skill: skill.uri, uri })
-    }
+  // Answers the verified file, the entry it was verified against and, for SKILL.md, its parsed document.
+  const readOnce = Effect.fnUntraced(function*(skill: Skill.Skill, uriOrReference: string) {
+    const entry = yield* Effect.fromResult(checkedOf(skill))
+    const target = yield* Effect.fromResult(Verification.resolveTarget(entry, uriOrReference))
+    const { uri, resource } = target
     const isSkillMd = uri === skill.uri
+    const document = (bytes: Uint8Array) =>
+      isSkillMd ? Effect.fromResult(Verification.checkFrontmatter(skill, bytes)) : Effect.succeed(undefined)
 
-    if (item !== undefined) {
-      const cached = yield* cache.get({ server, uri, digest: item.digest })
+    if (resource !== undefined) {
+      const cached = yield* cache.get({ server, uri, digest: resource.digest })
       if (cached !== undefined) {
-        const document = isSkillMd ? yield* checkFrontmatter(skill, cached) : undefined
-        const file: VerifiedFile = { skill: skill.uri, uri, mimeType: undefined, bytes: cached, verified: true }
-        return { file, document }
+        const file: VerifiedFile = { skill: skill.uri, uri, mimeType: cached.mimeType, bytes: cached.bytes, digest: resource.digest, verified: true }
+        return { skill, file, document: yield* document(cached.bytes) }
       }
     }
 
     const result = yield* request("resources/read", { uri })
-    const { bytes, mimeType } = yield* contentsOf(uri, result)
-    if (item === undefined) {
+    const items = yield* Effect.fromResult(Verification.decodeContents(uri, result))
+    const { bytes, mimeType } = yield* Effect.fromResult(Verification.selectItem(entry, target, items))
+    if (resource === undefined) {
       const used = (dynamicBudget.get(skill.uri) ?? 0) + bytes.byteLength
       if (used > limits.maxTotalBytes) {
         return yield* new LimitExceeded({ uri: skill.uri, limit: "bytes", actual: used, max: limits.maxTotalBytes })
       }
       dynamicBudget.set(skill.uri, used)
-    } else {
-      // A wrong length fails before hashing (R121).
-      if (bytes.byteLength !== item.size) {
-        return yield* new SizeMismatch({ skill: skill.uri, uri, expected: item.size, actual: bytes.byteLength })
-      }
-      const digest = Digest.make(bytes)
-      if (digest !== item.digest) {
-        return yield* new DigestMismatch({ skill: skill.uri, uri, expected: item.digest, actual: digest })
-      }
     }
-    const document = isSkillMd ? yield* checkFrontmatter(skill, bytes) : undefined
-    if (item !== undefined) yield* cache.set({ server, uri, digest: item.digest }, bytes)
-    const file: VerifiedFile = { skill: skill.uri, uri, mimeType, bytes, verified: item !== undefined }
-    return { file, document }
+    const parsed = yield* document(bytes)
+    if (resource !== undefined) yield* cache.set({ server, uri, digest: resource.digest }, { bytes, mimeType })
+    const file: VerifiedFile = { skill: skill.uri, uri, mimeType, bytes, digest: resource?.digest, verified: resource !== undefined }
+    return { skill, file, document: parsed }
   })
+
+  // A size or digest mismatch against an entry that may be stale gets the entry again and reads
+  // once more (spec §5.1: a client re-gets the entry and retries); a second mismatch, or a
+  // mismatch against a fresh entry, is the error, counting the re-get.
+  const readVerified = (skill: Skill.Skill, uriOrReference: string) =>
+    readOnce(skill, uriOrReference).pipe(
+      Effect.catchTags({
+        SizeMismatch: (error) => heal(skill, uriOrReference, error),
+        DigestMismatch: (error) => heal(skill, uriOrReference, error)
+      })
+    )
+
+  const heal = (skill: Skill.Skill, uriOrReference: string, error: SizeMismatch | DigestMismatch) =>
+    Effect.gen(function*() {
+      if (skill.resources === "dynamic" || capability === undefined || (yield* isFresh(skill))) return yield* error
+      const fetched = yield* Effect.option(getSkill(skill.uri))
+      if (Option.isNone(fetched)) return yield* error
+      return yield* readOnce(fetched.value.skill, uriOrReference).pipe(
+        Effect.catchTags({
+          SizeMismatch: (again) => Effect.fail(new SizeMismatch({ ...again, entryRefetches: 1 })),
+          DigestMismatch: (again) => Effect.fail(new DigestMismatch({ ...again, entryRefetches: 1 }))
+        })
+      )
+    })
 
   const readSkillResource = (skill: Skill.Skill, uriOrReference: string) =>
     Effect.map(readVerified(skill, uriOrReference), ({ file }) => file)
 
   const loadSkill = (skill: Skill.Skill) =>
-    Effect.map(readVerified(skill, skill.uri), ({ file, document }): LoadedSkill => ({
+    Effect.map(readVerified(skill, skill.uri), ({ skill, file, document }): LoadedSkill => ({
+      // The entry fetched again when the one given was stale.
       skill,
       skillMd: file,
       // readVerified parses every SKILL.md it answers.
@@ -541,11 +497,11 @@ const makeWith = Effect.fnUntraced(function*(
  */
 export type ProtocolChoice = ProtocolVersion | "auto"
 
-// Answers that mean "not this revision" rather than "server unreachable".
+// Answers that mean "not this revision" rather than "server unreachable" or "not allowed".
 const rejectsRevision = (error: McpClientError) => {
   const reason = error.reason
   return reason._tag === "ProtocolError" || reason._tag === "UnsupportedError" ||
-    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500)
+    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
 }
 
 const negotiate = <R>(
@@ -573,8 +529,17 @@ const negotiate = <R>(
 }
 
 /**
+ * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
+ * that refreshes). The Effect cannot fail: recover from a failed refresh inside it.
+ *
+ * @since 0.1.0
+ */
+export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<Record<string, string>>>
+
+/**
  * Connects over Streamable HTTP. Needs an `HttpClient` (`FetchHttpClient.layer` or
- * `NodeHttpClient.layerNodeHttp`). `server` defaults to the URL; `protocolVersion` to `"auto"`.
+ * `NodeHttpClient.layerNodeHttp`). `server` defaults to the URL; `protocolVersion` to `"auto"`;
+ * `headers` go with every request, the handshake included (see {@link Headers}).
  *
  * @since 0.1.0
  */
@@ -582,30 +547,59 @@ export const layerHttp = (
   options: Omit<Options, "server"> & {
     readonly url: string
     readonly server?: string | undefined
-    readonly headers?: Readonly<Record<string, string>> | undefined
+    readonly headers?: Headers | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
+    /**
+     * How the extension's own requests (`skills/*`, `resources/read`, directory reads) travel over
+     * stateless 2026-07-28: `"HttpClient"` (default) through the provided `HttpClient`, or `"lean"`
+     * through `node:http(s)` on one keep-alive agent with at most `maxConnections` sockets (default
+     * 8), bypassing `HttpClient` middleware (use `headers` instead). Every check is the same; the
+     * handshake and every other method always use `McpClient`, and 2025-11-25 sessions stay there.
+     */
+    readonly readTransport?: "HttpClient" | "lean" | undefined
+    readonly maxConnections?: number | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError, HttpClient.HttpClient> =>
-  Layer.effect(
-    SkillsClient,
-    negotiate(
-      options.protocolVersion,
-      (protocol) =>
-        Effect.all({
-          transport: McpClient.http({
-            url: options.url,
-            protocol,
-            maxMessageBytes: MaxMessageBytes,
-            ...(options.headers === undefined ? {} : { headers: options.headers })
-          }),
-          // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
-          send: protocol.protocolVersion === "2026-07-28"
-            ? Transport.httpSend({ url: options.url, headers: options.headers, maxMessageBytes: MaxMessageBytes })
-            : Effect.succeed(undefined)
+): Layer.Layer<SkillsClient, McpClientError, HttpClient.HttpClient> => {
+  const headers = options.headers
+  const connect = negotiate(
+    options.protocolVersion,
+    (protocol) =>
+      Effect.all({
+        transport: McpClient.http({
+          url: options.url,
+          protocol,
+          maxMessageBytes: MaxMessageBytes,
+          ...(headers === undefined || Effect.isEffect(headers) ? {} : { headers })
         }),
-      { ...options, server: options.server ?? options.url }
-    )
+        // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
+        send: protocol.protocolVersion !== "2026-07-28"
+          ? Effect.succeed(undefined)
+          : options.readTransport === "lean"
+          ? Transport.leanSend({
+            url: options.url,
+            headers: headers === undefined ? Effect.succeed({}) : Effect.isEffect(headers) ? headers : Effect.succeed(headers),
+            maxMessageBytes: MaxMessageBytes,
+            maxSockets: options.maxConnections ?? 8
+          })
+          : Transport.httpSend({
+            url: options.url,
+            headers: headers === undefined || Effect.isEffect(headers) ? undefined : headers,
+            maxMessageBytes: MaxMessageBytes
+          })
+      }),
+    { ...options, server: options.server ?? options.url }
   )
+  return Layer.effect(
+    SkillsClient,
+    headers === undefined || !Effect.isEffect(headers) ? connect : Effect.gen(function*() {
+      // Per-request headers wrap the HttpClient both transports send through.
+      const client = yield* HttpClient.HttpClient
+      const withHeaders = HttpClient.mapRequestEffect(client, (request) =>
+        Effect.map(headers, (values) => HttpClientRequest.setHeaders(request, values)))
+      return yield* Effect.provideService(connect, HttpClient.HttpClient, withHeaders)
+    })
+  )
+}
 
 /**
  * Spawns a server and connects over stdio. Needs a `ChildProcessSpawner`

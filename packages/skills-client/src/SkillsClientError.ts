@@ -16,7 +16,7 @@ export class ExtensionNotSupported extends Schema.TaggedError<ExtensionNotSuppor
   server: Schema.String
 }) {
   override get message(): string {
-    return `${this.server} does not declare the io.modelcontextprotocol/skills extension`
+    return `${this.server} does not offer the io.modelcontextprotocol/skills extension: it declares no skills capability`
   }
 }
 
@@ -36,7 +36,8 @@ export class DirectoryReadNotSupported
 }
 
 /**
- * `skills/get` answered that no skill is served at `uri` (-32602, R41).
+ * `skills/get` answered that no skill is served at `uri` (-32602, R41). `detail` keeps the
+ * server's own words; the message does not repeat them, as they name the same uri.
  *
  * @since 0.1.0
  */
@@ -45,7 +46,7 @@ export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNot
   detail: Schema.String
 }) {
   override get message(): string {
-    return `no skill is served at ${this.uri}: ${this.detail}`
+    return `no skill is served at ${this.uri}`
   }
 }
 
@@ -94,6 +95,37 @@ export class UnlistedResource extends Schema.TaggedError<UnlistedResource>()("Un
 }
 
 /**
+ * A reference resolves outside the skill's folder (`..` past the root, another skill, another
+ * scheme): refused before any request, as no manifest can list it (R103, R125).
+ *
+ * @since 0.1.0
+ */
+export class ReferenceOutsideSkill extends Schema.TaggedError<ReferenceOutsideSkill>()("ReferenceOutsideSkill", {
+  skill: Schema.String,
+  reference: Schema.String
+}) {
+  override get message(): string {
+    return `${this.reference} leaves the skill ${this.skill}`
+  }
+}
+
+/**
+ * A `resources/read` answer carried items besides the requested file that the manifest does not
+ * vouch for (`extra`): items of another skill, unlisted files, or several items of a `"dynamic"`
+ * skill. Nothing of the answer is used; a server sending content nobody listed is misbehaving.
+ *
+ * @since 0.1.0
+ */
+export class UnexpectedContents extends Schema.TaggedError<UnexpectedContents>()("UnexpectedContents", {
+  uri: Schema.String,
+  extra: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `reading ${this.uri}, the server also sent ${this.extra.join(", ")}, which the manifest does not list`
+  }
+}
+
+/**
  * The answer did not contain the requested uri (`returned` lists what came back), or an entry
  * from `skills/get` names another skill than requested.
  *
@@ -122,6 +154,9 @@ export class InvalidResourceContents extends Schema.TaggedError<InvalidResourceC
   }
 }
 
+const refetched = (count: number | undefined) =>
+  count === undefined || count === 0 ? "" : ` (also after fetching the entry again)`
+
 /**
  * The byte length of a file differs from the manifest `size` (R121).
  *
@@ -131,10 +166,12 @@ export class SizeMismatch extends Schema.TaggedError<SizeMismatch>()("SizeMismat
   skill: Schema.String,
   uri: Schema.String,
   expected: Schema.Number,
-  actual: Schema.Number
+  actual: Schema.Number,
+  /** How often the entry was fetched again before giving up (0 or 1; see `SkillsClient`). */
+  entryRefetches: Schema.optionalKey(Schema.Int)
 }) {
   override get message(): string {
-    return `${this.uri}: size ${this.actual} differs from the manifest size ${this.expected}`
+    return `${this.uri}: size ${this.actual} differs from the manifest size ${this.expected}${refetched(this.entryRefetches)}`
   }
 }
 
@@ -147,10 +184,12 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
   skill: Schema.String,
   uri: Schema.String,
   expected: Schema.String,
-  actual: Schema.String
+  actual: Schema.String,
+  /** How often the entry was fetched again before giving up (0 or 1; see `SkillsClient`). */
+  entryRefetches: Schema.optionalKey(Schema.Int)
 }) {
   override get message(): string {
-    return `${this.uri}: digest ${this.actual} differs from the manifest digest ${this.expected}`
+    return `${this.uri}: digest ${this.actual} differs from the manifest digest ${this.expected}${refetched(this.entryRefetches)}`
   }
 }
 
@@ -219,6 +258,8 @@ export class RunawayListing extends Schema.TaggedError<RunawayListing>()("Runawa
  */
 export type VerificationError =
   | UnlistedResource
+  | ReferenceOutsideSkill
+  | UnexpectedContents
   | WrongResourceReturned
   | InvalidResourceContents
   | SizeMismatch

@@ -23,3 +23,8 @@ export * as SkillCache from "./SkillCache.js"
  * @since 0.1.0
  */
 export * as Pull from "./Pull.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Verification from "./Verification.js"

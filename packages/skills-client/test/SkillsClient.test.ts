@@ -214,7 +214,9 @@ describe("typed errors against a tampering server", () => {
         {},
         (c) => Effect.flatMap(firstSkill(c), (skill) => c.readSkillResource(skill, "../other/SKILL.md"))
       )
-      assert.strictEqual(escape.error._tag, "UnlistedResource")
+      // Reported as leaving the skill, not as unlisted (issue 9 item 6).
+      assert.strictEqual(escape.error._tag, "ReferenceOutsideSkill")
+      assert.strictEqual(escape.error.message, `../other/SKILL.md leaves the skill ${Tamper.SkillUri}`)
       assert.deepStrictEqual(escape.s.reads(), [])
     }))
 
@@ -230,6 +232,22 @@ describe("typed errors against a tampering server", () => {
       const get = yield* fails({ wrongUri: "get" }, (c) => c.getSkill(Tamper.SkillUri))
       assert.strictEqual(get.error._tag, "WrongResourceReturned")
       assert.deepStrictEqual(get.error.returned, ["skill://other/SKILL.md"])
+    }))
+
+  it.live("UnexpectedContents: an answer carrying an item the manifest does not list (issue 10 item 1)", () =>
+    Effect.gen(function*() {
+      for (const protocolVersion of versions) {
+        const { error } = yield* fails(
+          { appendItem: Tamper.InvoiceUri },
+          (c) => Effect.flatMap(firstSkill(c), (skill) => c.readSkillResource(skill, "templates/invoice.md")),
+          { protocolVersion }
+        )
+        assert.deepInclude(error, {
+          _tag: "UnexpectedContents",
+          uri: Tamper.InvoiceUri,
+          extra: ["skill://pdf-processing/references/EXTRA.md"]
+        })
+      }
     }))
 
   it.live("SizeMismatch: extra bytes (R121)", () =>
@@ -330,6 +348,19 @@ describe("verified cache", () => {
       assert.deepStrictEqual(s.reads(), [Tamper.SkillUri])
     }))
 
+  it.live("a cache hit keeps the mimeType of the file", () =>
+    Effect.gen(function*() {
+      const s = yield* server()
+      const [first, second] = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const skill = (yield* c.listSkills()).skills[0]!
+          return [yield* c.readSkillResource(skill, "assets/logo.png"), yield* c.readSkillResource(skill, "assets/logo.png")] as const
+        }))
+      assert.deepStrictEqual(s.reads(), [Tamper.LogoUri])
+      assert.strictEqual(first.mimeType, "image/png")
+      assert.strictEqual(second.mimeType, "image/png")
+    }))
+
   it.live("a tampered file on disk is re-hashed, dropped and fetched again (R130)", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "skills-cache-")))
@@ -344,8 +375,9 @@ describe("verified cache", () => {
       const origin = files.find((f) => f.name === "origin.json")!
       const label = JSON.parse(yield* Effect.promise(() => Fs.readFile(Path.join(origin.parentPath, origin.name), "utf8")))
       assert.deepStrictEqual(label, { server: s.url })
-      yield* load
+      const hit = yield* load
       assert.deepStrictEqual(s.reads(), [Tamper.SkillUri])
+      assert.strictEqual(hit.skillMd.mimeType, "text/markdown")
       const file = Path.join(cached[0]!.parentPath, cached[0]!.name)
       yield* Effect.promise(() => Fs.writeFile(file, "tampered"))
       const loaded = yield* load
@@ -356,3 +388,104 @@ describe("verified cache", () => {
 
 const firstSkillOf = (c: Parameters<Parameters<typeof withClient>[1]>[0]) =>
   Effect.map(c.listSkills(), (l) => l.skills[0]!)
+
+describe("stale entries heal once (issue 10 item 6)", () => {
+  const gets = (s: Tamper.TamperServer) => s.requests.filter((r) => r.method === "skills/get").length
+
+  it.live("a file edited between getSkill and readSkillResource is read with its new bytes after one re-get", () =>
+    Effect.gen(function*() {
+      const s = yield* server({ ttlMs: 0 })
+      const file = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const { skill } = yield* c.getSkill(Tamper.SkillUri)
+          s.tamper.revised = true
+          return yield* c.readSkillResource(skill, Tamper.InvoiceUri)
+        }))
+      assert.strictEqual(new TextDecoder().decode(file.bytes), "# Invoice template v2\n")
+      assert.strictEqual(gets(s), 2)
+      assert.deepStrictEqual(s.reads(), [Tamper.InvoiceUri, Tamper.InvoiceUri])
+    }))
+
+  it.live("loadSkill of a stale entry answers the entry it fetched again with the new SKILL.md", () =>
+    Effect.gen(function*() {
+      const s = yield* server({ ttlMs: 0 })
+      const loaded = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const { skill } = yield* c.getSkill(Tamper.SkillUri)
+          s.tamper.revisedSkillMd = true
+          return [skill, yield* c.loadSkill(skill)] as const
+        }))
+      const [stale, fresh] = loaded
+      assert.isTrue(fresh.body.endsWith("\nRevised.\n"))
+      assert.notStrictEqual(fresh.skill, stale)
+      assert.strictEqual(fresh.skillMd.digest, Tamper.digestOf(fresh.skillMd.bytes))
+      assert.deepStrictEqual(fresh.skill.resources !== "dynamic" && fresh.skill.resources[0]!.digest, fresh.skillMd.digest)
+    }))
+
+  it.live("a server that keeps answering wrong bytes fails after one re-get, counted in the error", () =>
+    Effect.gen(function*() {
+      const s = yield* server({ ttlMs: 0, flipByte: Tamper.InvoiceUri })
+      const error = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.flatMap(c.getSkill(Tamper.SkillUri), ({ skill }) => c.readSkillResource(skill, Tamper.InvoiceUri))))
+      assert.strictEqual(error._tag, "DigestMismatch")
+      assert.deepInclude(error, { uri: Tamper.InvoiceUri, entryRefetches: 1 })
+      assert.include(error.message, "also after fetching the entry again")
+      assert.strictEqual(gets(s), 2)
+    }))
+
+  it.live("an entry still fresh by its ttlMs is not fetched again", () =>
+    Effect.gen(function*() {
+      const s = yield* server()
+      const error = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const { skill } = yield* c.getSkill(Tamper.SkillUri)
+          s.tamper.revised = true
+          return yield* c.readSkillResource(skill, Tamper.InvoiceUri)
+        })))
+      assert.strictEqual(error._tag, "SizeMismatch")
+      assert.isUndefined((error as { entryRefetches?: number }).entryRefetches)
+      assert.strictEqual(gets(s), 1)
+    }))
+})
+
+describe("headers per request (issue 10 item 4)", () => {
+  it.live("an Effect of headers runs before every request, so a token can refresh", () =>
+    Effect.gen(function*() {
+      const s = yield* server({ bearer: "t1" })
+      let calls = 0
+      const headers = Effect.sync(() => {
+        calls++
+        return { authorization: "Bearer t1" }
+      })
+      const listing = yield* withClient(s.url, (c) => c.listSkills(), { headers })
+      assert.strictEqual(listing.skills.length, 1)
+      // The handshake and both skills/list pages at least.
+      assert.isAtLeast(calls, 3)
+      const refused = yield* Effect.flip(withClient(s.url, (c) => c.listSkills(), { headers: Effect.succeed({}) }))
+      assert.strictEqual(refused._tag, "McpClientError")
+      assert.deepInclude((refused as { reason: unknown }).reason, { _tag: "HttpError", status: 401 })
+    }))
+})
+
+describe("the lean read transport (issue 10 item 5)", () => {
+  it.live("lists, loads and reads with every check; tampering is still caught; a hang still times out", () =>
+    Effect.gen(function*() {
+      const s = yield* server()
+      const options = { readTransport: "lean", protocolVersion: "2026-07-28" } as const
+      const logo = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          const skill = (yield* c.listSkills()).skills[0]!
+          yield* c.loadSkill(skill)
+          return yield* c.readSkillResource(skill, "assets/logo.png")
+        }), options)
+      assert.deepStrictEqual([...logo.bytes], [...Buffer.from("iVBORw0KGgo=", "base64")])
+      s.tamper.appendItem = Tamper.InvoiceUri
+      const extra = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.flatMap(c.listSkills(), (l) => c.readSkillResource(l.skills[0]!, Tamper.InvoiceUri)), options))
+      assert.deepInclude(extra, { _tag: "UnexpectedContents", extra: ["skill://pdf-processing/references/EXTRA.md"] })
+      s.tamper.hang = ["resources/read"]
+      const hung = yield* Effect.flip(withClient(s.url, (c) =>
+        Effect.flatMap(c.listSkills(), (l) => c.loadSkill(l.skills[0]!)), { ...options, timeout: "500 millis" }))
+      assert.deepInclude((hung as { reason: unknown }).reason, { _tag: "TimeoutError" })
+    }))
+})

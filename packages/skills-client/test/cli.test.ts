@@ -14,9 +14,10 @@ interface Run {
 }
 
 /** Runs the built CLI (asynchronously: the tampering server answers from this process). */
-export const runCli = (args: ReadonlyArray<string>): Promise<Run> =>
+export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Run> =>
   new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 60_000 }, (error, stdout, stderr) => {
+    const options = { encoding: "utf8" as const, timeout: 60_000, env: { ...process.env, MCP_SKILLS_TOKEN: "", ...env } }
+    execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) => {
       resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
     })
   })
@@ -52,7 +53,7 @@ describe.concurrent("mcp-skills list / get / read", () => {
     const run = await runCli(["list", s.url])
     expect(run.status).toBe(1)
     expect(run.stdout).toContain(Tamper.SkillUri)
-    expect(run.stderr).toMatch(/^mcp-skills: entry check failed \(skill skill:\/\/broken\/SKILL\.md\)/)
+    expect(run.stderr).toMatch(/^mcp-skills: entry check failed: invalid entry skill:\/\/broken\/SKILL\.md: /)
   })
 
   it("get prints the entry; read prints verified bytes, SKILL.md first", async (context) => {
@@ -66,6 +67,32 @@ describe.concurrent("mcp-skills list / get / read", () => {
     expect(s.reads()).toEqual([Tamper.SkillUri, Tamper.InvoiceUri])
   })
 
+  it("a skill that is not served: one line, the uri once (issue 9 item 6)", async (context) => {
+    const s = await server(context)
+    const run = await runCli(["get", s.url, "skill://does/not/exist/SKILL.md"])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe("mcp-skills: not-found check failed: no skill is served at skill://does/not/exist/SKILL.md\n")
+  })
+
+  it("--cache DIR keeps verified files: a second read asks the server for SKILL.md no more", async (context) => {
+    const s = await server(context)
+    const cache = await tempDir(context)
+    for (let i = 0; i < 2; i++) {
+      const run = await runCli(["read", s.url, Tamper.SkillUri, "--cache", cache])
+      expect(run.stdout).toBe(Tamper.SkillMd)
+    }
+    expect(s.reads()).toEqual([Tamper.SkillUri])
+  })
+
+  it("a server without the extension: the message says so", async (context) => {
+    const s = await server(context, { noExtension: true })
+    const run = await runCli(["list", s.url])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe(
+      `mcp-skills: extension check failed: ${s.url} does not offer the io.modelcontextprotocol/skills extension: it declares no skills capability\n`
+    )
+  })
+
   it("read refuses a file outside the manifest without asking the server", async (context) => {
     const s = await server(context, { unlistedFile: true })
     const read = await runCli(["read", s.url, Tamper.SkillUri, "secret.md"])
@@ -73,6 +100,60 @@ describe.concurrent("mcp-skills list / get / read", () => {
     expect(read.stderr.trim().split("\n")).toHaveLength(1)
     expect(read.stderr).toContain("unlisted check failed")
     expect(s.reads()).toEqual([Tamper.SkillUri])
+  })
+})
+
+describe.concurrent("mcp-skills against a server that demands a bearer token", () => {
+  const token = "s3cret-token"
+
+  it("--header sends it: list and pull work", async (context) => {
+    const s = await server(context, { bearer: token })
+    const dir = await tempDir(context)
+    const header = ["--header", `Authorization: Bearer ${token}`]
+    const list = await runCli(["list", s.url, ...header])
+    expect(list.stderr).toBe("")
+    expect(list.stdout).toContain(Tamper.SkillUri)
+    const pull = await runCli(["pull", s.url, "--all", "--into", dir, ...header, "--header", "X-Trace: 1"])
+    expect(pull.stderr).toBe("")
+    expect(pull.stdout).toBe(`added ${Tamper.SkillUri} -> pdf-processing (3 files, 195 bytes)\n`)
+  })
+
+  it("MCP_SKILLS_TOKEN sends it: list and pull work", async (context) => {
+    const s = await server(context, { bearer: token })
+    const dir = await tempDir(context)
+    const list = await runCli(["list", s.url], { MCP_SKILLS_TOKEN: token })
+    expect(list.status).toBe(0)
+    expect(list.stdout).toContain(Tamper.SkillUri)
+    const pull = await runCli(["pull", s.url, "--all", "--into", dir], { MCP_SKILLS_TOKEN: token })
+    expect(pull.status).toBe(0)
+    expect(await written(dir)).toContain("pdf-processing/SKILL.md")
+  })
+
+  it("without it: exit 1 with one line naming 401 and what to do", async (context) => {
+    const s = await server(context, { bearer: token })
+    const dir = await tempDir(context)
+    for (const args of [["list", s.url], ["pull", s.url, "--all", "--into", dir]]) {
+      const run = await runCli(args)
+      expect(run.status).toBe(1)
+      expect(run.stderr.trim().split("\n")).toEqual([
+        "mcp-skills: auth check failed: the server answered 401 Unauthorized: send credentials with --header 'Authorization: Bearer ...' or MCP_SKILLS_TOKEN"
+      ])
+    }
+    expect(await written(dir)).toEqual([])
+  })
+
+  it("403: exit 1 with one line naming it", async (context) => {
+    const s = await server(context, { forbidden: true })
+    const run = await runCli(["list", s.url, "--header", "Authorization: Bearer wrong"])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe("mcp-skills: auth check failed: the server answered 403 Forbidden: the credentials sent do not allow this\n")
+  })
+
+  it("a malformed --header is a usage error", async (context) => {
+    const s = await server(context)
+    const run = await runCli(["list", s.url, "--header", "no colon here"])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toContain("--header needs 'Name: value'")
   })
 })
 
@@ -135,6 +216,7 @@ describe.concurrent("mcp-skills pull", () => {
     { name: "RepeatedCursor", tamper: { repeatedCursor: true }, check: "cursor", reads: [] },
     { name: "RunawayListing", tamper: { runawayPages: true }, check: "cursor", reads: [] },
     { name: "SkillNotFound", tamper: {}, check: "not-found", args: ["skill://nope/SKILL.md"], reads: [] },
+    { name: "UnexpectedContents", tamper: { appendItem: Tamper.InvoiceUri }, check: "unlisted", file: Tamper.InvoiceUri },
     { name: "timeout", tamper: { hang: ["resources/read"] }, check: "timeout", args: ["--all", "--timeout", "0.5"] }
   ]
 
@@ -147,7 +229,8 @@ describe.concurrent("mcp-skills pull", () => {
       const lines = run.stderr.trim().split("\n")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(new RegExp(`^mcp-skills: ${failure.check} check failed`))
-      if (failure.file !== undefined) expect(lines[0]).toContain(`file ${failure.file}`)
+      // The file named once (issue 9 item 6).
+      if (failure.file !== undefined) expect(lines[0]!.split(failure.file)).toHaveLength(2)
       if (failure.reads !== undefined) expect(s.reads()).toEqual(failure.reads)
       expect(await written(dir)).toEqual([])
     })
@@ -179,16 +262,35 @@ describe.concurrent("mcp-skills pull", () => {
     s.tamper.revised = true
     const refused = await runCli(["pull", s.url, "--all", "--into", dir])
     expect(refused.status).toBe(1)
-    expect(refused.stderr).toMatch(/^mcp-skills: changed check failed \(skill skill:\/\/pdf-processing\/SKILL\.md\)/)
+    expect(refused.stderr).toMatch(/^mcp-skills: changed check failed: skill:\/\/pdf-processing\/SKILL\.md changed since the last pull/)
     expect(refused.stderr).toContain(`~${Tamper.InvoiceUri}`)
     expect(await Fs.readFile(invoice, "utf8")).toBe(before)
     const accepted = await runCli(["pull", s.url, "--all", "--into", dir, "--accept-changes"])
     expect(accepted.status).toBe(0)
-    expect(accepted.stdout).toContain(`changed ${Tamper.SkillUri}\n  ~ ${Tamper.InvoiceUri}\n`)
+    expect(accepted.stdout).toBe(`updated ${Tamper.SkillUri} -> pdf-processing (3 files, 179 bytes)\n  ~ ${Tamper.InvoiceUri}\n`)
+    const again = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(again.stdout).toBe(`unchanged ${Tamper.SkillUri}\n`)
     expect(await Fs.readFile(invoice, "utf8")).toBe("# Invoice template v2\n")
     const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
     expect(lock.skills[0].files.find((f: { uri: string }) => f.uri === Tamper.InvoiceUri).size).toBe(22)
     expect(await written(dir)).not.toContainEqual(expect.stringMatching(/staging/))
+  })
+
+  it("a symlinked skill folder: exit 1, one line naming the link, its target untouched", async (context) => {
+    const s = await server(context)
+    const dir = await tempDir(context)
+    const elsewhere = `${dir}-elsewhere`
+    await Fs.mkdir(elsewhere, { recursive: true })
+    await Fs.mkdir(dir, { recursive: true })
+    await Fs.symlink(elsewhere, Path.join(dir, "pdf-processing"))
+    const run = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(run.status).toBe(1)
+    expect(run.stderr).toBe(
+      `mcp-skills: link check failed: ${Path.join(dir, "pdf-processing")} is a symbolic link; a pull never writes through links\n`
+    )
+    expect(await Fs.readdir(elsewhere)).toEqual([])
+    expect(await Fs.readdir(dir)).toEqual(["pdf-processing"])
+    expect(s.reads()).toEqual([])
   })
 
   it("refuses to overwrite a folder it did not write", async (context) => {

@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process"
+import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -20,3 +22,23 @@ export const withClient = <A, E>(
       )
     )
   )
+
+/** The built `mcp-skills-server` executable. */
+export const serverCli = Path.resolve(import.meta.dirname, "../../skills-server/dist/src/bin/mcp-skills-server.js")
+
+/** Starts `mcp-skills-server serve DIR --port 0` and answers its URL. */
+export const serveHttp = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.callback<{ url: string; stop: () => void }>((resume) => {
+      const child = spawn(process.execPath, [serverCli, "serve", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] })
+      let out = ""
+      child.stdout.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8")
+        const match = /listening (http:\/\/\S+)/.exec(out)
+        if (match !== null) resume(Effect.succeed({ url: match[1]!, stop: () => child.kill("SIGTERM") }))
+      })
+      child.on("exit", (code) => resume(Effect.die(new Error(`mcp-skills-server exited (${code}): ${out}`))))
+    }),
+    ({ stop }) => Effect.sync(stop)
+  )
+

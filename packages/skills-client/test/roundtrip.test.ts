@@ -5,36 +5,19 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Layer from "effect/Layer"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Pull, SkillsClient } from "@mcp-skills/client"
 import { filesUnder, makeFixture } from "./fixture.js"
-import { versions, withClient } from "./helpers.js"
+import { serveHttp, serverCli, versions, withClient } from "./helpers.js"
 
 const repo = Path.resolve(import.meta.dirname, "../../..")
-const serverCli = Path.join(repo, "packages/skills-server/dist/src/bin/mcp-skills-server.js")
 const examples = Path.join(repo, "examples/skills")
-
-/** Starts `mcp-skills-server serve DIR --port 0` and answers its URL. */
-const serveHttp = (dir: string) =>
-  Effect.acquireRelease(
-    Effect.callback<{ url: string; stop: () => void }>((resume) => {
-      const child = spawn(process.execPath, [serverCli, "serve", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] })
-      let out = ""
-      child.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString("utf8")
-        const match = /listening (http:\/\/\S+)/.exec(out)
-        if (match !== null) resume(Effect.succeed({ url: match[1]!, stop: () => child.kill("SIGTERM") }))
-      })
-      child.on("exit", (code) => resume(Effect.die(new Error(`mcp-skills-server exited (${code}): ${out}`))))
-    }),
-    ({ stop }) => Effect.sync(stop)
-  )
 
 const tempDir = Effect.acquireRelease(
   Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "roundtrip-pull-"))),
@@ -45,8 +28,8 @@ const tempDir = Effect.acquireRelease(
 const pullAndCompare = (client: SkillsClient.Service, source: string) =>
   Effect.gen(function*() {
     const into = yield* tempDir
-    const summary = yield* Pull.pull(client, { into, all: true })
-    assert.isAbove(summary.pulled.length, 0)
+    const summary = yield* Pull.pull(client, { into, all: true }).pipe(Effect.provide(NodeFileSystem.layer))
+    assert.isAbove(summary.skills.length, 0)
     // Every file inside a skill folder (one holding a SKILL.md); files beside the skills are not served.
     const all = yield* Effect.promise(() => filesUnder(source))
     const roots = all.filter((f) => f === "SKILL.md" || f.endsWith("/SKILL.md")).map((f) => f.slice(0, -"SKILL.md".length))

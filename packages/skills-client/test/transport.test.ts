@@ -1,6 +1,7 @@
-// The lean 2026-07-28 HTTP sender (`Transport.httpSend`) must keep the wire behaviour and the errors
-// of effect's `McpClient.http` it stands in for: headers, JSON and SSE answers, envelope checks,
-// HTTP errors with their JSON-RPC code, the message size limit. Every case runs against both.
+// The lean 2026-07-28 HTTP senders (`Transport.httpSend` over HttpClient, `Transport.leanSend` over
+// node:http) must keep the wire behaviour and the errors of effect's `McpClient.http` they stand in
+// for: headers, JSON and SSE answers, envelope checks, HTTP errors with their JSON-RPC code, the
+// message size limit. Every case runs against all three.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -47,7 +48,7 @@ const json = (res: Http.ServerResponse, value: unknown, status = 200) => {
   res.end(body)
 }
 
-type Sender = "httpSend" | "McpClient.http"
+type Sender = "httpSend" | "leanSend" | "McpClient.http"
 
 // Every case runs against effect's own transport too, so the two cannot drift apart.
 const sendWith = (sender: Sender) => (url: string, params: Record<string, unknown>, maxMessageBytes = 1024 * 1024) =>
@@ -55,13 +56,15 @@ const sendWith = (sender: Sender) => (url: string, params: Record<string, unknow
     const headers = { "x-extra": "1" }
     const send: Transport.Send = sender === "httpSend"
       ? yield* Transport.httpSend({ url, headers, maxMessageBytes })
+      : sender === "leanSend"
+      ? yield* Transport.leanSend({ url, headers: Effect.succeed(headers), maxMessageBytes, maxSockets: 2 })
       : (yield* McpClient.http({ url, headers, maxMessageBytes, protocol: McpProtocol.v2026_07_28 })).request
     return yield* send({ jsonrpc: "2.0", id: "skills:1", method: "resources/read", params })
   }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
 
 const reasonOf = (error: McpClientError) => error.reason as unknown as Record<string, unknown> & { readonly _tag: string }
 
-describe.each(["httpSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
+describe.each(["httpSend", "leanSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
   const send = sendWith(sender)
   it.live("sends McpClient's headers and answers a JSON response", () =>
     Effect.gen(function*() {
@@ -153,4 +156,34 @@ describe.each(["httpSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP
       assert.strictEqual(reasonOf(error)._tag, "ProtocolError")
       assert.strictEqual(reasonOf(error).description, "MCP request received no response")
     }))
+})
+
+describe("leanSend", () => {
+  it.live("never has more requests in flight than its agent's sockets; the rest wait and are answered", () =>
+    Effect.gen(function*() {
+      let inFlight = 0
+      let most = 0
+      const held: Array<() => void> = []
+      let quiet: ReturnType<typeof setTimeout> | undefined
+      const s = yield* server((request, res) => {
+        inFlight++
+        most = Math.max(most, inFlight)
+        // Held until 50 ms pass without a new request, so a sender over its bound shows in `most`
+        // (a correct one can never exceed it, however slow the machine).
+        held.push(() => {
+          inFlight--
+          json(res, { jsonrpc: "2.0", id: request.id, result: { contents: [] } })
+        })
+        clearTimeout(quiet)
+        quiet = setTimeout(() => held.splice(0).forEach((answer) => answer()), 50)
+      })
+      const send = yield* Transport.leanSend({ url: s.url, headers: Effect.succeed({}), maxMessageBytes: 1024, maxSockets: 2 })
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 8 }, (_, i) => i),
+        (i) => send({ jsonrpc: "2.0", id: `skills:${i}`, method: "resources/read", params: { uri: `skill://a/${i}.md` } }),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(answers.length, 8)
+      assert.strictEqual(most, 2)
+    }).pipe(Effect.scoped))
 })

@@ -11,7 +11,9 @@
  *
  * @internal
  */
-import * as Duration from "effect/Duration"
+import * as Http from "node:http"
+import * as Https from "node:https"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -223,6 +225,17 @@ const headerValue = (value: string) =>
 const mediaType = (response: HttpClientResponse.HttpClientResponse) =>
   response.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase()
 
+// The body of one request and its 2026-07-28 routing headers (the method, and the uri of a read).
+const prepare = (message: McpSchema.JsonRpcRequest, maxBytes: number, closed: boolean) => {
+  if (closed) return fail(new ClosedError({ description: "MCP HTTP transport closed" }))
+  const body = JSON.stringify(message)
+  if (Buffer.byteLength(body, "utf8") > maxBytes) return fail(new LimitError({ description: "MCP message exceeds maxMessageBytes" }))
+  const routing: Record<string, string> = { "mcp-method": message.method }
+  const uri = message.params?.uri
+  if (message.method === "resources/read" && typeof uri === "string") routing["mcp-name"] = headerValue(uri)
+  return { body, routing }
+}
+
 /**
  * A lean sender for the extension's requests over stateless Streamable HTTP (2026-07-28), on the
  * same `HttpClient` and with the same headers, limits and errors as `McpClient.http`, which stays
@@ -323,12 +336,9 @@ export const httpSend = Effect.fnUntraced(function*(options: {
 
   return (message) =>
     Effect.gen(function*() {
-      if (closed) return yield* fail(new ClosedError({ description: "MCP HTTP transport closed" }))
-      const body = JSON.stringify(message)
-      if (Buffer.byteLength(body, "utf8") > maxBytes) return yield* tooLarge("MCP message exceeds maxMessageBytes")
-      const routing: Record<string, string> = { "mcp-method": message.method }
-      const uri = message.params?.uri
-      if (message.method === "resources/read" && typeof uri === "string") routing["mcp-name"] = headerValue(uri)
+      const prepared = prepare(message, maxBytes, closed)
+      if (prepared instanceof McpClientError) return yield* prepared
+      const { body, routing } = prepared
       const response = yield* client.execute(
         HttpClientRequest.post(options.url).pipe(
           HttpClientRequest.setHeaders({ ...headers, ...routing }),
@@ -360,5 +370,146 @@ export const httpSend = Effect.fnUntraced(function*(options: {
         return yield* fail(new ProtocolError({ description: "HTTP MCP response id does not match its request" }))
       }
       return answer
+    })
+})
+
+/**
+ * The leanest sender for the extension's requests over stateless Streamable HTTP (2026-07-28):
+ * `node:http(s)` on one keep-alive agent whose socket count bounds the requests in flight
+ * (`maxSockets`; more wait in the agent's queue), each body decoded to text chunk by chunk as it
+ * arrives and cut off past `maxMessageBytes`. Same requests, headers, limits, envelope checks and
+ * errors as {@link httpSend}; it bypasses the `HttpClient` service, so middleware on that client
+ * does not see these requests (headers given here do). Interrupting a request (a timeout)
+ * destroys its socket; closing the scope destroys the agent.
+ *
+ * @internal
+ */
+export const leanSend = Effect.fnUntraced(function*(options: {
+  readonly url: string
+  readonly headers: Effect.Effect<Readonly<Record<string, string>>>
+  readonly maxMessageBytes: number
+  readonly maxSockets: number
+}): Effect.fn.Return<Send, never, Scope.Scope> {
+  const url = new URL(options.url)
+  const secure = url.protocol === "https:"
+  const agent = secure
+    ? new Https.Agent({ keepAlive: true, maxSockets: options.maxSockets })
+    : new Http.Agent({ keepAlive: true, maxSockets: options.maxSockets })
+  let closed = false
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      closed = true
+      agent.destroy()
+    })
+  )
+  const maxBytes = options.maxMessageBytes
+  const tooLarge = (description: string) => fail(new LimitError({ description }))
+  const base = { accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "content-type": "application/json" }
+
+  interface Answer {
+    readonly status: number
+    readonly type: string | undefined
+    readonly headers: Http.IncomingHttpHeaders
+    readonly text: string
+  }
+
+  const exchange = (headers: Record<string, string>, body: string) =>
+    Effect.callback<Answer, McpClientError>((resume) => {
+      const request = (secure ? Https.request : Http.request)(url, { method: "POST", agent, headers })
+      request.on("error", (cause) => resume(Effect.fail(fail(new TransportError({ description: "MCP HTTP request failed", cause })))))
+      request.on("response", (response) => {
+        const declared = Number(response.headers["content-length"])
+        if (declared > maxBytes) {
+          response.destroy()
+          return resume(Effect.fail(tooLarge("MCP response exceeds maxMessageBytes")))
+        }
+        const decoder = new TextDecoder()
+        const pieces: Array<string> = []
+        let bytes = 0
+        response.on("data", (chunk: Buffer) => {
+          bytes += chunk.byteLength
+          if (bytes > maxBytes) {
+            response.destroy()
+            return resume(Effect.fail(tooLarge("MCP response exceeds maxMessageBytes")))
+          }
+          pieces.push(decoder.decode(chunk, { stream: true }))
+        })
+        response.on("error", (cause) => resume(Effect.fail(fail(new TransportError({ description: "Cannot read MCP response", cause })))))
+        response.on("end", () => {
+          pieces.push(decoder.decode())
+          resume(Effect.succeed({
+            status: response.statusCode ?? 0,
+            type: response.headers["content-type"]?.split(";", 1)[0]?.trim().toLowerCase(),
+            headers: response.headers,
+            text: pieces.join("")
+          }))
+        })
+      })
+      request.end(body)
+      return Effect.sync(() => request.destroy())
+    })
+
+  const parse = (text: string): McpSchema.JsonRpcResponse | undefined | McpClientError => {
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (cause) {
+      return fail(new ProtocolError({ description: "Invalid MCP JSON", cause }))
+    }
+    return envelope(json)
+  }
+
+  // The first response among the events of an SSE body (a 2026-07-28 server sends no requests).
+  const fromSse = (text: string): McpSchema.JsonRpcResponse | undefined | McpClientError => {
+    const events: Array<string> = []
+    const error = Sse.makeParser((event) => {
+      if (event._tag === "Event" && event.data !== "") events.push(event.data)
+    }, { maxEventSize: maxBytes }).feed(text)
+    if (error !== undefined) return tooLarge("MCP SSE event exceeds maxMessageBytes")
+    for (const data of events) {
+      const message = parse(data)
+      if (message !== undefined) return message
+    }
+    return undefined
+  }
+
+  return (message) =>
+    Effect.gen(function*() {
+      const prepared = prepare(message, maxBytes, closed)
+      if (prepared instanceof McpClientError) return yield* prepared
+      const { body, routing } = prepared
+      const answer = yield* exchange({ ...(yield* options.headers), ...base, ...routing }, body)
+      if (answer.status < 200 || answer.status >= 300) {
+        const parsed = answer.type === "application/json" ? parse(answer.text) : undefined
+        const remote = parsed !== undefined && !(parsed instanceof McpClientError) && "error" in parsed ? parsed.error : undefined
+        const wwwAuthenticate = answer.headers["www-authenticate"]
+        const retryAfter = answer.headers["retry-after"]
+        return yield* fail(
+          new HttpError({
+            status: answer.status,
+            code: remote?.code,
+            data: remote?.data,
+            description: remote?.message,
+            wwwAuthenticate: typeof wwwAuthenticate === "string" ? wwwAuthenticate : undefined,
+            retryAfter: typeof retryAfter === "string" ? retryAfter : undefined
+          })
+        )
+      }
+      if (answer.status === 202 || answer.status === 204) {
+        return yield* fail(new ProtocolError({ description: "MCP request received no response" }))
+      }
+      const response = answer.type === "application/json"
+        ? parse(answer.text)
+        : answer.type === "text/event-stream"
+        ? fromSse(answer.text)
+        : fail(new ProtocolError({ description: "Unsupported MCP response Content-Type" }))
+      if (response instanceof McpClientError) return yield* response
+      if (response === undefined) {
+        return yield* fail(new TransportError({ description: "MCP response ended before the terminal response" }))
+      }
+      if (response.id !== message.id && !("error" in response && response.id == null)) {
+        return yield* fail(new ProtocolError({ description: "HTTP MCP response id does not match its request" }))
+      }
+      return response
     })
 })
