@@ -214,6 +214,8 @@ export interface Options<E extends CheckError, R, SE, SR> {
   readonly pageSize?: number | undefined
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
+  /** How errors name this registry (default: its skill count and first skill URIs). */
+  readonly name?: string | undefined
 }
 
 /**
@@ -329,6 +331,75 @@ const sessionStream = (hub: PubSub.PubSub<SkillRegistry.Changes>, state: Handler
   })
 
 /**
+ * A second skills registry was added to an `McpServer` that already serves one. effect keeps one
+ * set of handlers per method, so two registries cannot both answer `skills/list`; rather than
+ * silently serve only one catalogue, the server refuses to start, naming both. Serve code skills
+ * and folders from one registry with `combine`.
+ *
+ * @since 0.1.0
+ */
+export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistryError>()("DuplicateRegistryError", {
+  first: Schema.String,
+  second: Schema.String
+}) {
+  override get message(): string {
+    return `one McpServer serves one skills registry, but two were added: ${this.first}, and ${this.second}; ` +
+      `put their skills in one SkillsServer.layer({ skills: SkillsServer.combine(...) })`
+  }
+}
+
+/**
+ * Where skills may come from in `combine`: one definition, a list of them, or an Effect producing
+ * them (such as `DirectorySource.definitions(root)` or a `DirectorySource.make(...)` source's
+ * `definitions`).
+ *
+ * @since 0.1.0
+ */
+export type SkillSource<E = never, R = never> =
+  | Skill.Definition
+  | Iterable<Skill.Definition>
+  | Effect.Effect<Iterable<Skill.Definition>, E, R>
+
+type SourceError<S> = S extends Effect.Effect<any, infer E, any> ? E : never
+type SourceContext<S> = S extends Effect.Effect<any, any, infer R> ? R : never
+
+/**
+ * Code skills and any number of folders (or other sources) as one source for one registry:
+ *
+ * ```ts
+ * SkillsServer.layer({
+ *   skills: SkillsServer.combine(refunds, DirectorySource.definitions("./skills"), DirectorySource.definitions("./team"))
+ * })
+ * ```
+ *
+ * The Effect runs every source (concurrently) at start-up and again on every
+ * `SkillRegistry.reload`, so folders are rescanned while code skills stay as they are. Two sources
+ * publishing the same skill URI fail registration with `RegistrationError` naming it.
+ *
+ * @since 0.1.0
+ */
+export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any>>>(
+  ...sources: Sources
+): Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>> =>
+  Effect.map(
+    Effect.forEach(
+      sources as ReadonlyArray<SkillSource<unknown, unknown>>,
+      (source): Effect.Effect<Iterable<Skill.Definition>, unknown, unknown> =>
+        Effect.isEffect(source)
+          ? source
+          : Effect.succeed(Symbol.iterator in source ? source : [source]),
+      { concurrency: "unbounded" }
+    ),
+    (groups) => groups.flatMap((group) => [...group])
+  ) as Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>>
+
+const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
+  const shown = snapshot.skills.slice(0, 3).map((skill) => skill.uri)
+  return `the registry of ${snapshot.skills.length} skill${snapshot.skills.length === 1 ? "" : "s"}` +
+    (shown.length === 0 ? "" : ` (${shown.join(", ")}${snapshot.skills.length > shown.length ? ", ..." : ""})`)
+}
+
+/**
  * The registration layer: builds the registry (failing with `RegistrationError` listing every
  * problem) and attaches it to the `McpServer`. Per-request services the visibility check reads
  * are `McpServer.McpRequest<"Requires", R>` requirements, met like those of effect's own
@@ -340,7 +411,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
@@ -354,6 +425,14 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       : options.skills
     const server = yield* McpServer.McpServer
     const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits })
+    // Checked before registering anything on the server, and again (atomically) when attaching.
+    const present = EffectMcp.attached<Handlers.State>(server)
+    if (present !== undefined) {
+      return yield* new DuplicateRegistryError({
+        first: present.label,
+        second: options.name ?? describeRegistry(yield* built.snapshot)
+      })
+    }
     // Clients learn about a changed catalogue the way they learn about any resource change:
     // list_changed when anything a listing shows changed (digests included), and resources/updated
     // for every changed or removed file (effect delivers it to the sessions subscribed to it).
@@ -392,6 +471,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
     })
     const state: Handlers.State = {
+      label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
       pageSize,
       ttlMs,
@@ -402,9 +482,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) yield* router.value.addGlobalMiddleware(sessionStream(hub, state) as any)
-    yield* Effect.acquireRelease(
-      Effect.sync(() => Handlers.states.set(server, state)),
-      () => Effect.sync(() => Handlers.states.delete(server))
+    yield* Effect.mapError(
+      EffectMcp.attach(server, state),
+      ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
     return registry
   })) as any

@@ -14,7 +14,7 @@ import * as Result from "effect/Result"
 import type { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
-import { isWireError } from "./effectMcp.js"
+import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
 import type { Call, Method, Visible } from "./kind.js"
@@ -35,6 +35,8 @@ export type Decision = boolean | ((skill: SkillRegistry.SkillEntry) => boolean)
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
+  /** How errors name this registry. */
+  readonly label: string
   readonly registry: SkillRegistry.SkillRegistry["Service"]
   readonly pageSize: number
   readonly ttlMs: number
@@ -49,8 +51,8 @@ export interface State {
   readonly renderings: Kind.RenderCache
 }
 
-/** Layer state by `McpServer` service, so wrapped adapters find the registry of their server. */
-export const states = new WeakMap<object, State>()
+/** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
+const stateFor = (request: RequestInfo): State | undefined => attached<State>(request.server)
 
 /** The URI of the hidden effect resource whose read runs the visibility check inside effect's middleware. */
 export const VisibilityResourceUri = "urn:mcp-skills:visibility"
@@ -75,7 +77,7 @@ const notConfigured: WireError = {
 }
 
 const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
-  const state = states.get(request.server)
+  const state = stateFor(request)
   return state === undefined ? Effect.fail(notConfigured) : Effect.succeed(state)
 }
 
@@ -274,7 +276,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
 ) {
   const uri = params.uri
   if (uri === VisibilityResourceUri) return yield* Effect.fail(notFound(uri))
-  const state = states.get(request.server)
+  const state = stateFor(request)
   if (state === undefined) return yield* next
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
@@ -307,7 +309,7 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   next: Effect.Effect<unknown, unknown>
 ) {
   const base = (yield* next) as Record<string, unknown> & { readonly resources: ReadonlyArray<{ readonly uri: string }> }
-  const state = states.get(request.server)
+  const state = stateFor(request)
   if (state === undefined) return base
   const { call } = yield* begin(request, "resources/list")
   const own = base.resources.filter((resource) => resource.uri !== VisibilityResourceUri)
@@ -347,7 +349,7 @@ export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestI
 // stream instead, so the subscription is kept here. Stdio goes to effect, which filters itself.
 const subscription = (add: boolean): Interceptor =>
   Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo, next: Effect.Effect<unknown, unknown>) {
-    const state = states.get(request.server)
+    const state = stateFor(request)
     if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
     let uris = state.sessionSubscriptions.get(request.sessionId)
     if (uris === undefined) {
