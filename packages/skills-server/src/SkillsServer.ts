@@ -133,6 +133,7 @@
  */
 import { Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -319,7 +320,9 @@ const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
 const encoder = new TextEncoder()
 
 const event = (method: string, params: Record<string, unknown>) =>
-  encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`)
+  encoder.encode(
+    Sse.encoder.write({ _tag: "Event", event: "message", id: undefined, data: JSON.stringify({ jsonrpc: "2.0", method, params }) })
+  )
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")

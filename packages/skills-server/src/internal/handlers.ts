@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { McpSchema } from "effect/ai"
+import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
@@ -70,10 +70,12 @@ export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/serv
 })
 
 const invalidParams = (message: string, data?: unknown): WireError =>
-  data === undefined ? { code: -32602, message } : { code: -32602, message, data }
+  data === undefined
+    ? { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message }
+    : { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message, data }
 
 const notConfigured: WireError = {
-  code: -32603,
+  code: McpSchema.INTERNAL_ERROR_CODE,
   message: "SkillsServer.protocols is used without SkillsServer.layer on this McpServer"
 }
 
@@ -267,6 +269,9 @@ const schemeOf = (uri: string) => {
   return match === null ? undefined : match[1]!.toLowerCase()
 }
 
+// What effect answers on the session revisions for a resource it does not have (no constant for it).
+const LegacyResourceNotFound = -32002
+
 const notFound = (uri: string) => invalidParams("Resource not found", { uri })
 
 /** `resources/read`: skill files from the snapshot (or a per-request skill), everything else to effect. */
@@ -294,7 +299,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   // Hidden, absent and malformed skill URIs all take this one path, so they are indistinguishable;
   // a resource the user registered with effect under the same scheme still answers.
   return yield* Effect.catch(next, (error) =>
-    isWireError(error) && (error.code === -32002 || error.code === -32602) ? Effect.fail(notFound(uri)) : Effect.fail(error))
+    isWireError(error) && (error.code === LegacyResourceNotFound || error.code === McpSchema.INVALID_PARAMS_ERROR_CODE) ? Effect.fail(notFound(uri)) : Effect.fail(error))
 })
 
 // A URI without a scheme is no URI at all: it gets the same -32602 as a skill URI that is not served.
