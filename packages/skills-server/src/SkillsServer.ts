@@ -343,9 +343,10 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (hub: PubSub.PubSub<SkillRegistry.Changes>, sessions: Sessions.Sessions, mcpPaths: Set<string>) =>
+const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
+    const sessions = state.sessions
     const request = yield* HttpServerRequest.HttpServerRequest
     const session = request.headers["mcp-session-id"]
     if (session === undefined) {
@@ -375,11 +376,15 @@ const sessionMiddleware = (hub: PubSub.PubSub<SkillRegistry.Changes>, sessions: 
       return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
-        Stream.flatMap(Stream.fromSubscription(subscription), (changes) =>
-          Stream.fromIterable([
-            ...(changes.listChanged ? [event("notifications/resources/list_changed", {})] : []),
-            ...changes.updated.filter(opened.value.subscribed).map((uri) => event("notifications/resources/updated", { uri }))
-          ]))
+        Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
+          Stream.unwrap(Effect.map(
+            Handlers.visibleChange(state, opened.value.latest(), change, opened.value.subscribed),
+            (told) =>
+              Stream.fromIterable([
+                ...(told.listChanged ? [event("notifications/resources/list_changed", {})] : []),
+                ...told.updated.map((uri) => event("notifications/resources/updated", { uri }))
+              ])
+          )))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
     return HttpServerResponse.stream(events, {
@@ -502,11 +507,19 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       })
     // Shut down with the server, which ends every session stream (an open stream would hold the
     // HTTP server's graceful shutdown).
-    const hub = yield* Effect.acquireRelease(PubSub.unbounded<SkillRegistry.Changes>(), PubSub.shutdown)
+    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Handlers.Change>(), PubSub.shutdown)
+    // Session streams decide per session what of a change they may tell, so they get both snapshots.
+    const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
+      Effect.gen(function*() {
+        const before = yield* built.snapshot
+        const changes = yield* swap
+        yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
+        return yield* announce(changes)
+      })
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
-      replace: (next) => Effect.flatMap(built.replace(next), (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes))),
-      reload: Effect.flatMap(built.reload, (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes)))
+      replace: (next) => published(built.replace(next)),
+      reload: published(built.reload)
     })
     const check = options.visibility
     const handle = Effect.gen(function*() {
@@ -540,7 +553,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
-      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state.sessions, new Set()) as any)
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),

@@ -124,6 +124,9 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
   const decision = state.decide === undefined ? true : yield* state.decide(request, method)
+  if (!request.modern && request.sessionId !== undefined && state.decide !== undefined) {
+    yield* state.sessions.remember(request.sessionId, request)
+  }
   const call: Call = {
     snapshot,
     visible: visibleFor(snapshot, decision, state.decide !== undefined),
@@ -134,6 +137,54 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   }
   return { state, call }
 })
+
+/** A catalogue change as one session's stream may tell it. */
+export interface Change {
+  readonly changes: SkillRegistry.Changes
+  readonly before: SkillRegistry.Snapshot
+  readonly after: SkillRegistry.Snapshot
+}
+
+/**
+ * What of `change` a 2025-11-25 session stream may carry, decided with the session's latest
+ * skills request at the time of the change (issue 11 item 3): `list_changed` only when a skill it
+ * can see (before or after) changed, `updated` only for subscribed files of skills it can see.
+ * With a check configured and no skills request from the session yet, nothing is told; a failing
+ * check tells nothing either.
+ */
+export const visibleChange = (
+  state: State,
+  latest: unknown,
+  change: Change,
+  subscribed: (uri: string) => boolean
+): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
+  const { after, before, changes } = change
+  if (state.decide === undefined) {
+    return Effect.succeed({ listChanged: changes.listChanged, updated: changes.updated.filter(subscribed) })
+  }
+  if (latest === undefined) return Effect.succeed({ listChanged: false, updated: [] })
+  const request = latest as RequestInfo
+  return Effect.gen(function*() {
+    const now = (yield* begin(request, "resources/read", { state, snapshot: after })).call.visible
+    const then = (yield* begin(request, "resources/read", { state, snapshot: before })).call.visible
+    const seen = (uri: string) => {
+      const current = after.byUri.get(uri)
+      const previous = before.byUri.get(uri)
+      return current !== undefined && current.listed && now.skill(current.index) ||
+        previous !== undefined && previous.listed && then.skill(previous.index)
+    }
+    const listChanged = changes.listChanged &&
+      (changes.added.some(seen) || changes.removed.some(seen) || changes.changed.some((skill) => seen(skill.uri)))
+    const updated = changes.updated.filter((uri) => {
+      if (!subscribed(uri)) return false
+      const current = after.files.get(uri)
+      if (current !== undefined) return now.any(current.owners)
+      const previous = before.files.get(uri)
+      return previous !== undefined && then.any(previous.owners)
+    })
+    return { listChanged, updated }
+  }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
+}
 
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
 const complete = <A extends object>(
