@@ -7,13 +7,12 @@
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
 import { SkillRegistry, SkillsServer } from "../src/index.js"
 import { attached } from "../src/internal/effectMcp.js"
 import type { State } from "../src/internal/handlers.js"
 import { MaxSubscribeUriLength } from "../src/internal/sessions.js"
 import { simple } from "./support/fixtures.js"
+import { settledHeap } from "./support/heap.js"
 import { adapters, legacyStdio, serveApp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
 
 const skills = [simple("docs/guide", { "references/a.md": "# A\n" }), simple("admin/keys", { "secret.md": "# S\n" })]
@@ -235,20 +234,6 @@ describe("sessions", () => {
     }
   )
 
-  // A callable `gc` (vitest workers do not run with --expose-gc): allowed at run time through V8 flags.
-  v8.setFlagsFromString("--expose-gc")
-  const gc = vm.runInNewContext("gc") as () => void
-  const settledHeap = Effect.promise(async () => {
-    const samples: Array<number> = []
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      gc()
-      gc()
-      samples.push(process.memoryUsage().heapUsed)
-    }
-    return samples.sort((a, b) => a - b)[1]!
-  })
-
   const Sessions = 5_000
   const Concurrency = 16
   layer(app({}))("many sessions", (it) => {
@@ -265,10 +250,10 @@ describe("sessions", () => {
           })
         // Warm up (code paths, connection pool) before the heap is measured.
         yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), cycle, { concurrency: Concurrency, discard: true })
-        const before = yield* settledHeap
+        const before = yield* Effect.promise(settledHeap)
         yield* Effect.forEach(Array.from({ length: Sessions }, (_, i) => i), cycle, { concurrency: Concurrency, discard: true })
         expect(yield* held).toEqual({ sessions: 0, subscriptions: 0, streams: 0 })
-        const after = yield* settledHeap
+        const after = yield* Effect.promise(settledHeap)
         expect(after / before).toBeLessThan(1.1)
       }), { timeout: 240_000 })
   })
