@@ -6,7 +6,7 @@
  * every file URI with its digest (the manifest); for dynamic and rendered skills, whose files are
  * produced per request, the frontmatter they publish. Anything a client could see differently
  * changes it. Replicas compare revisions to know whether they serve the same catalogue (the change
- * bus), and cursors carry it, so a cursor is honoured by every replica serving its revision.
+ * bus) and log it, so an operator can see which replicas agree.
  *
  * @since 0.1.0
  */
@@ -28,14 +28,16 @@ export type Revision = string
 export const of = (skills: ReadonlyArray<SkillRegistry.SkillEntry>): Revision => {
   const hash = createHash("sha256")
   for (const skill of skills) {
-    const kind = skill.manifest !== undefined ? "static" : skill.rendered !== undefined ? "rendered" : "dynamic"
     const hint = skill.cacheHint === undefined ? "" : `${skill.cacheHint.ttlMs} ${skill.cacheHint.cacheScope}`
-    hash.update(`${skill.uri}\n${kind} ${skill.listed ? "listed" : "unlisted"} ${hint}\n`)
-    if (skill.manifest === undefined) {
-      hash.update(`${JSON.stringify(skill.frontmatter)}\n`)
-      continue
+    hash.update(`${skill.uri}\n${skill._tag} ${skill.listed ? "listed" : "unlisted"} ${hint}\n`)
+    switch (skill._tag) {
+      case "Static":
+        for (const file of skill.manifest.files) hash.update(`${file.uri} ${file.digest}\n`)
+        break
+      case "Dynamic":
+      case "Rendered":
+        hash.update(`${JSON.stringify(skill.frontmatter)}\n`)
     }
-    for (const file of skill.manifest.files) hash.update(`${file.uri} ${file.digest}\n`)
   }
   return hash.digest("hex").slice(0, 24)
 }
