@@ -151,8 +151,10 @@ import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
+import * as FastRoute from "./internal/fastRoute.js"
 import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
+import * as Learning from "./internal/learning.js"
 import * as Sessions from "./internal/sessions.js"
 
 /**
@@ -234,6 +236,12 @@ export interface Options<E extends CheckError, R, SE, SR> {
   readonly sessions?: SessionOptions | undefined
   /** How errors name this registry (default: its skill count and first skill URIs). */
   readonly name?: string | undefined
+  /**
+   * Answer stateless 2026-07-28 HTTP reads of static skills (`skills/list`, `skills/get`,
+   * `resources/read`, `resources/directory/read`) from answers encoded once per catalogue, ahead
+   * of effect's dispatch (default `true`). Results are the same either way; see "Fast route".
+   */
+  readonly fastRoute?: boolean | undefined
 }
 
 /**
@@ -555,6 +563,12 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
+      // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
+      // the endpoint, so its presence keeps the fast route off.
+      const guarded = EffectMcp.routeMiddleware(yield* Effect.context<never>()).some((fn) => !Learning.isAdmission(fn))
+      if (options.fastRoute !== false && !guarded) {
+        yield* router.value.addGlobalMiddleware(FastRoute.make(server, state) as any)
+      }
       yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
     }
     yield* Effect.mapError(

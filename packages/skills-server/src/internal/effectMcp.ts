@@ -18,6 +18,7 @@
  *
  * @internal
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
@@ -26,6 +27,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
+import * as Learning from "./learning.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -79,16 +81,33 @@ export interface Extension {
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
 
+/** What a stateless adapter tells the fast route about itself (see `learning.ts`). */
+interface Learnt {
+  readonly protocolVersion: string
+  readonly profile: (metadata: unknown) => unknown
+  readonly directoryRead: boolean
+}
+
 const requestInfo = (
   modern: boolean,
   core: any,
   server: object,
-  serverInfo: Readonly<Record<string, unknown>>
+  serverInfo: Readonly<Record<string, unknown>>,
+  learnt: Learnt | undefined
 ): Effect.Effect<RequestInfo, never, any> =>
   Effect.gen(function*() {
     const requestContext = yield* McpSchema.McpRequestContext
     const serverClient = yield* Effect.serviceOption(McpSchema.McpServerClient)
     const httpRequest = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+    const slot = yield* Learning.CurrentSlot
+    if (slot !== undefined && learnt !== undefined && Option.isSome(httpRequest)) {
+      slot.server = server
+      slot.request = httpRequest.value
+      slot.protocolVersion = learnt.protocolVersion
+      slot.profile = learnt.profile
+      slot.serverInfo = serverInfo
+      slot.directoryRead = learnt.directoryRead
+    }
     const headers: Headers.Headers = Option.isSome(httpRequest) ? httpRequest.value.headers : ({} as Headers.Headers)
     // Same invocation record effect builds in `invocationFromRequestContext` / `invocationFromClient`.
     const invocation = {
@@ -153,6 +172,22 @@ export const attach = <S>(server: object, state: S): Effect.Effect<void, { reado
 /** The state attached to `server` by `attach`, if any. */
 export const attached = <S>(server: object): S | undefined => (server as Record<symbol, S | undefined>)[Attached]
 
+// effect 4.1.0 `HttpRouter`: a route middleware provided around a layer is a context entry under
+// this key prefix, holding the stack of middleware functions that `router.add` applies.
+const RouteMiddlewareKeyPrefix = "effect/http/HttpRouter/Middleware-"
+
+/**
+ * The `HttpRouter` route middleware functions in `context` (those provided around the layer that
+ * built it, such as middleware provided to `McpServer.layerHttp`).
+ */
+export const routeMiddleware = (context: Context.Context<never>): ReadonlyArray<unknown> => {
+  const found: Array<unknown> = []
+  for (const [key, value] of context.mapUnsafe) {
+    if (key.startsWith(RouteMiddlewareKeyPrefix) && Array.isArray(value)) found.push(...value)
+  }
+  return found
+}
+
 /** Whether a failure has the JSON-RPC error shape effect sends as is. */
 export const isWireError = (error: unknown): error is WireError =>
   typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
@@ -183,8 +218,15 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         for (const key of ["description", "websiteUrl", "icons"]) {
           if (info[key] !== undefined) serverInfo[key] = info[key]
         }
+        const learnt: Learnt | undefined = modern
+          ? {
+            protocolVersion: base.protocolVersion,
+            profile: baseAny.runtime.profileFromRequestMetadata,
+            directoryRead: extension.handlers["resources/directory/read"] !== undefined
+          }
+          : undefined
         const bind = (handler: Handler) => (params: unknown) =>
-          Effect.flatMap(requestInfo(modern, core, server, serverInfo), (request) => handler(params, request))
+          Effect.flatMap(requestInfo(modern, core, server, serverInfo, learnt), (request) => handler(params, request))
         const intercepting = {
           ...target,
           context: modern
@@ -208,7 +250,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
               if (typeof original !== "function") continue
               replaced[method] = (params: unknown, options: unknown) =>
                 Effect.flatMap(
-                  requestInfo(modern, core, server, serverInfo),
+                  requestInfo(modern, core, server, serverInfo, learnt),
                   (request) =>
                     interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
                 )

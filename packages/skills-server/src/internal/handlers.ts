@@ -101,11 +101,11 @@ const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checke
 }
 
 /** The cache hint a result about `skill` alone would carry. */
-const hintOf = (state: State, skill: SkillRegistry.SkillEntry): SkillRegistry.Hint =>
+export const hintOf = (state: State, skill: SkillRegistry.SkillEntry): SkillRegistry.Hint =>
   skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: Kind.kindOf(skill).perCaller ? "private" : state.cacheScope }
 
 /** The hint of a result about several skills: the shortest ttl, public only if every one is. */
-const hintOfAll = (state: State, skills: Iterable<SkillRegistry.SkillEntry>): SkillRegistry.Hint => {
+export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.SkillEntry>): SkillRegistry.Hint => {
   let ttlMs = Infinity
   let cacheScope: "public" | "private" = "public"
   for (const skill of skills) {
@@ -204,11 +204,23 @@ const complete = <A extends object>(
   }
 }
 
-const SkillsScope = "skills"
+/** The cursor scope of `skills/list`. */
+export const SkillsScope = "skills"
+
+/** The cursor scope of one directory's listing. */
+export const directoryScope = (uri: string) => `dir ${uri}`
 
 // A cursor is a position (the last URI served), not a handle on a snapshot: every replica honours
 // it, across catalogue revisions too. One we cannot read tells the client how to recover.
 const unknownCursor = invalidParams("Unknown or expired cursor: list again from the start, without a cursor")
+
+/**
+ * R36: every page of one listing carries the same scope, so the scope is the whole listing's
+ * (public only if every listed skill is, and no visibility check applies), while the ttl is the
+ * shortest of the page's entries.
+ */
+export const listingScope = (state: State, snapshot: SkillRegistry.Snapshot): "public" | "private" =>
+  !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public") ? "public" : "private"
 
 export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
   const { call, state } = yield* begin(request, "skills/list")
@@ -233,17 +245,13 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
     onPage.push(skill)
   }
   const last = onPage.at(-1)
-  // R36: every page of one listing carries the same scope, so the scope is the whole listing's
-  // (public only if every listed skill is, and no visibility check applies), while the ttl is the
-  // shortest of this page's entries.
-  const listingPublic = !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public")
   const result: Protocol.ListSkillsResult = {
     skills,
     ...(more && last !== undefined ? { nextCursor: Cursor.make(SkillsScope, last.uri) } : {})
   }
   return complete(request, call, result, {
     ttlMs: hintOfAll(state, onPage).ttlMs,
-    cacheScope: listingPublic ? "public" : "private"
+    cacheScope: listingScope(state, snapshot)
   })
 })
 
@@ -298,7 +306,7 @@ export const readDirectory = Effect.fnUntraced(function*(
   const owner = ownerOf(call, uri, call.snapshot.directories.get(uri))
   const children = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).directory(call, owner.skill, uri)
   if (owner === undefined || children === undefined) return yield* Effect.fail(notADirectory(uri))
-  const scope = `dir ${uri}`
+  const scope = directoryScope(uri)
   let after: string | undefined
   if (params.cursor !== undefined) {
     after = Cursor.decode(scope, params.cursor)

@@ -1,0 +1,216 @@
+/**
+ * The fast route: a global `HttpRouter` middleware, installed by the skills layer, that answers
+ * single stateless 2026-07-28 POSTs of `skills/list`, `skills/get`, `resources/read` of a static
+ * skill file and `resources/directory/read` with the request id spliced into answers encoded once
+ * per snapshot (`encoded.ts`), ahead of effect's generic dispatch (Schema decode, RPC, fibers,
+ * stringify). Everything else goes to effect untouched, and so does every request the route is
+ * not sure effect would admit and answer the same way: the route never refuses anything itself.
+ *
+ * **Learning the endpoint.** The layer cannot see `layerHttp`'s path, so a path is trusted only
+ * after a 2026-07-28 request on it reached this server's skills handlers through effect's route
+ * (`learning.ts`), with the same request object (a router that rewrites the request, e.g. a
+ * prefix, keeps effect's path) and, when `HttpAdmission` guards it, its body limit.
+ *
+ * **Admission: what effect's POST route (`McpServer.addMcpHttpRoutes`, `mcpRuntime.admitHttp`,
+ * effect 4.1.0) and `HttpAdmission` apply to such a request, and what this route requires before
+ * answering** (anything else falls through, and effect answers or refuses it):
+ *
+ * 1. Origin: effect refuses an `Origin` outside `allowedOrigins`, which this layer cannot see, so
+ *    any request with an `Origin` header falls through. Host: effect applies no Host policy.
+ * 2. Content type: effect wants `application/json` as the first media type (415 otherwise); the
+ *    route wants exactly one media type, `application/json` (parameters allowed, no `q`).
+ * 3. Accept: effect wants `application/json` and `text/event-stream` among the accepted types
+ *    (406); the route wants both, listed without parameters.
+ * 4. Session: a request with `Mcp-Session-Id` is effect's (session lookup, 404).
+ * 5. Body size: `HttpAdmission`'s limit (413) and the route's own 64 KiB bound: only a declared
+ *    `Content-Length` within both is read (never a chunked body), so no limit is bypassed.
+ * 6. JSON-RPC shape: a single object (batches are effect's), `jsonrpc: "2.0"`, a string or
+ *    safe-integer `id` (notifications and null ids are effect's), a string `method`, no
+ *    `result`/`error`, and object `params`; a body that is not JSON is effect's (-32700).
+ * 7. `MCP-Protocol-Version` vs `_meta`: the header must equal the learnt stateless revision and
+ *    `_meta["io.modelcontextprotocol/protocolVersion"]`, `_meta` must carry an object
+ *    `clientCapabilities`, and effect's own decoder of the request metadata must accept `_meta`
+ *    (400 / -32602 / -32020 / -32022 otherwise).
+ * 8. `Mcp-Method` must equal `method` (400 / -32020), and for `resources/read` `Mcp-Name` must
+ *    be the URI itself, in plain printable ASCII (effect also accepts a base64 form: that falls
+ *    through).
+ * 9. Method: one of the four above, `resources/directory/read` only where the server serves it
+ *    (404 / -32601 otherwise); params as effect's schemas decode them (string `uri`, string
+ *    `cursor` when present).
+ * 10. Visibility and middleware: a server with a visibility check decides through effect's
+ *    `McpServer` middleware, which this route cannot run, so such servers take effect's path; so
+ *    do servers whose `layerHttp` route has `HttpRouter` middleware other than `HttpAdmission`
+ *    (the layer sees it in its context and does not install the route).
+ * 11. The answer: only a static skill's (a page or URI touching any other kind falls through),
+ *    and only a success: unknown, hidden or malformed URIs and cursors get their errors from
+ *    effect.
+ *
+ * @internal
+ */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
+import { HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as SkillRegistry from "../SkillRegistry.js"
+import * as Encoded from "./encoded.js"
+import type * as Handlers from "./handlers.js"
+import * as Learning from "./learning.js"
+
+/** Largest body the route reads itself; larger requests are never skills reads. */
+export const MaxBody = 64 * 1024
+
+/** Most endpoint paths one layer learns (a router with path parameters could offer many). */
+const MaxRoutes = 64
+
+interface Route {
+  readonly protocolVersion: string
+  readonly profile: (metadata: unknown) => Effect.Effect<unknown, unknown>
+  readonly directoryRead: boolean
+  readonly maxBody: number
+  readonly encoded: Encoded.Encoded
+}
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const isJsonContentType = (header: string | undefined) => {
+  if (header === undefined || header.includes(",")) return false
+  const lower = header.toLowerCase()
+  if (lower.includes("q=")) return false
+  const semicolon = lower.indexOf(";")
+  return (semicolon === -1 ? lower : lower.slice(0, semicolon)).trim() === "application/json"
+}
+
+const acceptsBoth = (header: string | undefined) => {
+  if (header === undefined || header.includes(";")) return false
+  let json = false
+  let events = false
+  for (const part of header.split(",")) {
+    const type = part.trim().toLowerCase()
+    if (type === "application/json") json = true
+    else if (type === "text/event-stream") events = true
+  }
+  return json && events
+}
+
+const isPlainName = (header: string) => /^[\x20-\x7e]*$/.test(header) && !header.startsWith("=?base64?")
+
+const ProtocolVersionKey = "io.modelcontextprotocol/protocolVersion"
+const ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
+
+const encoder = new TextEncoder()
+const head = encoder.encode(`{"jsonrpc":"2.0","id":`)
+const middle = encoder.encode(`,"result":`)
+// effect's HTTP serialization ends every message with a newline.
+const tail = encoder.encode("}\n")
+
+const respond = (id: string | number, result: Uint8Array) =>
+  HttpServerResponse.uint8Array(Buffer.concat([head, encoder.encode(JSON.stringify(id)), middle, result, tail]), {
+    contentType: "application/json"
+  })
+
+const optionalString = (value: unknown): value is string | undefined => value === undefined || typeof value === "string"
+
+/**
+ * The middleware of one skills layer, for the server `server`. `state` is the layer's; the route
+ * reads the current snapshot once per request.
+ */
+export const make = (server: object, state: Handlers.State) => {
+  const routes = new Map<string, Route | null>()
+
+  const learn = (
+    request: HttpServerRequest.HttpServerRequest,
+    path: string,
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  ) => {
+    const slot: Learning.Slot = {}
+    return Effect.tap(Effect.provideService(httpEffect, Learning.CurrentSlot, slot), (response) =>
+      Effect.sync(() => {
+        if (slot.server !== server || response.status !== 200 || routes.size >= MaxRoutes) return
+        if (slot.request !== request) {
+          routes.set(path, null)
+          return
+        }
+        routes.set(path, {
+          protocolVersion: slot.protocolVersion!,
+          profile: slot.profile as Route["profile"],
+          directoryRead: slot.directoryRead === true,
+          maxBody: Math.min(MaxBody, slot.maxBodySize ?? MaxBody),
+          encoded: Encoded.make(state, slot.serverInfo ?? {})
+        })
+      }))
+  }
+
+  const answer = Effect.fnUntraced(function*(route: Route, request: HttpServerRequest.HttpServerRequest) {
+    const headers = request.headers
+    const version = headers["mcp-protocol-version"]
+    const method = headers["mcp-method"]
+    if (
+      version !== route.protocolVersion || method === undefined || headers.origin !== undefined ||
+      headers["mcp-session-id"] !== undefined || headers["transfer-encoding"] !== undefined ||
+      !isJsonContentType(headers["content-type"]) || !acceptsBoth(headers.accept)
+    ) return undefined
+    if (method === "resources/directory/read" ? !route.directoryRead : !fastMethods.has(method)) return undefined
+    const length = headers["content-length"]
+    if (length === undefined || !/^[0-9]{1,9}$/.test(length) || Number(length) > route.maxBody) return undefined
+    const text = yield* Effect.exit(request.text)
+    if (Exit.isFailure(text)) return undefined
+    let message: unknown
+    try {
+      message = JSON.parse(text.value)
+    } catch {
+      return undefined
+    }
+    if (!Predicate.isObject(message) || message.jsonrpc !== "2.0" || message.method !== method) return undefined
+    if ("result" in message || "error" in message) return undefined
+    const id = message.id
+    if (!(typeof id === "string" || Number.isSafeInteger(id))) return undefined
+    const params = message.params
+    if (!Predicate.isObject(params)) return undefined
+    const meta = params._meta
+    if (
+      !Predicate.isObject(meta) || meta[ProtocolVersionKey] !== version || !Predicate.isObject(meta[ClientCapabilitiesKey])
+    ) return undefined
+    if (Exit.isFailure(yield* Effect.exit(route.profile(meta)))) return undefined
+    // Visibility checks run through effect's middleware (see 10.).
+    if (state.decide !== undefined) return undefined
+    const snapshot: SkillRegistry.Snapshot = yield* state.registry.snapshot
+    const visible = Encoded.everyone
+    const uri = params.uri
+    const cursor = params.cursor
+    let result: Uint8Array | undefined
+    switch (method) {
+      case "skills/list":
+        result = optionalString(cursor) ? route.encoded.listSkills(snapshot, cursor, visible) : undefined
+        break
+      case "skills/get":
+        result = typeof uri === "string" ? route.encoded.getSkill(snapshot, uri, visible) : undefined
+        break
+      case "resources/read":
+        result = typeof uri === "string" && headers["mcp-name"] === uri && isPlainName(uri)
+          ? route.encoded.readResource(snapshot, uri, visible)
+          : undefined
+        break
+      case "resources/directory/read":
+        result = typeof uri === "string" && optionalString(cursor)
+          ? route.encoded.readDirectory(snapshot, uri, cursor, visible)
+          : undefined
+        break
+    }
+    return result === undefined ? undefined : respond(id as string | number, result)
+  })
+
+  return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request: HttpServerRequest.HttpServerRequest) => {
+      if (request.method !== "POST") return httpEffect
+      const path = pathOf(request.url)
+      const route = routes.get(path)
+      if (route === undefined) return learn(request, path, httpEffect)
+      if (route === null) return httpEffect
+      return Effect.flatMap(answer(route, request), (response) => response === undefined ? httpEffect : Effect.succeed(response))
+    })
+}
+
+const fastMethods: ReadonlySet<string> = new Set(["skills/list", "skills/get", "resources/read"])
