@@ -1,0 +1,184 @@
+/**
+ * Equivalence of the fast route (issue 11 item 6): generated requests (valid and invalid params,
+ * headers, ids and cursors; visible, hidden, unlisted, dynamic, rendered and static skills;
+ * unknown URIs and traversal attempts) get the same HTTP status, the same content type and
+ * JSON-equal bodies from a server with the fast route and the same server without it.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { exchange, meta, Twins, twins } from "./support/twins.js"
+
+const cursor = (scope: string, after: string) => Buffer.from(`${scope}\n${after}`).toString("base64url")
+
+const Uri = Schema.Literals([
+  "skill://pdf-processing/SKILL.md",
+  "skill://pdf-processing/templates/invoice.md",
+  "skill://pdf-processing/templates",
+  "skill://pdf-processing",
+  "skill://acme/billing/refunds",
+  "skill://acme/billing/refunds/references",
+  "skill://acme/billing/refunds/data/latin1.txt",
+  "skill://acme/billing/refunds/data/bom.txt",
+  "skill://toolbox/SKILL.md",
+  "skill://toolbox/git/cheatsheet.md",
+  "skill://toolbox",
+  "skill://secret/hidden-gem/SKILL.md",
+  "skill://secret/hidden-gem/notes.md",
+  "skill://reports/daily/SKILL.md",
+  "skill://reports/daily/data/today.json",
+  "skill://greeting/SKILL.md",
+  "skill://greeting/notes/hello.md",
+  "skill://greeting",
+  "skill://pages/alpha/ref",
+  "skill://big/large.md",
+  "skill://nope/SKILL.md",
+  "skill://pdf-processing/../toolbox/SKILL.md",
+  "skill://pdf-processing/%2e%2e/toolbox/guide.md",
+  "skill://toolbox/./guide.md",
+  "file:///etc/passwd",
+  "urn:mcp-skills:visibility",
+  "",
+  "not a uri"
+])
+
+const Cursor = Schema.Literals([
+  "none",
+  "garbage",
+  "skills-after-big",
+  "skills-after-pages",
+  "skills-after-end",
+  "dir-after-data",
+  "dir-of-another-listing",
+  "number"
+])
+
+const cursorValue = (kind: typeof Cursor.Type, uri: string): unknown => {
+  switch (kind) {
+    case "none":
+      return undefined
+    case "garbage":
+      return "%%%"
+    case "skills-after-big":
+      return cursor("skills", "skill://big/SKILL.md")
+    case "skills-after-pages":
+      return cursor("skills", "skill://pages/alpha/SKILL.md")
+    case "skills-after-end":
+      return cursor("skills", "skill://zzz/SKILL.md")
+    case "dir-after-data":
+      return cursor(`dir ${uri}`, `${uri}/data`)
+    case "dir-of-another-listing":
+      return cursor("dir skill://toolbox", "skill://toolbox/git")
+    case "number":
+      return 3
+  }
+}
+
+const Flaw = Schema.Literals([
+  "none",
+  "no-accept-events",
+  "text-plain",
+  "origin",
+  "no-version",
+  "old-version",
+  "meta-version",
+  "no-capabilities",
+  "method-header",
+  "name-header",
+  "base64-name",
+  "no-id",
+  "null-id",
+  "batch",
+  "uri-number",
+  "session"
+])
+
+const Request = Schema.Struct({
+  method: Schema.Literals([
+    "skills/list",
+    "skills/get",
+    "resources/read",
+    "resources/directory/read",
+    "resources/list",
+    "ping"
+  ]),
+  uri: Uri,
+  cursor: Cursor,
+  id: Schema.Union([Schema.Int, Schema.String]),
+  flaw: Flaw,
+  /** Half the requests have no flaw. */
+  clean: Schema.Boolean,
+  visible: Schema.Literals(["", "pdf-processing,refunds,toolbox,git,alpha,big", "hidden-gem,daily,greeting,beta"]),
+  user: Schema.Literals(["ann", "bob"])
+})
+
+const build = (request: typeof Request.Type) => {
+  const { method } = request
+  const flaw = request.clean ? "none" : request.flaw
+  const params: Record<string, unknown> = { _meta: meta }
+  if (method !== "skills/list" && method !== "resources/list" && method !== "ping") {
+    params.uri = flaw === "uri-number" ? 42 : request.uri
+  }
+  const cursorValueOf = cursorValue(request.cursor, request.uri)
+  if (cursorValueOf !== undefined && method !== "skills/get" && method !== "resources/read") params.cursor = cursorValueOf
+  if (flaw === "meta-version") params._meta = { ...meta, "io.modelcontextprotocol/protocolVersion": "2025-11-25" }
+  if (flaw === "no-capabilities") params._meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }
+  const message: Record<string, unknown> = { jsonrpc: "2.0", method, params }
+  if (flaw !== "no-id") message.id = flaw === "null-id" ? null : request.id
+  const headers: Record<string, string> = {
+    "content-type": flaw === "text-plain" ? "text/plain" : "application/json",
+    accept: flaw === "no-accept-events" ? "application/json" : "application/json, text/event-stream",
+    "mcp-method": flaw === "method-header" ? "skills/get" : method,
+    "x-visible": request.visible,
+    "x-user": request.user
+  }
+  if (flaw !== "no-version") headers["mcp-protocol-version"] = flaw === "old-version" ? "2025-11-25" : "2026-07-28"
+  if (flaw === "origin") headers.origin = "https://example.com"
+  if (flaw === "session") headers["mcp-session-id"] = "s-1"
+  if (method === "resources/read" && typeof params.uri === "string" && flaw !== "name-header") {
+    headers["mcp-name"] = flaw === "base64-name"
+      ? `=?base64?${Buffer.from(params.uri, "utf8").toString("base64")}?=`
+      : /^[\x20-\x7e]*$/.test(params.uri) ? params.uri : `=?base64?${Buffer.from(params.uri, "utf8").toString("base64")}?=`
+  }
+  const body = JSON.stringify(flaw === "batch" ? [message] : message)
+  return { headers, body }
+}
+
+// Requests sent, and how many of them the fast route answered (never reaching effect's route).
+const tally = { sent: 0, fast: 0 }
+
+const equivalent = Effect.fnUntraced(function*(request: typeof Request.Type) {
+  const { off, on, reached } = yield* Twins
+  const { body, headers } = build(request)
+  const before = reached.count
+  const fast = yield* exchange(on, headers, body)
+  tally.sent++
+  if (reached.count === before) tally.fast++
+  const slow = yield* exchange(off, headers, body)
+  assert.deepStrictEqual(fast, slow, `${JSON.stringify(headers)} ${body}`)
+})
+
+describe("fast route equivalence", () => {
+  layer(twins())((it) => {
+    it.effect.prop("route on and off answer alike (no visibility check)", [Request], ([request]) => equivalent(request), {
+      timeout: 120_000,
+      arbitrary: { runs: 300 }
+    } as any)
+
+    it.effect("the generated requests exercised the fast route", () =>
+      Effect.sync(() => {
+        assert.isAbove(tally.fast, tally.sent / 20, `${tally.fast} of ${tally.sent} answered by the fast route`)
+        assert.isBelow(tally.fast, tally.sent, "every request was answered by the fast route")
+      }))
+  })
+
+  layer(twins(({ headers }) => {
+    const visible = new Set((headers["x-visible"] ?? "").split(","))
+    return Effect.succeed((skill) => visible.has(skill.name))
+  }))((it) => {
+    it.effect.prop("route on and off answer alike (visibility check)", [Request], ([request]) => equivalent(request), {
+      timeout: 120_000,
+      arbitrary: { runs: 150 }
+    } as any)
+  })
+})
