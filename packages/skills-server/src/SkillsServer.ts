@@ -537,6 +537,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       if (slot === undefined || check === undefined) {
         return yield* Effect.die("the skills visibility resource was read outside a skills request")
       }
+      if (slot.probe === true) return yield* Effect.fail(new Error(Handlers.ProbeMarker))
       slot.decision = yield* check(slot.request)
       return { contents: [] }
     })
@@ -567,7 +568,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       // the endpoint, so its presence keeps the fast route off.
       const guarded = EffectMcp.routeMiddleware(yield* Effect.context<never>()).some((fn) => !Learning.isAdmission(fn))
       if (options.fastRoute !== false && !guarded) {
-        yield* router.value.addGlobalMiddleware(FastRoute.make(server, state) as any)
+        yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
       yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
     }

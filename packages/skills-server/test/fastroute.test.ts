@@ -6,6 +6,7 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import type { SkillsServer } from "../src/index.js"
 import { exchange, MaxBody, meta, Twins, twins, wellFormed } from "./support/twins.js"
 
 const both = (headers: Record<string, string>, body: string) =>
@@ -124,16 +125,54 @@ describe("fast route", () => {
     fallsThrough("a rendered skill", valid.get.headers, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "skills/get", params: { uri: "skill://greeting/SKILL.md", _meta: meta } }))
   })
 
-  // 10. A visibility check decides through effect's McpServer middleware: effect's path.
-  layer(twins(({ headers }) => Effect.succeed(headers["x-all"] === "yes")))((it) => {
-    it.effect("a server with a visibility check answers through effect", () =>
+  // 10. Visibility: the route runs the check itself (with the services of the request's context)
+  // unless effect runs McpServer middleware around it; other HttpRouter route middleware keeps
+  // the route off.
+  const byHeader: SkillsServer.Visibility<{ code: number; message: string }, never> = ({ headers }) =>
+    headers["x-user"] === "mallory"
+      ? Effect.fail({ code: -32001, message: "Unauthorized" })
+      : Effect.succeed(headers["x-user"] === "root" ? true : (skill) => skill.name !== "pdf-processing")
+  const requests = [valid.list, valid.get, valid.read, valid.directory]
+  const users = [{}, { "x-user": "root" }, { "x-user": "mallory" }]
+
+  layer(twins({ visibility: byHeader as SkillsServer.Visibility<never, never> }))((it) => {
+    it.effect("a visibility check without McpServer middleware runs on the fast route", () =>
       Effect.gen(function*() {
-        for (const request of [valid.list, valid.list, valid.get, valid.read]) {
-          for (const extra of [{}, { "x-all": "yes" }]) {
-            const { fast, fell, slow } = yield* both({ ...request.headers, ...extra }, request.body)
+        yield* same(valid.list.headers, valid.list.body)
+        for (const request of requests) {
+          for (const user of users) {
+            const { fast, fell, slow } = yield* both({ ...request.headers, ...user }, request.body)
+            assert.deepStrictEqual(fast, slow)
+            // A failing check, and a hidden skill, are effect's to answer.
+            const hidden = user["x-user" as keyof typeof user] === undefined && request !== valid.list &&
+              request !== valid.directory
+            assert.strictEqual(fell, user["x-user" as keyof typeof user] === "mallory" || hidden, `${request.body} ${JSON.stringify(user)}`)
+          }
+        }
+      }))
+  })
+
+  layer(twins({ visibility: byHeader as SkillsServer.Visibility<never, never>, mcpMiddleware: true }))((it) => {
+    it.effect("with McpServer middleware around the check, effect answers", () =>
+      Effect.gen(function*() {
+        yield* same(valid.list.headers, valid.list.body)
+        for (const request of requests) {
+          for (const user of users) {
+            const { fast, fell, slow } = yield* both({ ...request.headers, ...user }, request.body)
             assert.deepStrictEqual(fast, slow)
             assert.isTrue(fell)
           }
+        }
+      }))
+  })
+
+  layer(twins({ routeMiddleware: true }))((it) => {
+    it.effect("with other HttpRouter middleware on the endpoint, effect answers", () =>
+      Effect.gen(function*() {
+        for (const request of [valid.list, ...requests]) {
+          const { fast, fell, slow } = yield* both(request.headers, request.body)
+          assert.deepStrictEqual(fast, slow)
+          assert.isTrue(fell)
         }
       }))
   })

@@ -18,9 +18,11 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
@@ -50,6 +52,12 @@ export interface RequestInfo {
    * reports the resource as not found (absent, or hidden by an `McpServer.visibility`).
    */
   readonly readRegisteredResource: (uri: string) => Effect.Effect<Option.Option<unknown>, WireError>
+  /**
+   * Whether effect runs any `McpServer` middleware (local or global) around the registered
+   * resource `uri`, whose handler must fail with an error whose message is `marker` for this
+   * read: effect annotates a handler failure that crossed middleware.
+   */
+  readonly middlewareAround: (uri: string, marker: string) => Effect.Effect<boolean>
   /** The `McpServer` service this request belongs to (identifies the server). */
   readonly server: object
   /** The server's `Implementation` for 2026-07-28 `_meta["io.modelcontextprotocol/serverInfo"]`. */
@@ -144,9 +152,25 @@ const requestInfo = (
                 Effect.fail<WireError>({ code: McpSchema.INTERNAL_ERROR_CODE, message: "Internal error" })
               )
           )
+        ),
+      middlewareAround: (uri: string, marker: string) =>
+        (core.resources.read(uri, invocation) as Effect.Effect<unknown, unknown>).pipe(
+          // Answered: some middleware answered in the handler's place.
+          Effect.as(true),
+          Effect.catchCause((cause) => {
+            const failure = Cause.findFail(cause)
+            if (Result.isFailure(failure)) return Effect.succeed(true)
+            const error = failure.success.error as { readonly message?: unknown } | undefined
+            const ours = typeof error?.message === "string" && error.message.includes(marker)
+            return Effect.succeed(!ours || Cause.reasonAnnotations(failure.success).mapUnsafe.has(HandlerFailureKey))
+          })
         )
     } satisfies RequestInfo
   })
+
+// effect 4.1.0 `McpServer.runMiddleware` annotates a handler's failure with this key when the
+// handler ran inside middleware.
+const HandlerFailureKey = "effect/ai/McpServer/HandlerFailure"
 
 const Attached = Symbol.for("@mcp-skills/server/SkillsServer")
 

@@ -37,10 +37,14 @@
  * 9. Method: one of the four above, `resources/directory/read` only where the server serves it
  *    (404 / -32601 otherwise); params as effect's schemas decode them (string `uri`, string
  *    `cursor` when present).
- * 10. Visibility and middleware: a server with a visibility check decides through effect's
- *    `McpServer` middleware, which this route cannot run, so such servers take effect's path; so
- *    do servers whose `layerHttp` route has `HttpRouter` middleware other than `HttpAdmission`
- *    (the layer sees it in its context and does not install the route).
+ * 10. Visibility and middleware: the route runs the server's visibility check itself, with the
+ *    services of this request's context (those `HttpRouter` middleware outside this one
+ *    provides), only where effect runs no `McpServer` middleware around the check (probed once
+ *    when learning the endpoint, `handlers.probeMiddleware`); a request it then leaves to effect
+ *    (hidden or absent URI) carries the decision along, so the check runs once; a check that
+ *    fails or dies leaves the request to effect, which runs it again and answers its error. A `layerHttp` route with
+ *    `HttpRouter` middleware other than `HttpAdmission` gets no fast route at all (the layer sees
+ *    that middleware in its context and does not install the route).
  * 11. The answer: only a static skill's (a page or URI touching any other kind falls through),
  *    and only a success: unknown, hidden or malformed URIs and cursors get their errors from
  *    effect.
@@ -50,10 +54,11 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Predicate from "effect/Predicate"
+import { McpSchema } from "effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as SkillRegistry from "../SkillRegistry.js"
 import * as Encoded from "./encoded.js"
-import type * as Handlers from "./handlers.js"
+import * as Handlers from "./handlers.js"
 import * as Learning from "./learning.js"
 
 /** Largest body the route reads itself; larger requests are never skills reads. */
@@ -63,6 +68,8 @@ export const MaxBody = 64 * 1024
 const MaxRoutes = 64
 
 interface Route {
+  /** effect runs `McpServer` middleware around the visibility check: requests under it are effect's. */
+  readonly middleware: boolean
   readonly protocolVersion: string
   readonly profile: (metadata: unknown) => Effect.Effect<unknown, unknown>
   readonly directoryRead: boolean
@@ -117,7 +124,7 @@ const optionalString = (value: unknown): value is string | undefined => value ==
  * The middleware of one skills layer, for the server `server`. `state` is the layer's; the route
  * reads the current snapshot once per request.
  */
-export const make = (server: object, state: Handlers.State) => {
+export const make = <E, R>(server: object, state: Handlers.State, check: Check<E, R> | undefined) => {
   const routes = new Map<string, Route | null>()
 
   const learn = (
@@ -129,11 +136,14 @@ export const make = (server: object, state: Handlers.State) => {
     return Effect.tap(Effect.provideService(httpEffect, Learning.CurrentSlot, slot), (response) =>
       Effect.sync(() => {
         if (slot.server !== server || response.status !== 200 || routes.size >= MaxRoutes) return
+        // Not yet probed (the request reached no skills handler that decides visibility).
+        if (check !== undefined && slot.middleware === undefined) return
         if (slot.request !== request) {
           routes.set(path, null)
           return
         }
         routes.set(path, {
+          middleware: slot.middleware === true,
           protocolVersion: slot.protocolVersion!,
           profile: slot.profile as Route["profile"],
           directoryRead: slot.directoryRead === true,
@@ -173,11 +183,26 @@ export const make = (server: object, state: Handlers.State) => {
     if (
       !Predicate.isObject(meta) || meta[ProtocolVersionKey] !== version || !Predicate.isObject(meta[ClientCapabilitiesKey])
     ) return undefined
-    if (Exit.isFailure(yield* Effect.exit(route.profile(meta)))) return undefined
-    // Visibility checks run through effect's middleware (see 10.).
-    if (state.decide !== undefined) return undefined
+    const profile = yield* Effect.exit(route.profile(meta))
+    if (Exit.isFailure(profile)) return undefined
+    let decision: Handlers.Decision | undefined
+    if (check !== undefined) {
+      if (route.middleware) return undefined
+      const decided = yield* Effect.exit(check({
+        method: method as Handlers.Method,
+        protocolVersion: version,
+        headers,
+        sessionId: undefined,
+        requestContext: McpSchema.McpRequestContext.of({
+          ...(profile.value as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
+          clientId: FastClientId
+        })
+      }) as Effect.Effect<Handlers.Decision, E>)
+      if (Exit.isFailure(decided)) return undefined
+      decision = decided.value
+    }
     const snapshot: SkillRegistry.Snapshot = yield* state.registry.snapshot
-    const visible = Encoded.everyone
+    const visible = decision === undefined ? Encoded.everyone : Handlers.visibleFor(snapshot, decision, true)
     const uri = params.uri
     const cursor = params.cursor
     let result: Uint8Array | undefined
@@ -199,7 +224,9 @@ export const make = (server: object, state: Handlers.State) => {
           : undefined
         break
     }
-    return result === undefined ? undefined : respond(id as string | number, result)
+    if (result !== undefined) return respond(id as string | number, result)
+    // effect answers, with the decision made here: the check runs once per request.
+    return decision === undefined ? undefined : { method, decision }
   })
 
   return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
@@ -209,8 +236,19 @@ export const make = (server: object, state: Handlers.State) => {
       const route = routes.get(path)
       if (route === undefined) return learn(request, path, httpEffect)
       if (route === null) return httpEffect
-      return Effect.flatMap(answer(route, request), (response) => response === undefined ? httpEffect : Effect.succeed(response))
+      return Effect.flatMap(answer(route, request), (answered) =>
+        answered === undefined
+          ? httpEffect
+          : HttpServerResponse.isHttpServerResponse(answered)
+          ? Effect.succeed(answered)
+          : Effect.provideService(httpEffect, Learning.Decided, answered))
     })
 }
+
+/** The visibility check of the layer, as `SkillsServer.Visibility` types it. */
+export type Check<E, R> = (request: Handlers.VisibilityRequest) => Effect.Effect<Handlers.Decision, E, R>
+
+// effect numbers its clients per connection; a request the fast route answers never becomes one.
+const FastClientId = -1
 
 const fastMethods: ReadonlySet<string> = new Set(["skills/list", "skills/get", "resources/read"])

@@ -17,6 +17,7 @@ import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
+import * as Learning from "./learning.js"
 import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
 
@@ -62,7 +63,12 @@ export const VisibilityResourceUri = "urn:mcp-skills:visibility"
 export interface Slot {
   readonly request: VisibilityRequest
   decision: Decision | undefined
+  /** The read only probes for middleware (see `probeMiddleware`): the handler fails with `ProbeMarker`. */
+  readonly probe?: boolean
 }
+
+/** The message the visibility resource fails with when probed. */
+export const ProbeMarker = "mcp-skills: probing for McpServer middleware"
 
 /** The slot of the request being decided. */
 export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/VisibilitySlot", {
@@ -84,7 +90,8 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
   return state === undefined ? Effect.fail(notConfigured) : Effect.succeed(state)
 }
 
-const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
+/** Visibility of skills for one request under `decision`, each skill decided at most once. */
+export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
     return { skill: () => decision, any: (owners) => decision && owners.length > 0, checked }
   }
@@ -123,7 +130,17 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
-  const decision = state.decide === undefined ? true : yield* state.decide(request, method)
+  const decided = state.decide === undefined ? undefined : yield* Learning.Decided
+  const decision = state.decide === undefined
+    ? true
+    : decided !== undefined && decided.method === method
+    ? decided.decision as Decision
+    : yield* state.decide(request, method)
+  // A request the fast route learns from tells it whether effect's middleware wraps the check.
+  const learning = yield* Learning.CurrentSlot
+  if (learning !== undefined && state.decide !== undefined && request.modern && learning.middleware === undefined) {
+    learning.middleware = yield* probeMiddleware(request)
+  }
   if (!request.modern && request.sessionId !== undefined && state.decide !== undefined) {
     yield* state.sessions.remember(request.sessionId, request)
   }
@@ -411,6 +428,24 @@ export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestI
   if (Option.isNone(read)) return false
   return slot.decision ?? false
 })
+
+/** Whether effect runs `McpServer` middleware around the visibility check of this server. */
+const probeMiddleware = (request: RequestInfo) =>
+  Effect.provideService(
+    request.middlewareAround(VisibilityResourceUri, ProbeMarker),
+    CurrentSlot,
+    {
+      request: {
+        method: "resources/read",
+        protocolVersion: request.protocolVersion,
+        headers: request.headers,
+        sessionId: request.sessionId,
+        requestContext: request.requestContext
+      },
+      decision: undefined,
+      probe: true
+    }
+  )
 
 const subscribeRefused = (uri: string, reason: string): WireError =>
   invalidParams(reason, { uri: uri.length > 256 ? uri.slice(0, 256) + "..." : uri })

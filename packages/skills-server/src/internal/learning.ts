@@ -21,12 +21,26 @@ export interface Slot {
   directoryRead?: boolean
   /** The body limit `HttpAdmission` enforces on this route, when it is there. */
   maxBodySize?: number
+  /**
+   * With a visibility check configured: whether effect runs `McpServer` middleware around the
+   * check (then the fast route cannot decide visibility and leaves such requests to effect).
+   */
+  middleware?: boolean
 }
 
 /** The slot of the request being learnt from, if any. */
 export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/FastRouteLearning", {
   defaultValue: () => undefined
 })
+
+/**
+ * A visibility decision the fast route made for this request before leaving it to effect: the
+ * handlers use it rather than run the check a second time.
+ */
+export const Decided = Context.Reference<{ readonly method: string; readonly decision: unknown } | undefined>(
+  "@mcp-skills/server/FastRouteDecided",
+  { defaultValue: () => undefined }
+)
 
 const Admission = Symbol.for("@mcp-skills/server/HttpAdmission")
 

@@ -10,7 +10,7 @@ import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
 import { HttpAdmission, Skill, SkillsServer } from "../../src/index.js"
-import { catalogue } from "./catalogue.js"
+import { catalogue, daily, dailyMd } from "./catalogue.js"
 import { simple, skillMd } from "./fixtures.js"
 import { adapters, serveApp, ServerUrl } from "./wire.js"
 
@@ -26,9 +26,18 @@ const greeting = Skill.rendered({
     })
 })
 
+// The shared catalogue's dynamic skill counts its reads in its content: both twins must read alike.
+const steadyDaily = Skill.dynamic({
+  path: "reports/daily",
+  frontmatter: { name: "daily", description: "Build today's operations report from live data", metadata: { owner: "ops" } },
+  read: (path) => Effect.succeed(path === "SKILL.md" ? dailyMd : path === "data/today.json" ? `{"day":1}` : undefined),
+  list: Effect.succeed(["SKILL.md", "data/today.json"])
+})
+
 /** The shared catalogue plus a rendered skill and enough plain skills for several pages. */
 export const skills: ReadonlyArray<Skill.Definition> = [
-  ...catalogue,
+  ...catalogue.filter((skill) => skill !== daily),
+  steadyDaily,
   greeting,
   ...["alpha", "beta", "gamma", "delta"].map((name) => simple(`pages/${name}`, { "ref/one.md": `# ${name}\n`, "two.txt": name })),
   simple("big", { "large.md": "x".repeat(100_000) })
@@ -56,23 +65,36 @@ const counting = (counter: Counter) =>
     )
   }))
 
-const server = (options: {
-  readonly fastRoute: boolean
-  readonly counter: Counter
+/** How the twins are composed besides the fast route. */
+export interface TwinOptions {
   readonly visibility?: SkillsServer.Visibility<never, never> | undefined
-}) => {
+  /** An `McpServer.middleware` provided to the skills layer (it runs around the check). */
+  readonly mcpMiddleware?: boolean | undefined
+  /** An `HttpRouter` route middleware besides `HttpAdmission` provided to `layerHttp`. */
+  readonly routeMiddleware?: boolean | undefined
+}
+
+// Middleware that lets everything through: only its presence matters.
+const PassMcp = McpServer.middleware()((effect) => effect)
+const PassRoute = HttpRouter.middleware((effect) => effect)
+
+const server = (options: TwinOptions & { readonly fastRoute: boolean; readonly counter: Counter }) => {
+  const registrations = SkillsServer.layer({
+    skills,
+    pageSize: 2,
+    fastRoute: options.fastRoute,
+    visibility: options.visibility
+  })
   const mcp = McpServer.layerHttp({
     name: "twin",
     version: "1.0.0",
     path: "/mcp",
     protocols: adapters(),
-    registrations: SkillsServer.layer({
-      skills,
-      pageSize: 2,
-      fastRoute: options.fastRoute,
-      visibility: options.visibility
-    })
-  }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: MaxBody })))
+    registrations: options.mcpMiddleware === true ? registrations.pipe(Layer.provide(PassMcp.layer)) : registrations
+  }).pipe(
+    Layer.provide(HttpAdmission.layer({ maxBodySize: MaxBody })),
+    Layer.provide(options.routeMiddleware === true ? PassRoute.layer : Layer.empty)
+  )
   // Built after the server, so its middleware sits inside the skills layer's.
   // Registration errors fail the test at start-up.
   return serveApp<never>(counting(options.counter).pipe(Layer.provide(mcp)) as any)
@@ -82,11 +104,11 @@ const urlOf = (layer: Layer.Layer<ServerUrl>) =>
   Effect.map(Layer.build(layer), (context) => Context.get(context, ServerUrl))
 
 /** Both servers, on free loopback ports, for the scope of the test layer. */
-export const twins = (visibility?: SkillsServer.Visibility<never, never>) =>
+export const twins = (options: TwinOptions = {}) =>
   Layer.effect(Twins)(Effect.gen(function*() {
     const reached: Counter = { count: 0 }
-    const on = yield* urlOf(server({ fastRoute: true, counter: reached, visibility }))
-    const off = yield* urlOf(server({ fastRoute: false, counter: { count: 0 }, visibility }))
+    const on = yield* urlOf(server({ ...options, fastRoute: true, counter: reached }))
+    const off = yield* urlOf(server({ ...options, fastRoute: false, counter: { count: 0 } }))
     return { on, off, reached }
   }))
 
