@@ -64,6 +64,9 @@ import * as Learning from "./learning.js"
 /** Largest body the route reads itself; larger requests are never skills reads. */
 export const MaxBody = 64 * 1024
 
+/** Most distinct request metadata whose decoding one layer keeps. */
+const MaxProfiles = 256
+
 /** Most endpoint paths one layer learns (a router with path parameters could offer many). */
 const MaxRoutes = 64
 
@@ -153,6 +156,20 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
       }))
   }
 
+  // Clients send the same `_meta` on every request: effect's decoding of it is kept (successes
+  // only, up to `MaxProfiles` distinct ones), keyed by its JSON.
+  const profiles = new Map<string, unknown>()
+  const decodedProfile = (route: Route, meta: object) => {
+    const key = JSON.stringify(meta)
+    const known = profiles.get(key)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.map(Effect.exit(route.profile(meta)), (profile) => {
+      if (Exit.isFailure(profile)) return undefined
+      if (profiles.size < MaxProfiles) profiles.set(key, profile.value)
+      return profile.value
+    })
+  }
+
   const answer = Effect.fnUntraced(function*(route: Route, request: HttpServerRequest.HttpServerRequest) {
     const headers = request.headers
     const version = headers["mcp-protocol-version"]
@@ -183,8 +200,8 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
     if (
       !Predicate.isObject(meta) || meta[ProtocolVersionKey] !== version || !Predicate.isObject(meta[ClientCapabilitiesKey])
     ) return undefined
-    const profile = yield* Effect.exit(route.profile(meta))
-    if (Exit.isFailure(profile)) return undefined
+    const profile = yield* decodedProfile(route, meta)
+    if (profile === undefined) return undefined
     let decision: Handlers.Decision | undefined
     if (check !== undefined) {
       if (route.middleware) return undefined
@@ -194,7 +211,7 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
         headers,
         sessionId: undefined,
         requestContext: McpSchema.McpRequestContext.of({
-          ...(profile.value as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
+          ...(profile as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
           clientId: FastClientId
         })
       }) as Effect.Effect<Handlers.Decision, E>)
