@@ -5,9 +5,16 @@
  * answer the server without the fast route gives, because it goes to effect.
  */
 import { assert, describe, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import type { SkillsServer } from "../src/index.js"
-import { exchange, MaxBody, meta, Twins, twins, wellFormed } from "./support/twins.js"
+import * as Layer from "effect/Layer"
+import { McpServer } from "effect/ai"
+import { HttpRouter, HttpServerRequest } from "effect/http"
+import { SkillsServer } from "../src/index.js"
+import { simple } from "./support/fixtures.js"
+import type { Counter } from "./support/twins.js"
+import { counting, exchange, MaxBody, meta, Twins, twins, wellFormed } from "./support/twins.js"
+import { adapters, serveApp, ServerUrl } from "./support/wire.js"
 
 const both = (headers: Record<string, string>, body: string) =>
   Effect.gen(function*() {
@@ -173,6 +180,59 @@ describe("fast route", () => {
           const { fast, fell, slow } = yield* both(request.headers, request.body)
           assert.deepStrictEqual(fast, slow)
           assert.isTrue(fell)
+        }
+      }))
+  })
+})
+
+// The README's way to keep the fast route with a check that reads a service: the service comes
+// from a global HttpRouter middleware built before the server (so it wraps the fast route).
+class CurrentUser extends Context.Service<CurrentUser, { readonly admin: boolean }>()("test/CurrentUser") {}
+
+const GlobalAuth = HttpRouter.middleware<{ provides: CurrentUser }>()(
+  (effect) =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return yield* Effect.provideService(effect, CurrentUser, { admin: request.headers["x-user"] === "root" })
+    }),
+  { global: true }
+)
+
+const readme = (counter: Counter) =>
+  serveApp<never>(counting(counter).pipe(
+    Layer.provide(
+      McpServer.layerHttp({
+        name: "docs",
+        version: "1.0.0",
+        path: "/mcp",
+        protocols: adapters(),
+        registrations: SkillsServer.layer({
+          skills: [simple("docs/handbook"), simple("admin/ops")],
+          visibility: () =>
+            Effect.gen(function*() {
+              const user = yield* CurrentUser
+              return (skill: SkillsServer.SkillInfo) => user.admin || skill.path[0] !== "admin"
+            })
+        })
+      })
+    ),
+    Layer.provide(GlobalAuth)
+  ) as any)
+
+describe("fast route with a global HttpRouter middleware", () => {
+  const counter: Counter = { count: 0 }
+  layer(readme(counter))((it) => {
+    it.effect("serves the check the services that middleware provides", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const list = wellFormed("skills/list", {})
+        yield* exchange(url, list.headers, list.body)
+        for (const [user, admin] of [["root", true], ["ann", false]] as const) {
+          const before = counter.count
+          const answer = yield* exchange(url, { ...list.headers, "x-user": user }, list.body)
+          assert.strictEqual(counter.count, before, "answered by the fast route")
+          const uris = (answer.body as any).result.skills.map((skill: { uri: string }) => skill.uri)
+          assert.deepStrictEqual(uris, admin ? ["skill://admin/ops/SKILL.md", "skill://docs/handbook/SKILL.md"] : ["skill://docs/handbook/SKILL.md"])
         }
       }))
   })

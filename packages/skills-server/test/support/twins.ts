@@ -54,7 +54,8 @@ export class Twins extends Context.Service<Twins, {
   readonly reached: Counter
 }>()("test/Twins") {}
 
-const counting = (counter: Counter) =>
+/** A global middleware counting requests; built after a server, it sits inside its fast route. */
+export const counting = (counter: Counter) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const router = yield* HttpRouter.HttpRouter
     yield* router.addGlobalMiddleware((effect) =>
