@@ -123,6 +123,16 @@
  * and retry once, rather than failing. Servers whose skills change should keep `ttl` short; a
  * static catalogue can use a long ttl and, without visibility checks, `scope: "public"`.
  *
+ * **Fast route.** With an `HttpRouter`, the layer installs a global router middleware that answers
+ * stateless 2026-07-28 reads of static skills (`skills/list`, `skills/get`, `resources/read`,
+ * `resources/directory/read`) from answers encoded once per snapshot, ahead of effect's dispatch,
+ * with the same results; everything it is not sure effect would admit and answer alike goes to
+ * effect (see `internal/fastRoute.ts` for the admission rules it mirrors). It steps aside where
+ * an `McpServer.middleware` runs around the visibility check, and is not installed when the layer
+ * sees `HttpRouter` route middleware other than `HttpAdmission` around it, or is not the server's
+ * `registrations` (then it cannot see that middleware). Global `HttpRouter`
+ * middleware built after this layer runs inside it. `fastRoute: false` turns it off.
+ *
  * **Gotchas.** effect's `McpServer.middleware`/`visibility` reach the skills only when a
  * `visibility` option is set (even `() => Effect.succeed(true)`): that option is what routes the
  * decision through effect's middleware. An open 2025-11-25 session stream holds an HTTP server's
@@ -565,8 +575,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
       // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
-      // the endpoint, so its presence keeps the fast route off.
-      const guarded = EffectMcp.routeMiddleware(yield* Effect.context<never>()).some((fn) => !Learning.isAdmission(fn))
+      // the endpoint, so its presence keeps the fast route off; a layer outside the server's own
+      // (provided on top of it) cannot see that middleware, so it installs no fast route either.
+      const context = yield* Effect.context<never>()
+      const guarded = !EffectMcp.isInsideServer(context) ||
+        EffectMcp.routeMiddleware(context).some((fn) => !Learning.isAdmission(fn))
       if (options.fastRoute !== false && !guarded) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }

@@ -237,3 +237,24 @@ describe("fast route with a global HttpRouter middleware", () => {
       }))
   })
 })
+
+// A skills layer provided on top of the server cannot see the server's route middleware: no fast route.
+describe("fast route of a skills layer provided on top of the server", () => {
+  const counter: Counter = { count: 0 }
+  const onTop = SkillsServer.layer({ skills: [simple("docs/handbook")] }).pipe(
+    Layer.provideMerge(McpServer.layerHttp({ name: "docs", version: "1.0.0", path: "/mcp", protocols: adapters() }))
+  )
+  layer(serveApp<never>(counting(counter).pipe(Layer.provide(onTop)) as any))((it) => {
+    it.effect("is not installed", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const list = wellFormed("skills/list", {})
+        for (let i = 0; i < 3; i++) {
+          const before = counter.count
+          const answer = yield* exchange(url, list.headers, list.body)
+          assert.strictEqual(answer.status, 200)
+          assert.strictEqual(counter.count, before + 1)
+        }
+      }))
+  })
+})

@@ -212,6 +212,15 @@ export const routeMiddleware = (context: Context.Context<never>): ReadonlyArray<
   return found
 }
 
+// effect 4.1.0: the MCP runtime service `McpServer.layerHttp` provides to its registrations.
+const ServerRuntimeKey = "effect/ai/McpRuntime/ServerRuntime"
+
+/**
+ * Whether `context` is a server layer's own (the skills layer given as `registrations`): only
+ * then does it hold the route middleware provided to that server.
+ */
+export const isInsideServer = (context: Context.Context<never>): boolean => context.mapUnsafe.has(ServerRuntimeKey)
+
 /** Whether a failure has the JSON-RPC error shape effect sends as is. */
 export const isWireError = (error: unknown): error is WireError =>
   typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
