@@ -343,11 +343,6 @@ const event = (method: string, params: Record<string, unknown>) =>
     Sse.encoder.write({ _tag: "Event", event: "message", id: undefined, data: JSON.stringify({ jsonrpc: "2.0", method, params }) })
   )
 
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
-
 const isEventStreamGet = (request: HttpServerRequest.HttpServerRequest) => {
   const version = request.headers["mcp-protocol-version"]
   return request.method === "GET" && (request.headers.accept ?? "").includes("text/event-stream") &&
@@ -375,13 +370,13 @@ const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.
       yield* HttpEffect.appendPreResponseHandler((_request, final) => {
         const created = final.headers["mcp-session-id"]
         if (created === undefined || final.status !== 200) return Effect.succeed(final)
-        mcpPaths.add(pathOf(request.url))
+        mcpPaths.add(FastRoute.pathOf(request.url))
         return Effect.as(sessions.open(created), final)
       })
       // 2026-07-28 `subscriptions/listen` answers are event streams that a buffering proxy would hold.
       return EventStreams.noProxyBuffering(response)
     }
-    if (!mcpPaths.has(pathOf(request.url))) return yield* httpEffect
+    if (!mcpPaths.has(FastRoute.pathOf(request.url))) return yield* httpEffect
     if (!(yield* sessions.touch(session))) return isEventStreamGet(request) || request.method !== "GET" ? notFound : yield* httpEffect
     const response = yield* httpEffect
     if (request.method === "DELETE") {

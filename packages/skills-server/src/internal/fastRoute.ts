@@ -80,7 +80,8 @@ interface Route {
   readonly encoded: Encoded.Encoded
 }
 
-const pathOf = (url: string) => {
+/** The path of a request URL (its query left out). */
+export const pathOf = (url: string) => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
 }
