@@ -112,8 +112,7 @@
  * found" as a read), refuses URIs over 8,192 characters, and holds at most
  * `sessions.maxSubscriptions` (default 1,000) per HTTP session.
  * - 2026-07-28 (HTTP and stdio): a `subscriptions/listen` stream with `resourcesListChanged` and
- *   `resourceSubscriptions` (effect's implementation), filtered with the listen request's
- *   visibility decision as session streams are (`Handlers.listenFilter`).
+ *   `resourceSubscriptions` (effect's implementation).
  * - `McpServer.layerHttpRequestScoped` (serverless) delivers no broadcast notification at all.
  *
  * **Stateless 2026-07-28 HTTP clients** that hold no `subscriptions/listen` stream are never told
@@ -326,8 +325,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/list": Handlers.listResources,
       "resources/subscribe": Handlers.subscribe,
       "resources/unsubscribe": Handlers.unsubscribe
-    },
-    listenFilter: Handlers.listenFilter
+    }
   }
   return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
 }
@@ -567,8 +565,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions),
-      renderings: yield* Kind.makeRenderCache,
-      changes: hub
+      renderings: yield* Kind.makeRenderCache
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {

@@ -22,7 +22,6 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import type * as Headers from "effect/http/Headers"
@@ -86,15 +85,7 @@ export interface Extension {
   readonly rpcs: RpcGroup.RpcGroup<any>
   readonly handlers: Readonly<Record<string, Handler>>
   readonly intercept: Readonly<Record<string, Interceptor>>
-  /**
-   * Which broadcast notifications one 2026-07-28 `subscriptions/listen` stream may carry, decided
-   * with the listen request (made once per stream, for as long as it is open).
-   */
-  readonly listenFilter: (request: RequestInfo) => Effect.Effect<NotificationFilter, never, Scope.Scope>
 }
-
-/** Whether one of effect's broadcast notifications (`ResourcesChanged`, `ResourceUpdated`, ...) may go to a listener. */
-export type NotificationFilter = (notification: { readonly _tag: string; readonly uri?: string }) => Effect.Effect<boolean>
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
 
@@ -282,20 +273,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
               registrationPresence: Effect.map(
                 target.context.registrationPresence,
                 (presence: any) => ({ ...presence, resources: true })
-              ),
-              // effect's `subscriptions/listen` takes every broadcast notification from this
-              // subscription: it gets only those the listener may be told of.
-              subscribeServerNotifications: Effect.gen(function*() {
-                const upstream: PubSub.Subscription<any> = yield* target.context.subscribeServerNotifications
-                const keep = yield* extension.listenFilter(yield* requestInfo(modern, core, server, serverInfo, undefined))
-                const filtered = yield* Effect.acquireRelease(PubSub.unbounded<any>(), PubSub.shutdown)
-                const subscription = yield* PubSub.subscribe(filtered)
-                yield* Effect.forkScoped(Effect.forever(
-                  Effect.flatMap(PubSub.take(upstream), (event) =>
-                    Effect.flatMap(keep(event.notification), (told) => told ? PubSub.publish(filtered, event) : Effect.void))
-                ))
-                return subscription
-              })
+              )
             }
             : target.context,
           install: (protocol: unknown, group: unknown, handlers: Record<string, any>) => {

@@ -10,14 +10,12 @@ import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
-import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
-import type { Interceptor, NotificationFilter, RequestInfo, WireError } from "./effectMcp.js"
+import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
 import * as Learning from "./learning.js"
 import * as Sessions from "./sessions.js"
@@ -53,8 +51,6 @@ export interface State {
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
-  /** Every catalogue change, published before effect is told of it (see `listenFilter`). */
-  readonly changes: PubSub.PubSub<Change>
 }
 
 /** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
@@ -206,55 +202,6 @@ export const visibleChange = (
     return { listChanged, updated }
   }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
 }
-
-/** Changes a listen stream remembers to match effect's `resources/updated` notifications with. */
-const RecentChanges = 16
-
-/**
- * What a 2026-07-28 `subscriptions/listen` stream may carry (issue 11 item 3), decided with the
- * listen request, as `visibleChange` decides for session streams. effect announces a catalogue
- * change after the layer published it (`State.changes`), so when effect's notification reaches
- * the stream, the changes it stands for are already waiting here: `list_changed` goes out when one
- * of the changes since the last one touched a skill the listener sees, `resources/updated` when
- * the file's change is one the listener may see. Notifications no skills change accounts for
- * (effect resources of the server's own) go out unchanged. Without a check, everything goes out.
- */
-export const listenFilter = (request: RequestInfo): Effect.Effect<NotificationFilter, never, Scope.Scope> =>
-  Effect.gen(function*() {
-    const state = stateFor(request)
-    if (state === undefined || state.decide === undefined) return () => Effect.succeed(true)
-    const published = yield* PubSub.subscribe(state.changes)
-    const unannounced: Array<Change> = []
-    const recent: Array<Change> = []
-    const arrived = Effect.map(PubSub.takeUpTo(published, Number.MAX_SAFE_INTEGER), (changes) => {
-      for (const change of changes) {
-        if (change.changes.listChanged) unannounced.push(change)
-        recent.push(change)
-      }
-      recent.splice(0, Math.max(0, recent.length - RecentChanges))
-    })
-    const filter: NotificationFilter = (notification) =>
-      Effect.gen(function*() {
-        yield* arrived
-        if (notification._tag === "ResourcesChanged") {
-          if (unannounced.length === 0) return true
-          const changes = unannounced.splice(0)
-          for (const change of changes) {
-            if ((yield* visibleChange(state, request, change, () => false)).listChanged) return true
-          }
-          return false
-        }
-        const uri = notification.uri
-        if (notification._tag !== "ResourceUpdated" || uri === undefined) return true
-        const changes = recent.filter((change) => change.changes.updated.includes(uri))
-        if (changes.length === 0) return true
-        for (const change of changes) {
-          if ((yield* visibleChange(state, request, change, (updated) => updated === uri)).updated.length > 0) return true
-        }
-        return false
-      })
-    return filter
-  })
 
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
 const complete = <A extends object>(
