@@ -11,7 +11,17 @@ export * as MimeType from "./MimeType.js"
 /**
  * @since 0.1.0
  */
+export * as PathTemplate from "./PathTemplate.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Skill from "./Skill.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillFamily from "./SkillFamily.js"
 
 /**
  * @since 0.1.0
