@@ -22,6 +22,7 @@
  * @since 0.1.0
  */
 import { Digest, Extension, Limits, Manifest, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
+import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -96,7 +97,7 @@ export interface FileEntry {
  * @since 0.1.0
  */
 export interface DirectoryChild {
-  readonly resource: Readonly<Record<string, unknown>>
+  readonly resource: Protocol.ResourceEntry
   readonly uri: string
   readonly owners: ReadonlyArray<number>
 }
@@ -114,11 +115,11 @@ export interface DirectoryEntry {
 }
 
 /**
- * One published skill.
+ * What every kind of published skill has: identity, listing and the `SKILL.md` resource.
  *
  * @since 0.1.0
  */
-export interface SkillEntry {
+export interface SkillBase {
   readonly index: number
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
@@ -126,18 +127,54 @@ export interface SkillEntry {
   readonly name: string
   readonly frontmatter: Readonly<Record<string, unknown>>
   readonly listed: boolean
-  /** The wire `Skill` object of `skills/list` and `skills/get`, built once. */
-  readonly entry: Readonly<Record<string, unknown>>
-  /** The `SKILL.md` as a `Resource` for `resources/list` (R25). */
-  readonly resource: Readonly<Record<string, unknown>>
-  readonly dynamic: Skill.Dynamic | undefined
-  readonly rendered: Skill.Rendered | undefined
+  /** The `SKILL.md` as a `Resource` for `resources/list` (R25); a rendered skill refines it per request. */
+  readonly resource: Protocol.ResourceEntry
   /** The skill's own cache hint, if it set one. */
   readonly cacheHint: Hint | undefined
-  /** Static skills: the validated, hashed manifest and the files it was built from. */
-  readonly manifest: Manifest.Manifest | undefined
+}
+
+/**
+ * A skill whose files are known: validated and hashed once, served from the snapshot.
+ *
+ * @since 0.1.0
+ */
+export interface StaticSkill extends SkillBase {
+  readonly _tag: "Static"
+  /** The wire entry of `skills/list` and `skills/get`. */
+  readonly entry: CoreSkill.Skill
+  readonly manifest: Manifest.Manifest
+  /** The files the manifest was built from, so a rebuild can tell unchanged skills. */
   readonly inputs: ReadonlyArray<Skill.File>
 }
+
+/**
+ * A skill whose files are produced per request (`"resources": "dynamic"`).
+ *
+ * @since 0.1.0
+ */
+export interface DynamicSkill extends SkillBase {
+  readonly _tag: "Dynamic"
+  readonly entry: CoreSkill.Skill
+  readonly definition: Skill.Dynamic
+}
+
+/**
+ * A skill rendered per request; its entry and files exist only for one rendering.
+ *
+ * @since 0.1.0
+ */
+export interface RenderedSkill extends SkillBase {
+  readonly _tag: "Rendered"
+  readonly definition: Skill.Rendered
+}
+
+/**
+ * One published skill, by kind. Each kind answers the skills surfaces through its own
+ * implementation of one port (see `internal/kind.ts`).
+ *
+ * @since 0.1.0
+ */
+export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
 
 /**
  * A normalized cache hint, as sent on the wire.
@@ -179,7 +216,7 @@ export interface Snapshot {
   readonly files: ReadonlyMap<string, FileEntry>
   readonly directories: ReadonlyMap<string, DirectoryEntry>
   /** Dynamic and rendered skills by root URI: their files are produced per request. */
-  readonly dynamicRoots: ReadonlyMap<string, SkillEntry>
+  readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>
   /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
   readonly schemes: ReadonlySet<string>
   /** What building this snapshot hashed (files and bytes); unchanged skills cost nothing. */
@@ -236,9 +273,14 @@ interface Pending {
   readonly root: string
   readonly files: Array<Skill.File>
   readonly cacheHint: Hint | undefined
-  frontmatter?: Readonly<Record<string, unknown>>
-  manifest?: Manifest.Manifest
 }
+
+// A definition that passed validation, with what its kind needs to be served.
+type Resolved = Pending & (
+  | { readonly _tag: "Static"; readonly manifest: Manifest.Manifest }
+  | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
+  | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
+)
 
 // The same files as a previous build: same paths, same bytes (identical arrays compare in O(1)).
 const sameInputs = (previous: ReadonlyArray<Skill.File>, next: ReadonlyArray<Skill.File>) => {
@@ -322,18 +364,18 @@ export const build = Effect.fnUntraced(function*(
     }
   }
 
+  const resolved: Array<Resolved> = []
   for (const skill of pending) {
     const definition = skill.definition
     if (definition._tag === "Static") {
       const before = previous?.byUri.get(skill.uri)
       const reused = definition.manifest !== undefined && skill.files.length === definition.files.length
         ? definition.manifest
-        : before?.manifest !== undefined && sameInputs(before.inputs, skill.files)
+        : before?._tag === "Static" && sameInputs(before.inputs, skill.files)
         ? before.manifest
         : undefined
       if (reused !== undefined) {
-        skill.manifest = reused
-        skill.frontmatter = reused.frontmatter
+        resolved.push({ ...skill, _tag: "Static", manifest: reused })
         continue
       }
       hashed.files += skill.files.length
@@ -344,13 +386,17 @@ export const build = Effect.fnUntraced(function*(
           problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
         }
       } else {
-        skill.manifest = manifest.success
-        skill.frontmatter = manifest.success.frontmatter
+        resolved.push({ ...skill, _tag: "Static", manifest: manifest.success })
       }
       continue
     }
     if (definition._tag === "Rendered") {
-      skill.frontmatter = definition.frontmatter ?? { name: SkillUri.skillName(skill.uri) }
+      resolved.push({
+        ...skill,
+        _tag: "Rendered",
+        definition,
+        frontmatter: definition.frontmatter ?? { name: SkillUri.skillName(skill.uri) }
+      })
       continue
     }
     const frontmatter = definition.frontmatter !== undefined
@@ -381,70 +427,90 @@ export const build = Effect.fnUntraced(function*(
       })
       continue
     }
-    skill.frontmatter = frontmatter.success
+    resolved.push({ ...skill, _tag: "Dynamic", definition, frontmatter: frontmatter.success })
   }
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort((a, b) => byCodeUnit(a.skill, b.skill)) })
   }
-  return assemble(pending.sort((a, b) => byCodeUnit(a.uri, b.uri)), hashed, limits)
+  return assemble(resolved.sort((a, b) => byCodeUnit(a.uri, b.uri)), hashed, limits)
 })
 
-const assemble = (sorted: ReadonlyArray<Pending>, hashed: Snapshot["hashed"], limits: Limits.Limits): Snapshot => {
+const skillResource = (
+  uri: SkillUri.SkillMdUri,
+  frontmatter: Readonly<Record<string, unknown>>,
+  size: number | undefined
+): Protocol.ResourceEntry => {
+  const description = frontmatter.description
+  return {
+    uri,
+    name: String(frontmatter.name),
+    ...(typeof description === "string" ? { description } : {}),
+    mimeType: Extension.MarkdownMimeType,
+    ...(size === undefined ? {} : { size })
+  }
+}
+
+const toEntry = (skill: Resolved, index: number): SkillEntry => {
+  const frontmatter = skill._tag === "Static" ? skill.manifest.frontmatter : skill.frontmatter
+  const base: SkillBase = {
+    index,
+    uri: skill.uri,
+    root: skill.root,
+    path: skill.definition.path,
+    name: String(frontmatter.name),
+    frontmatter,
+    listed: skill.definition.listed,
+    resource: skillResource(
+      skill.uri,
+      frontmatter,
+      skill._tag === "Static" ? skill.manifest.files[0]?.size : undefined
+    ),
+    cacheHint: skill.cacheHint
+  }
+  switch (skill._tag) {
+    case "Static":
+      return { ...base, _tag: "Static", entry: skill.manifest.skill, manifest: skill.manifest, inputs: skill.files }
+    case "Dynamic":
+      return {
+        ...base,
+        _tag: "Dynamic",
+        entry: { uri: skill.uri, frontmatter: skill.frontmatter, resources: "dynamic" },
+        definition: skill.definition
+      }
+    case "Rendered":
+      return { ...base, _tag: "Rendered", definition: skill.definition }
+  }
+}
+
+const assemble = (sorted: ReadonlyArray<Resolved>, hashed: Snapshot["hashed"], limits: Limits.Limits): Snapshot => {
   const skills: Array<SkillEntry> = []
   const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
   const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
-  const dynamicRoots = new Map<string, SkillEntry>()
+  const dynamicRoots = new Map<string, DynamicSkill | RenderedSkill>()
   const directory = (uri: string) => {
-    let entry = directories.get(uri)
-    if (entry === undefined) {
-      entry = { uri, owners: new Set(), children: new Map() }
-      directories.set(uri, entry)
-    }
+    const known = directories.get(uri)
+    if (known !== undefined) return known
+    const entry = { uri, owners: new Set<number>(), children: new Map<string, DirectoryChild>() }
+    directories.set(uri, entry)
     return entry
   }
   for (const [index, skill] of sorted.entries()) {
-    const frontmatter = skill.frontmatter!
-    const manifest = skill.manifest
-    const description = frontmatter.description
-    const resource: Record<string, unknown> = {
-      uri: skill.uri,
-      name: frontmatter.name,
-      ...(typeof description === "string" ? { description } : {}),
-      mimeType: Extension.MarkdownMimeType,
-      ...(manifest === undefined ? {} : { size: manifest.files[0]!.size })
-    }
-    const entry: SkillEntry = {
-      index,
-      uri: skill.uri,
-      root: skill.root,
-      path: skill.definition.path,
-      name: String(frontmatter.name),
-      frontmatter,
-      listed: skill.definition.listed,
-      entry: manifest === undefined
-        ? { uri: skill.uri, frontmatter, resources: "dynamic" }
-        : { uri: skill.uri, frontmatter, resources: manifest.skill.resources },
-      resource,
-      dynamic: skill.definition._tag === "Dynamic" ? skill.definition : undefined,
-      rendered: skill.definition._tag === "Rendered" ? skill.definition : undefined,
-      cacheHint: skill.cacheHint,
-      manifest,
-      inputs: skill.files
-    }
+    const entry = toEntry(skill, index)
     skills.push(entry)
-    if (manifest === undefined) {
+    if (entry._tag !== "Static") {
       dynamicRoots.set(skill.root, entry)
       continue
     }
-    for (const file of manifest!.files) {
+    for (const file of entry.manifest.files) {
       const existing = files.get(file.uri)
+      const mimeType = file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path)
       if (existing !== undefined) {
         existing.owners.push(index)
       } else {
         files.set(file.uri, {
           uri: file.uri,
           name: file.path.slice(file.path.lastIndexOf("/") + 1),
-          mimeType: file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path),
+          mimeType,
           size: file.size,
           digest: file.digest,
           content: wireContent(file.bytes),
@@ -464,12 +530,7 @@ const assemble = (sorted: ReadonlyArray<Pending>, hashed: Snapshot["hashed"], li
             uri: child,
             owners: [],
             resource: isFile
-              ? {
-                uri: child,
-                name,
-                mimeType: files.get(child)!.mimeType,
-                size: file.size
-              }
+              ? { uri: child, name, mimeType, size: file.size }
               : { uri: child, name, mimeType: Extension.DirectoryMimeType }
           })
         }
@@ -501,7 +562,7 @@ const assemble = (sorted: ReadonlyArray<Pending>, hashed: Snapshot["hashed"], li
     limits,
     listing: {
       anyPrivate: listed.some((skill) =>
-        skill.cacheHint === undefined ? skill.rendered !== undefined : skill.cacheHint.cacheScope === "private"
+        skill.cacheHint === undefined ? skill._tag === "Rendered" : skill.cacheHint.cacheScope === "private"
       ),
       anyDefault: listed.some((skill) => skill.cacheHint === undefined)
     }
@@ -539,7 +600,8 @@ export interface Changes {
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
 
-const digests = (skill: SkillEntry) => new Map(skill.manifest?.files.map((file) => [file.uri as string, file.digest]) ?? [])
+const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
+  skill._tag === "Static" ? new Map(skill.manifest.files.map((file) => [file.uri, file.digest])) : new Map()
 
 /**
  * The changes from `before` to `after`.
@@ -560,7 +622,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
       continue
     }
     if (
-      old.manifest === skill.manifest && old.manifest !== undefined && old.listed === skill.listed &&
+      old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
       sameJson(old.cacheHint, skill.cacheHint)
     ) continue
     const was = digests(old)
@@ -568,8 +630,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
     const filesAdded = [...now.keys()].filter((uri) => !was.has(uri))
     const filesRemoved = [...was.keys()].filter((uri) => !now.has(uri))
     const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
-    const kindChanged = (old.manifest === undefined) !== (skill.manifest === undefined) ||
-      old.dynamic !== undefined && skill.dynamic === undefined || old.rendered !== undefined && skill.rendered === undefined
+    const kindChanged = old._tag !== skill._tag
     const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
       old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
     if (same) continue
@@ -604,7 +665,7 @@ export interface Stats {
  *
  * @since 0.1.0
  */
-export const dynamicOwner = (snapshot: Snapshot, uri: string): SkillEntry | undefined => {
+export const dynamicOwner = (snapshot: Snapshot, uri: string): DynamicSkill | RenderedSkill | undefined => {
   if (snapshot.dynamicRoots.size === 0) return undefined
   let end = uri.length
   while (end > 0) {

@@ -141,6 +141,7 @@ import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as Handlers from "./internal/handlers.js"
+import * as Kind from "./internal/kind.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -396,7 +397,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
-      sessionSubscriptions: new Map()
+      sessionSubscriptions: new Map(),
+      renderings: yield* Kind.makeRenderCache
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) yield* router.value.addGlobalMiddleware(sessionStream(hub, state) as any)

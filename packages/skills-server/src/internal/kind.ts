@@ -1,0 +1,299 @@
+/**
+ * The port every kind of skill implements, and its implementations (static, dynamic, rendered).
+ *
+ * A snapshot's skill is a `SkillRegistry.SkillEntry`, a tagged union. The handlers never look at a
+ * skill's kind: they decide visibility, find the skill a URI belongs to, and ask that skill's kind
+ * (`kindOf`) for one of the five surfaces of one request (`Call`): its `skills/list` / `skills/get`
+ * entry, its `SKILL.md` in `resources/list`, the read of one of its files, the children of one of
+ * its directories, and whether its answers depend on the caller. A new kind (e.g. a parametric
+ * family) adds a variant to `SkillEntry` and one entry to `kinds`; the compiler then refuses the
+ * build until every surface is answered.
+ *
+ * Contract of every method: it is called only for a skill the request may see, with a URI inside
+ * that skill (for `read` and `directory`); `undefined` means "no such file/directory here", which
+ * the handlers answer exactly like an absent or hidden one; a failure of the author's code is
+ * logged and becomes -32603 (`serverFault`), never a client error.
+ *
+ * @internal
+ */
+import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
+import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
+import * as Cache from "effect/Cache"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
+import * as Exit from "effect/Exit"
+import * as Hash from "effect/Hash"
+import * as Option from "effect/Option"
+import * as Order from "effect/Order"
+import * as Result from "effect/Result"
+import * as MimeType from "../MimeType.js"
+import * as Skill from "../Skill.js"
+import * as SkillRegistry from "../SkillRegistry.js"
+import type { RequestInfo, WireError } from "./effectMcp.js"
+
+/** The methods a visibility decision is made for. */
+export type Method =
+  | "skills/list"
+  | "skills/get"
+  | "resources/read"
+  | "resources/list"
+  | "resources/directory/read"
+
+/** Visibility of skills for one request: each skill's decision is computed at most once. */
+export interface Visible {
+  readonly skill: (index: number) => boolean
+  /** Whether any of these skills (by index) is visible: a file shared by nested skills is. */
+  readonly any: (owners: ReadonlyArray<number>) => boolean
+  /** Whether a visibility check ran (results then depend on the caller). */
+  readonly checked: boolean
+}
+
+/** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
+export interface Rendering {
+  readonly manifest: Manifest.Manifest
+  readonly entry: CoreSkill.Skill
+  readonly files: ReadonlyMap<string, Manifest.ManifestFile>
+}
+
+/** Renderings shared between requests under a skill's `shareKey` (one cache per layer). */
+export type RenderCache = Cache.Cache<RenderKey, Rendering, WireError>
+
+/** One request being answered: the snapshot it reads from start to end and what it may see. */
+export interface Call {
+  readonly snapshot: SkillRegistry.Snapshot
+  readonly visible: Visible
+  readonly request: RequestInfo
+  readonly method: Method
+  readonly renderings: RenderCache
+  /** Renderings made for this request, by skill index: a rendered skill is rendered once per request. */
+  readonly renders: Map<number, Rendering>
+}
+
+/** A file's answer to `resources/read`. */
+export interface FileAnswer {
+  readonly mimeType: string
+  readonly content: SkillRegistry.FileEntry["content"]
+}
+
+/** One child of a directory, with the URI it sorts and pages by. */
+export interface Child {
+  readonly uri: string
+  readonly resource: Protocol.ResourceEntry
+}
+
+/**
+ * The port: the five surfaces of one skill of one kind, for one request.
+ */
+export interface Kind<S extends SkillRegistry.SkillEntry> {
+  /** The entry of `skills/list` and `skills/get`. */
+  readonly entry: (call: Call, skill: S) => Effect.Effect<CoreSkill.Skill, WireError>
+  /** The skill's `SKILL.md` as `resources/list` lists it (R25). */
+  readonly resource: (call: Call, skill: S) => Effect.Effect<Protocol.ResourceEntry, WireError>
+  /** `resources/read` of `uri`, a URI under the skill's root; `undefined` when there is no such file. */
+  readonly read: (call: Call, skill: S, uri: string) => Effect.Effect<FileAnswer | undefined, WireError>
+  /**
+   * The direct children of the directory `uri` (the root or below), sorted by URI, only those the
+   * request may see; `undefined` when it is not a directory of this skill.
+   */
+  readonly directory: (call: Call, skill: S, uri: string) => Effect.Effect<ReadonlyArray<Child> | undefined, WireError>
+  /** Answers differ per caller: `cacheScope` is `private` unless the skill's own hint says otherwise. */
+  readonly perCaller: boolean
+}
+
+/** Logged as the author's fault, sent as -32603. */
+export const internalError: WireError = { code: -32603, message: "Internal error" }
+
+/** A failure of the author's own code (a read, a list, a render): logged, and -32603 on the wire. */
+export const serverFault = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>
+  Effect.catchCause(effect, (cause) => Effect.andThen(Effect.logError(what, cause), Effect.fail(internalError)))
+
+const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
+
+const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
+
+// The children of `directory` given every relative file path of a skill known per request.
+const childrenOf = (
+  skill: SkillRegistry.SkillEntry,
+  directory: string,
+  paths: Iterable<string>,
+  sizes: ReadonlyMap<string, number>
+): ReadonlyArray<Child> | undefined => {
+  const relative = directory === skill.root ? "" : SkillUri.relativePath(skill.uri, directory)
+  if (relative === undefined) return undefined
+  const prefix = relative === "" ? "" : relative + "/"
+  const children = new Map<string, Child>()
+  let exists = relative === ""
+  for (const path of paths) {
+    if (!path.startsWith(prefix)) continue
+    exists = true
+    const rest = path.slice(prefix.length)
+    const slash = rest.indexOf("/")
+    const name = slash === -1 ? rest : rest.slice(0, slash)
+    const uri = SkillUri.file(skill.uri, prefix + name)
+    if (name.length === 0 || Result.isFailure(uri) || children.has(uri.success)) continue
+    const size = slash === -1 ? sizes.get(path) : undefined
+    children.set(uri.success, {
+      uri: uri.success,
+      resource: {
+        uri: uri.success,
+        name,
+        mimeType: slash !== -1 ? Extension.DirectoryMimeType : prefix === "" ? mimeTypeOf(name) : MimeType.fromPath(name),
+        ...(size === undefined ? {} : { size })
+      }
+    })
+  }
+  return exists ? [...children.values()].sort(byUri) : undefined
+}
+
+const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUri.relativePath(skill.uri, uri)
+
+/** Static skills: everything comes from the snapshot, built once. */
+const Static: Kind<SkillRegistry.StaticSkill> = {
+  entry: (_call, skill) => Effect.succeed(skill.entry),
+  resource: (_call, skill) => Effect.succeed(skill.resource),
+  read: (call, _skill, uri) => Effect.succeed(call.snapshot.files.get(uri)),
+  directory: (call, _skill, uri) => {
+    const directory = call.snapshot.directories.get(uri)
+    return Effect.succeed(directory?.children.filter((child) => call.visible.any(child.owners)))
+  },
+  perCaller: false
+}
+
+/** Dynamic skills: the author's `read` and `list` on every request. */
+const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
+  entry: (_call, skill) => Effect.succeed(skill.entry),
+  resource: (_call, skill) => Effect.succeed(skill.resource),
+  read: Effect.fnUntraced(function*(_call, skill, uri) {
+    const path = relativePathOf(skill, uri)
+    if (path === undefined) return undefined
+    const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
+    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: SkillRegistry.wireContent(Skill.toBytes(content)) }
+  }),
+  directory: Effect.fnUntraced(function*(_call, skill, uri) {
+    const list = skill.definition.list
+    const paths = list === undefined
+      ? [Extension.SkillFileName]
+      : yield* serverFault(`listing the dynamic skill ${skill.uri} failed`)(list)
+    return childrenOf(skill, uri, paths, new Map())
+  }),
+  perCaller: false
+}
+
+/**
+ * The key of a shared rendering: one skill definition and one `shareKey`. It also carries what a
+ * miss needs to render (the request and limits), which take no part in equality.
+ */
+export class RenderKey implements Equal.Equal {
+  constructor(
+    readonly definition: Skill.Rendered,
+    readonly key: string,
+    readonly uri: SkillUri.SkillMdUri,
+    readonly request: Skill.RenderRequest,
+    readonly limits: SkillRegistry.Snapshot["limits"],
+    readonly keep: Duration.Duration
+  ) {}
+  [Equal.symbol](that: Equal.Equal): boolean {
+    return that instanceof RenderKey && that.definition === this.definition && that.key === this.key
+  }
+  [Hash.symbol](): number {
+    return Hash.combine(Hash.string(this.uri))(Hash.string(this.key))
+  }
+}
+
+const renderNow = Effect.fnUntraced(function*(
+  definition: Skill.Rendered,
+  uri: SkillUri.SkillMdUri,
+  request: Skill.RenderRequest,
+  limits: SkillRegistry.Snapshot["limits"]
+) {
+  const files = yield* serverFault(`rendering the skill ${uri} failed`)(definition.render(request))
+  const manifest = Manifest.make({
+    uri,
+    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
+    limits
+  })
+  if (Result.isFailure(manifest)) {
+    yield* Effect.logError(`the skill ${uri} rendered an invalid skill: ${manifest.failure.message}`)
+    return yield* Effect.fail(internalError)
+  }
+  const rendering: Rendering = {
+    manifest: manifest.success,
+    entry: manifest.success.skill,
+    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
+  }
+  return rendering
+})
+
+/** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
+export const RenderCacheCapacity = 1024
+
+/** The render cache of one layer: renderings expire after their skill's `shareFor` (on `Clock`). */
+export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
+  (key: RenderKey) => renderNow(key.definition, key.uri, key.request, key.limits),
+  {
+    capacity: RenderCacheCapacity,
+    // A failed rendering is not kept: the next request renders again.
+    timeToLive: (exit, key) => Exit.isSuccess(exit) ? key.keep : Duration.zero
+  }
+)
+
+const shareFor = (input: Duration.Input | undefined): Duration.Duration =>
+  input === undefined ? Duration.zero : Option.getOrElse(Duration.fromInput(input), () => Duration.zero)
+
+/** The skill rendered for this request's caller (once per request, shared under `shareKey`). */
+export const render = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.RenderedSkill) {
+  const known = call.renders.get(skill.index)
+  if (known !== undefined) return known
+  const definition = skill.definition
+  const request: Skill.RenderRequest = {
+    method: call.method,
+    protocolVersion: call.request.protocolVersion,
+    headers: call.request.headers,
+    sessionId: call.request.sessionId,
+    requestContext: call.request.requestContext
+  }
+  const key = definition.shareKey?.(request)
+  const keep = shareFor(definition.shareFor)
+  const rendering = key === undefined || Duration.isZero(keep)
+    ? yield* renderNow(definition, skill.uri, request, call.snapshot.limits)
+    : yield* Cache.get(call.renderings, new RenderKey(definition, key, skill.uri, request, call.snapshot.limits, keep))
+  call.renders.set(skill.index, rendering)
+  return rendering
+})
+
+/** Rendered skills: one rendering per request, from which every surface answers. */
+const Rendered: Kind<SkillRegistry.RenderedSkill> = {
+  entry: (call, skill) => Effect.map(render(call, skill), (rendering) => rendering.entry),
+  resource: (call, skill) =>
+    Effect.map(render(call, skill), (rendering) => {
+      const description = rendering.manifest.frontmatter.description
+      return {
+        ...skill.resource,
+        name: rendering.manifest.frontmatter.name,
+        ...(typeof description === "string" ? { description } : {}),
+        ...(rendering.manifest.files[0] === undefined ? {} : { size: rendering.manifest.files[0].size })
+      }
+    }),
+  read: (call, skill, uri) =>
+    Effect.map(render(call, skill), (rendering) => {
+      const file = rendering.files.get(uri)
+      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: SkillRegistry.wireContent(file.bytes) }
+    }),
+  directory: (call, skill, uri) =>
+    Effect.map(render(call, skill), (rendering) => {
+      const sizes = new Map(rendering.manifest.files.map((file) => [file.path, file.size]))
+      return childrenOf(skill, uri, sizes.keys(), sizes)
+    }),
+  perCaller: true
+}
+
+/** Every kind's implementation of the port, by tag: adding a kind without one does not compile. */
+const kinds: { readonly [K in SkillRegistry.SkillEntry["_tag"]]: Kind<Extract<SkillRegistry.SkillEntry, { readonly _tag: K }>> } = {
+  Static,
+  Dynamic,
+  Rendered
+}
+
+/** The port implementation of `skill`'s kind. */
+export const kindOf = <S extends SkillRegistry.SkillEntry>(skill: S): Kind<S> => kinds[skill._tag] as unknown as Kind<S>
