@@ -34,6 +34,7 @@ import type * as Effect from "effect/Effect"
 import type { McpSchema } from "effect/ai"
 import type * as Headers from "effect/http/Headers"
 import type { Manifest } from "@mcp-skills/core"
+import * as SkillFamily from "./SkillFamily.js"
 
 /**
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
@@ -149,11 +150,20 @@ export interface Rendered extends Common {
 }
 
 /**
+ * A family of skills addressed by a path template, rendered per instance (see `SkillFamily`).
+ * Families whose `list` or `render` need per-request services are added with
+ * `SkillsServer.family`, which carries those requirements in its type.
+ *
+ * @since 0.1.0
+ */
+export type Family = SkillFamily.Family
+
+/**
  * Any skill the registry accepts.
  *
  * @since 0.1.0
  */
-export type Definition = Static | Dynamic | Rendered
+export type Definition = Static | Dynamic | Rendered | Family
 
 /**
  * Plain data for one skill loaded from a directory: skill-path segments and its files.
@@ -269,3 +279,20 @@ export const rendered = (
   shareKey: options.shareKey,
   shareFor: options.shareFor
 })
+
+/**
+ * A family of skills, one per set of path parameters (see `SkillFamily`).
+ *
+ * ```ts
+ * const onboarding = Skill.family({
+ *   path: "customers/{customer}/onboarding",
+ *   list: () => Effect.succeed([{ customer: "acme" }]),
+ *   render: ({ customer }) => Effect.succeed({
+ *     "SKILL.md": `---\nname: onboarding\ndescription: Onboarding ${customer}\n---\n`
+ *   })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const family = SkillFamily.make

@@ -32,7 +32,9 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as MimeType from "./MimeType.js"
+import * as PathTemplate from "./PathTemplate.js"
 import * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
 
 /**
  * Why the registry refused a set of definitions: every problem of every skill, not only the first.
@@ -177,6 +179,62 @@ export interface RenderedSkill extends SkillBase {
 export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
 
 /**
+ * A family of the snapshot: its validated template and definition. Its instances are not in the
+ * snapshot; a request resolves a URI against the template (`PathTemplate.match`) or asks `list`.
+ *
+ * @since 0.1.0
+ */
+export interface FamilyEntry {
+  readonly template: PathTemplate.PathTemplate
+  readonly definition: SkillFamily.Family<any>
+  /** The family's own hint, scope `private` unless it says `public`. */
+  readonly cacheHint: Hint | undefined
+  readonly timeout: Duration.Duration
+  readonly listed: boolean
+}
+
+/**
+ * One instance of a family, made for one request from its parameters. It is not in
+ * `Snapshot.skills`, so it has no index: its visibility is decided by itself.
+ *
+ * @since 0.1.0
+ */
+export interface InstanceSkill extends Omit<SkillBase, "index"> {
+  readonly _tag: "Instance"
+  readonly family: FamilyEntry
+  readonly params: PathTemplate.Params
+}
+
+/**
+ * Any skill a request can be answered about: one of the snapshot, or a family instance.
+ *
+ * @since 0.1.0
+ */
+export type ServedSkill = SkillEntry | InstanceSkill
+
+/**
+ * The instance of `family` for a match or an expansion of its template.
+ *
+ * @since 0.1.0
+ */
+export const instance = (family: FamilyEntry, found: PathTemplate.Instance): InstanceSkill => {
+  const name = found.path[found.path.length - 1]!
+  return {
+    _tag: "Instance",
+    family,
+    params: found.params,
+    uri: found.uri,
+    root: found.root,
+    path: found.path,
+    name,
+    frontmatter: { name },
+    listed: family.listed,
+    resource: { uri: found.uri, name, mimeType: Extension.MarkdownMimeType },
+    cacheHint: family.cacheHint
+  }
+}
+
+/**
  * A normalized cache hint, as sent on the wire.
  *
  * @since 0.1.0
@@ -217,6 +275,11 @@ export interface Snapshot {
   readonly directories: ReadonlyMap<string, DirectoryEntry>
   /** Dynamic and rendered skills by root URI: their files are produced per request. */
   readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>
+  /**
+   * Families, sorted by template (code units): the order their instances follow the listed
+   * skills in `skills/list`. No two can name or nest in each other's skills, nor in a skill's.
+   */
+  readonly families: ReadonlyArray<FamilyEntry>
   /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
   readonly schemes: ReadonlySet<string>
   /** What building this snapshot hashed (files and bytes); unchanged skills cost nothing. */
@@ -268,7 +331,7 @@ const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
 
 interface Pending {
-  readonly definition: Skill.Definition
+  readonly definition: Exclude<Skill.Definition, Skill.Family>
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
   readonly files: Array<Skill.File>
@@ -306,8 +369,15 @@ export const build = Effect.fnUntraced(function*(
   const hashed = { files: 0, bytes: 0 }
   const problems: Array<{ skill: string; reason: string }> = []
   const pending: Array<Pending> = []
+  const families: Array<FamilyEntry> = []
   const seen = new Set<string>()
   for (const definition of definitions) {
+    if (definition._tag === "Family") {
+      const family = validateFamily(definition)
+      if (Result.isFailure(family)) problems.push(family.failure)
+      else families.push(family.success)
+      continue
+    }
     const label = `${definition.scheme}://${definition.path.join("/")}`
     const uri = SkillUri.skillMd(definition.scheme, definition.path)
     if (Result.isFailure(uri)) {
@@ -363,6 +433,8 @@ export const build = Effect.fnUntraced(function*(
       }
     }
   }
+
+  problems.push(...familyConflicts(families, pending))
 
   const resolved: Array<Resolved> = []
   for (const skill of pending) {
@@ -432,8 +504,59 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort((a, b) => byCodeUnit(a.skill, b.skill)) })
   }
-  return assemble(resolved.sort((a, b) => byCodeUnit(a.uri, b.uri)), hashed, limits)
+  return assemble(
+    resolved.sort((a, b) => byCodeUnit(a.uri, b.uri)),
+    families.sort((a, b) => byCodeUnit(familyKey(a), familyKey(b))),
+    hashed,
+    limits
+  )
 })
+
+/**
+ * The key a family is known and sorted by: `<scheme>://<template>`.
+ *
+ * @since 0.1.0
+ */
+export const familyKey = (family: FamilyEntry): string => `${family.template.scheme}://${family.template.template}`
+
+const validateFamily = (definition: Skill.Family): Result.Result<FamilyEntry, { skill: string; reason: string }> => {
+  const label = `${definition.scheme}://${definition.path}`
+  const template = PathTemplate.parse(definition.path, definition.scheme)
+  if (Result.isFailure(template)) return Result.fail({ skill: label, reason: template.failure.reason })
+  const hint = definition.cacheHint === undefined ? undefined : normalizeHint(definition.cacheHint)
+  if (hint !== undefined && Result.isFailure(hint)) return Result.fail({ skill: label, reason: hint.failure })
+  const timeout = Duration.fromInput(definition.timeout)
+  if (Option.isNone(timeout) || !Duration.isFinite(timeout.value) || Duration.toMillis(timeout.value) <= 0) {
+    return Result.fail({ skill: label, reason: `timeout must be a positive, finite duration, got ${String(definition.timeout)}` })
+  }
+  return Result.succeed({
+    template: template.success,
+    definition,
+    cacheHint: hint?.success,
+    timeout: timeout.value,
+    listed: definition.list !== undefined
+  })
+}
+
+// A URI must resolve to one skill without enumerating, and no static manifest can list rendered
+// files: a family may not name, enclose or sit inside another family's or a skill's skills.
+const familyConflicts = (families: ReadonlyArray<FamilyEntry>, skills: ReadonlyArray<Pending>) => {
+  const problems: Array<{ skill: string; reason: string }> = []
+  const describe = { same: "can name the same skill as", encloses: "can enclose", inside: "can sit inside" } as const
+  for (const [i, family] of families.entries()) {
+    for (const other of families.slice(i + 1)) {
+      const relation = PathTemplate.relation(family.template, other.template)
+      if (relation !== undefined) {
+        problems.push({ skill: familyKey(family), reason: `${describe[relation]} the family ${familyKey(other)}` })
+      }
+    }
+    for (const skill of skills) {
+      const relation = PathTemplate.relation(family.template, skill.definition)
+      if (relation !== undefined) problems.push({ skill: familyKey(family), reason: `${describe[relation]} the skill ${skill.uri}` })
+    }
+  }
+  return problems
+}
 
 const skillResource = (
   uri: SkillUri.SkillMdUri,
@@ -482,7 +605,12 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   }
 }
 
-const assemble = (sorted: ReadonlyArray<Resolved>, hashed: Snapshot["hashed"], limits: Limits.Limits): Snapshot => {
+const assemble = (
+  sorted: ReadonlyArray<Resolved>,
+  families: ReadonlyArray<FamilyEntry>,
+  hashed: Snapshot["hashed"],
+  limits: Limits.Limits
+): Snapshot => {
   const skills: Array<SkillEntry> = []
   const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
   const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
@@ -557,13 +685,18 @@ const assemble = (sorted: ReadonlyArray<Resolved>, hashed: Snapshot["hashed"], l
     files,
     directories: frozenDirectories,
     dynamicRoots,
-    schemes: new Set(["skill", ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://")))]),
+    families,
+    schemes: new Set([
+      "skill",
+      ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://"))),
+      ...families.map((family) => family.template.scheme)
+    ]),
     hashed,
     limits,
     listing: {
       anyPrivate: listed.some((skill) =>
         skill.cacheHint === undefined ? skill._tag === "Rendered" : skill.cacheHint.cacheScope === "private"
-      ),
+      ) || families.some((family) => family.listed && family.cacheHint?.cacheScope !== "public"),
       anyDefault: listed.some((skill) => skill.cacheHint === undefined)
     }
   }
@@ -638,6 +771,14 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
     for (const uri of [...filesRemoved, ...filesChanged]) updated.add(uri)
     listChanged ||= old.listed || skill.listed
   }
+  // A family's instances are rendered per caller: any change to a listed family changes listings.
+  const familiesBefore = new Map(before.families.map((family) => [familyKey(family), family]))
+  for (const family of after.families) {
+    const old = familiesBefore.get(familyKey(family))
+    familiesBefore.delete(familyKey(family))
+    if (old?.definition !== family.definition) listChanged ||= family.listed || old?.listed === true
+  }
+  for (const old of familiesBefore.values()) listChanged ||= old.listed
   for (const skill of before.skills) {
     if (after.byUri.has(skill.uri)) continue
     removed.push(skill.uri)

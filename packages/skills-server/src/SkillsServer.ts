@@ -374,10 +374,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const check = options.visibility
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
-      if (slot === undefined || check === undefined) {
-        return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      }
-      slot.decision = yield* check(slot.request)
+      if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
+      // What the middleware provided, for a skill family's callbacks.
+      slot.services = yield* Effect.context<never>()
+      if (slot.check && check !== undefined) slot.decision = yield* check(slot.request)
       return { contents: [] }
     })
     // Registered even without a check: it makes effect declare (and, over stdio, honour)
