@@ -138,6 +138,7 @@ import { McpSchema, McpServer } from "effect/ai"
 import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as Handlers from "./internal/handlers.js"
@@ -366,10 +367,14 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     // Shut down with the server, which ends every session stream (an open stream would hold the
     // HTTP server's graceful shutdown).
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<SkillRegistry.Changes>(), PubSub.shutdown)
+    const announced = <E>(change: Effect.Effect<SkillRegistry.Changes, E>) =>
+      Effect.flatMap(change, (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes)))
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
-      replace: (next) => Effect.flatMap(built.replace(next), (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes))),
-      reload: Effect.flatMap(built.reload, (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes)))
+      replace: (next) => announced(built.replace(next)),
+      upsert: (next) => announced(built.upsert(next)),
+      remove: (uris) => announced(built.remove(uris)),
+      reload: announced(built.reload)
     })
     const check = options.visibility
     const handle = Effect.gen(function*() {
@@ -408,3 +413,53 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     )
     return registry
   })) as any
+
+/**
+ * A skill declared next to the code that owns it: added to the server's registry (provided by
+ * `SkillsServer.layer`) when the layer is built, removed when its scope closes. Layers of several
+ * modules compose with `Layer.mergeAll`, as effect's `McpServer.resource` and `tool` do; a skill
+ * the registry refuses fails the layer with the `RegistrationError`. Clients are told of both
+ * changes as of any catalogue change.
+ *
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * const Skills = SkillsServer.layer({ skills: [] })
+ * const Refunds = SkillsServer.skill(Skill.make({
+ *   path: "billing/refunds",
+ *   files: { "SKILL.md": "---\nname: refunds\ndescription: Issue refunds\n---\n" }
+ * }))
+ * const Registrations = Layer.mergeAll(Skills, Refunds.pipe(Layer.provide(Skills)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const skill = (
+  definition: Skill.Definition
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const registry = yield* SkillRegistry.SkillRegistry
+    yield* Effect.acquireRelease(
+      registry.upsert([definition]),
+      () =>
+        Effect.catch(
+          registry.remove([SkillRegistry.keyOf(definition)]),
+          (error) => Effect.logWarning(`removing the skill ${SkillRegistry.keyOf(definition)} failed`, error)
+        )
+    )
+  }))
+
+/**
+ * A skill family declared as a layer (see `skill`). Services its `list` and `render` read are
+ * per-request requirements, met like those of a visibility check (effect `McpServer` middleware,
+ * or `HttpRouter` middleware in front of `layerHttp`).
+ *
+ * @since 0.1.0
+ */
+export const family = <R = never>(
+  definition: SkillFamily.Family<R>
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
+  // The requirements are carried by the type; at run time the request's services reach the
+  // family's callbacks through the capture the handlers make.
+  skill(definition as Skill.Family)
