@@ -4,7 +4,8 @@
  * `build` turns skill definitions into a `Snapshot`: every static skill goes through
  * `Manifest.make` from `@mcp-skills/core` (frontmatter, name = last path segment, paths, limits,
  * one SHA-256 per file), nested skills' files are added to their enclosing skill (R10), and every
- * file is prepared for the wire once (MIME type, text or base64 blob). Requests only read the
+ * file's MIME type is decided once; its wire form (text or base64 blob) is derived from the bytes
+ * on its first read and kept with the snapshot. Requests only read the
  * snapshot: skills by URI, files by URI and directories by URI are hash-map lookups, and the listing
  * is sorted by URI for keyset pagination.
  *
@@ -12,8 +13,8 @@
  * new snapshot beside the current one and swaps it atomically; a request reads one snapshot from
  * start to end, so requests in flight finish on the catalogue they started with. A rebuild hashes
  * only what changed: a skill whose files are the same bytes as in the previous snapshot (or that
- * arrives with its `manifest`, as from a directory source) keeps its previous manifest, and each
- * file's wire form is computed once per byte array. `stats` counts what was hashed.
+ * arrives with its `manifest`, as from a directory source) keeps its previous manifest. `stats`
+ * counts what was hashed.
  *
  * `replace` and `reload` return the `Changes` between the two snapshots: skills added, removed and
  * changed (with their files added, removed and changed), whether anything a listing shows changed,
@@ -28,6 +29,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
@@ -322,24 +324,27 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
  * @since 0.1.0
  */
 export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
-  const known = wireCache.get(bytes)
-  if (known !== undefined) return known
-  let content: FileEntry["content"] | undefined
   try {
     const text = utf8.decode(bytes)
-    if (sameBytes(encoder.encode(text), bytes)) content = { text }
+    if (sameBytes(encoder.encode(text), bytes)) return { text }
   } catch {
     // not UTF-8: served as a blob
   }
-  content ??= { blob: asBuffer(bytes).toString("base64") }
-  wireCache.set(bytes, content)
-  return content
+  return { blob: asBuffer(bytes).toString("base64") }
 }
 
-// A rebuild reuses the byte arrays of unchanged files, so their wire form is decided once.
-const wireCache = new WeakMap<Uint8Array, FileEntry["content"]>()
+// A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
+// and kept with the snapshot, so files nobody reads cost no second copy.
+const lazyContent = <A extends object>(fields: A, bytes: Uint8Array): A & { readonly content: FileEntry["content"] } => {
+  let content: FileEntry["content"] | undefined
+  return Object.defineProperty(fields, "content", {
+    get: () => content ??= wireContent(bytes),
+    enumerable: true
+  }) as A & { readonly content: FileEntry["content"] }
+}
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+// Sorted by UTF-16 code unit, the order keyset cursors compare with.
+const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
 
 const lastSegment = (uri: string) => decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1))
 
@@ -520,14 +525,9 @@ export const build = Effect.fnUntraced(function*(
     resolved.push({ ...skill, _tag: "Dynamic", definition, frontmatter: frontmatter.success })
   }
   if (problems.length > 0) {
-    return yield* new RegistrationError({ problems: problems.sort((a, b) => byCodeUnit(a.skill, b.skill)) })
+    return yield* new RegistrationError({ problems: problems.sort(Order.mapInput(Order.String, (problem) => problem.skill)) })
   }
-  return assemble(
-    resolved.sort((a, b) => byCodeUnit(a.uri, b.uri)),
-    families.sort((a, b) => byCodeUnit(familyKey(a), familyKey(b))),
-    hashed,
-    limits
-  )
+  return assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
 })
 
 /**
@@ -697,15 +697,17 @@ const assemble = (
       if (existing !== undefined) {
         existing.owners.push(index)
       } else {
-        files.set(file.uri, {
-          uri: file.uri,
-          name: file.path.slice(file.path.lastIndexOf("/") + 1),
-          mimeType,
-          size: file.size,
-          digest: file.digest,
-          content: wireContent(file.bytes),
-          owners: [index]
-        })
+        files.set(
+          file.uri,
+          lazyContent({
+            uri: file.uri,
+            name: file.path.slice(file.path.lastIndexOf("/") + 1),
+            mimeType,
+            size: file.size,
+            digest: file.digest,
+            owners: [index]
+          }, file.bytes)
+        )
       }
       // Every directory from the skill root down to the file, each linked to its child.
       let child: string = file.uri
@@ -733,7 +735,7 @@ const assemble = (
   }
   const frozenDirectories = new Map<string, DirectoryEntry>()
   for (const dir of directories.values()) {
-    const children = [...dir.children.values()].sort((a, b) => byCodeUnit(a.uri, b.uri)).map((child) => ({
+    const children = [...dir.children.values()].sort(byUri).map((child) => ({
       ...child,
       owners: files.get(child.uri)?.owners ?? [...(directories.get(child.uri)?.owners ?? [])]
     }))
@@ -853,7 +855,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
     listChanged ||= skill.listed
     for (const uri of digests(skill).keys()) if (!after.files.has(uri)) updated.add(uri)
   }
-  return { added, removed, changed, listChanged, updated: [...updated].sort(byCodeUnit) }
+  return { added, removed, changed, listChanged, updated: [...updated].sort(Order.String) }
 }
 
 /**

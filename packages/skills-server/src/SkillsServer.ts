@@ -103,6 +103,14 @@
  *   with `Mcp-Session-Id` and `Accept: text/event-stream` opens a stream carrying `list_changed`
  *   and `updated` for the files the session subscribed to. Sessions are not authenticated by
  *   this stream beyond their id; it carries URIs the session subscribed to and nothing else.
+ *   A session ends on DELETE (effect's `allowSessionTermination`) or after `sessions.idleTimeout`
+ *   (default 30 minutes) without a request or an open stream: its subscriptions go, its streams
+ *   close, and its id gets 404 from then on, as does an id that never was a session.
+ *
+ * **Subscriptions.** `resources/subscribe` (2025-11-25, HTTP and stdio) accepts a skill URI only
+ * for a file that exists and that the request may see (otherwise the same -32602 "Resource not
+ * found" as a read), refuses URIs over 8,192 characters, and holds at most
+ * `sessions.maxSubscriptions` (default 1,000) per HTTP session.
  * - 2026-07-28 (HTTP and stdio): a `subscriptions/listen` stream with `resourcesListChanged` and
  *   `resourceSubscriptions` (effect's implementation).
  * - `McpServer.layerHttpRequestScoped` (serverless) delivers no broadcast notification at all.
@@ -125,13 +133,14 @@
  */
 import { Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
-import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
@@ -143,6 +152,7 @@ import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
+import * as Sessions from "./internal/sessions.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -215,6 +225,24 @@ export interface Options<E extends CheckError, R, SE, SR> {
   readonly pageSize?: number | undefined
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
+  /**
+   * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
+   * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
+   * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs.
+   */
+  readonly sessions?: SessionOptions | undefined
+  /** How errors name this registry (default: its skill count and first skill URIs). */
+  readonly name?: string | undefined
+}
+
+/**
+ * Bounds of 2025-11-25 HTTP sessions' state (see `Options.sessions`).
+ *
+ * @since 0.1.0
+ */
+export interface SessionOptions {
+  readonly idleTimeout?: Duration.Input | undefined
+  readonly maxSubscriptions?: number | undefined
 }
 
 /**
@@ -294,40 +322,138 @@ const encoder = new TextEncoder()
 const event = (method: string, params: Record<string, unknown>) =>
   encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`)
 
-// effect 4.1.0 answers a 2025-11-25 session's GET (the standalone SSE stream) with 405, so its
-// HTTP sessions would never hear of a changed catalogue. Where effect says 405 to such a GET,
-// this stream carries list_changed and resources/updated (for the session's subscriptions).
-const sessionStream = (hub: PubSub.PubSub<SkillRegistry.Changes>, state: Handlers.State) =>
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const isEventStreamGet = (request: HttpServerRequest.HttpServerRequest) => {
+  const version = request.headers["mcp-protocol-version"]
+  return request.method === "GET" && (request.headers.accept ?? "").includes("text/event-stream") &&
+    (version === undefined || version === "2025-11-25")
+}
+
+const notFound = HttpServerResponse.empty({ status: 404 })
+
+// 2025-11-25 HTTP sessions (see internal/sessions.ts). effect 4.1.0 answers a session's GET (the
+// standalone SSE stream) with 405, so its HTTP sessions would never hear of a changed catalogue:
+// where effect says 405 to such a GET, this stream carries list_changed and resources/updated (for
+// the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
+// from effect's initialize answers, on the paths those answers came from; a request on such a
+// path with an id that is not (or no longer) a session gets 404, like effect's own answer.
+const sessionMiddleware = (hub: PubSub.PubSub<SkillRegistry.Changes>, sessions: Sessions.Sessions, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
-    const response = yield* httpEffect
-    if (response.status !== 405) return response
     const request = yield* HttpServerRequest.HttpServerRequest
     const session = request.headers["mcp-session-id"]
-    const version = request.headers["mcp-protocol-version"]
-    if (
-      request.method !== "GET" || session === undefined || !(request.headers.accept ?? "").includes("text/event-stream") ||
-      (version !== undefined && version !== "2025-11-25")
-    ) return response
-    const events = Stream.unwrap(Effect.map(PubSub.subscribe(hub), (subscription) =>
-      Stream.concat(
+    if (session === undefined) {
+      const response = yield* httpEffect
+      if (request.method !== "POST") return response
+      // effect names a new session in a pre-response handler of its own; this one runs after it.
+      yield* HttpEffect.appendPreResponseHandler((_request, final) => {
+        const created = final.headers["mcp-session-id"]
+        if (created === undefined || final.status !== 200) return Effect.succeed(final)
+        mcpPaths.add(pathOf(request.url))
+        return Effect.as(sessions.open(created), final)
+      })
+      return response
+    }
+    if (!mcpPaths.has(pathOf(request.url))) return yield* httpEffect
+    if (!(yield* sessions.touch(session))) return isEventStreamGet(request) || request.method !== "GET" ? notFound : yield* httpEffect
+    const response = yield* httpEffect
+    if (request.method === "DELETE") {
+      if (response.status >= 200 && response.status < 300) yield* sessions.end(session)
+      return response
+    }
+    if (response.status !== 405 || !isEventStreamGet(request)) return response
+    const events = Stream.unwrap(Effect.gen(function*() {
+      const opened = yield* sessions.stream(session)
+      if (Option.isNone(opened)) return Stream.empty
+      const subscription = yield* PubSub.subscribe(hub)
+      return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
-        Stream.flatMap(Stream.fromSubscription(subscription), (changes) => {
-          const subscribed = state.sessionSubscriptions.get(session)
-          return Stream.fromIterable([
+        Stream.flatMap(Stream.fromSubscription(subscription), (changes) =>
+          Stream.fromIterable([
             ...(changes.listChanged ? [event("notifications/resources/list_changed", {})] : []),
-            ...changes.updated.filter((uri) => subscribed?.has(uri) === true).map((uri) =>
-              event("notifications/resources/updated", { uri })
-            )
-          ])
-        })
-      )))
+            ...changes.updated.filter(opened.value.subscribed).map((uri) => event("notifications/resources/updated", { uri }))
+          ]))
+      ).pipe(Stream.interruptWhen(opened.value.ended))
+    }))
     return HttpServerResponse.stream(events, {
       contentType: "text/event-stream",
       headers: { "cache-control": "no-cache", "mcp-session-id": session }
     })
   })
+
+/**
+ * A second skills registry was added to an `McpServer` that already serves one. effect keeps one
+ * set of handlers per method, so two registries cannot both answer `skills/list`; rather than
+ * silently serve only one catalogue, the server refuses to start, naming both. Serve code skills
+ * and folders from one registry with `combine`.
+ *
+ * @since 0.1.0
+ */
+export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistryError>()("DuplicateRegistryError", {
+  first: Schema.String,
+  second: Schema.String
+}) {
+  override get message(): string {
+    return `one McpServer serves one skills registry, but two were added: ${this.first}, and ${this.second}; ` +
+      `put their skills in one SkillsServer.layer({ skills: SkillsServer.combine(...) })`
+  }
+}
+
+/**
+ * Where skills may come from in `combine`: one definition, a list of them, or an Effect producing
+ * them (such as `DirectorySource.definitions(root)` or a `DirectorySource.make(...)` source's
+ * `definitions`).
+ *
+ * @since 0.1.0
+ */
+export type SkillSource<E = never, R = never> =
+  | Skill.Definition
+  | Iterable<Skill.Definition>
+  | Effect.Effect<Iterable<Skill.Definition>, E, R>
+
+type SourceError<S> = S extends Effect.Effect<any, infer E, any> ? E : never
+type SourceContext<S> = S extends Effect.Effect<any, any, infer R> ? R : never
+
+/**
+ * Code skills and any number of folders (or other sources) as one source for one registry:
+ *
+ * ```ts
+ * SkillsServer.layer({
+ *   skills: SkillsServer.combine(refunds, DirectorySource.definitions("./skills"), DirectorySource.definitions("./team"))
+ * })
+ * ```
+ *
+ * The Effect runs every source (concurrently) at start-up and again on every
+ * `SkillRegistry.reload`, so folders are rescanned while code skills stay as they are. Two sources
+ * publishing the same skill URI fail registration with `RegistrationError` naming it.
+ *
+ * @since 0.1.0
+ */
+export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any>>>(
+  ...sources: Sources
+): Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>> =>
+  Effect.map(
+    Effect.forEach(
+      sources as ReadonlyArray<SkillSource<unknown, unknown>>,
+      (source): Effect.Effect<Iterable<Skill.Definition>, unknown, unknown> =>
+        Effect.isEffect(source)
+          ? source
+          : Effect.succeed(Symbol.iterator in source ? source : [source]),
+      { concurrency: "unbounded" }
+    ),
+    (groups) => groups.flatMap((group) => [...group])
+  ) as Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>>
+
+const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
+  const shown = snapshot.skills.slice(0, 3).map((skill) => skill.uri)
+  return `the registry of ${snapshot.skills.length} skill${snapshot.skills.length === 1 ? "" : "s"}` +
+    (shown.length === 0 ? "" : ` (${shown.join(", ")}${snapshot.skills.length > shown.length ? ", ..." : ""})`)
+}
 
 /**
  * The registration layer: builds the registry (failing with `RegistrationError` listing every
@@ -341,7 +467,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
@@ -355,6 +481,14 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       : options.skills
     const server = yield* McpServer.McpServer
     const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits })
+    // Checked before registering anything on the server, and again (atomically) when attaching.
+    const present = EffectMcp.attached<Handlers.State>(server)
+    if (present !== undefined) {
+      return yield* new DuplicateRegistryError({
+        first: present.label,
+        second: options.name ?? describeRegistry(yield* built.snapshot)
+      })
+    }
     // Clients learn about a changed catalogue the way they learn about any resource change:
     // list_changed when anything a listing shows changed (digests included), and resources/updated
     // for every changed or removed file (effect delivers it to the sessions subscribed to it).
@@ -397,19 +531,22 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
     })
     const state: Handlers.State = {
+      label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
-      sessionSubscriptions: new Map(),
+      sessions: yield* Sessions.make(options.sessions),
       renderings: yield* Kind.makeRenderCache
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
-    if (Option.isSome(router)) yield* router.value.addGlobalMiddleware(sessionStream(hub, state) as any)
-    yield* Effect.acquireRelease(
-      Effect.sync(() => Handlers.states.set(server, state)),
-      () => Effect.sync(() => Handlers.states.delete(server))
+    if (Option.isSome(router)) {
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state.sessions, new Set()) as any)
+    }
+    yield* Effect.mapError(
+      EffectMcp.attach(server, state),
+      ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
     return registry
   })) as any

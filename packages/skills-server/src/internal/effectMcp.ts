@@ -20,6 +20,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import type * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { McpProtocol } from "effect/ai"
@@ -127,6 +128,30 @@ const requestInfo = (
         )
     } satisfies RequestInfo
   })
+
+const Attached = Symbol.for("@mcp-skills/server/SkillsServer")
+
+/**
+ * Attaches the skills layer's state to the `McpServer` it serves, for as long as the layer's scope
+ * is open: the wrapped adapters find it through the server of each request. effect keeps its own
+ * per-server state in a module-level map keyed by the service; ours lives on the service itself,
+ * so it needs no global and goes with the layer. Fails with `existing` when another skills layer is
+ * already attached to this server.
+ */
+export const attach = <S>(server: object, state: S): Effect.Effect<void, { readonly existing: S }, Scope.Scope> =>
+  Effect.suspend(() => {
+    const existing = (server as Record<symbol, S | undefined>)[Attached]
+    if (existing !== undefined) return Effect.fail({ existing })
+    return Effect.acquireRelease(
+      Effect.sync(() => {
+        Object.defineProperty(server, Attached, { value: state, configurable: true, enumerable: false, writable: false })
+      }),
+      () => Effect.sync(() => delete (server as Record<symbol, unknown>)[Attached])
+    )
+  })
+
+/** The state attached to `server` by `attach`, if any. */
+export const attached = <S>(server: object): S | undefined => (server as Record<symbol, S | undefined>)[Attached]
 
 /** Whether a failure has the JSON-RPC error shape effect sends as is. */
 export const isWireError = (error: unknown): error is WireError =>

@@ -15,9 +15,10 @@ import type { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
-import { isWireError } from "./effectMcp.js"
+import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
+import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
 
 export type { Method } from "./kind.js"
@@ -42,6 +43,8 @@ export interface Verdict {
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
+  /** How errors name this registry. */
+  readonly label: string
   readonly registry: SkillRegistry.SkillRegistry["Service"]
   readonly pageSize: number
   readonly ttlMs: number
@@ -49,15 +52,15 @@ export interface State {
   /** Present when a visibility check is configured: runs it once for the request. */
   readonly decide: ((request: RequestInfo, method: Method) => Effect.Effect<Verdict, WireError>) | undefined
   /**
-   * `resources/subscribe` of 2025-11-25 HTTP sessions, by session id: effect keeps subscriptions
-   * only for stdio connections, so the session stream (`SkillsServer`) filters updates with these.
+   * 2025-11-25 HTTP sessions and their `resources/subscribe` URIs: effect keeps subscriptions only
+   * for stdio connections, so the session stream (`SkillsServer`) filters updates with these.
    */
-  readonly sessionSubscriptions: Map<string, Set<string>>
+  readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
 }
 
-/** Layer state by `McpServer` service, so wrapped adapters find the registry of their server. */
-export const states = new WeakMap<object, State>()
+/** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
+const stateFor = (request: RequestInfo): State | undefined => attached<State>(request.server)
 
 /** The URI of the hidden effect resource whose read runs the visibility check inside effect's middleware. */
 export const VisibilityResourceUri = "urn:mcp-skills:visibility"
@@ -87,7 +90,7 @@ const notConfigured: WireError = {
 }
 
 const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
-  const state = states.get(request.server)
+  const state = stateFor(request)
   return state === undefined ? Effect.fail(notConfigured) : Effect.succeed(state)
 }
 
@@ -445,7 +448,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
 ) {
   const uri = params.uri
   if (uri === VisibilityResourceUri) return yield* Effect.fail(notFound(uri))
-  const state = states.get(request.server)
+  const state = stateFor(request)
   if (state === undefined) return yield* next
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
@@ -479,7 +482,7 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   next: Effect.Effect<unknown, unknown>
 ) {
   const base = (yield* next) as Record<string, unknown> & { readonly resources: ReadonlyArray<{ readonly uri: string }> }
-  const state = states.get(request.server)
+  const state = stateFor(request)
   if (state === undefined) return base
   const { call } = yield* begin(request, "resources/list")
   const own = base.resources.filter((resource) => resource.uri !== VisibilityResourceUri)
@@ -529,24 +532,55 @@ export const decideThroughEffect = (request: RequestInfo, method: Method): Effec
   // Not found: an `McpServer.visibility` provided to the skills layer hid it, which hides every skill.
   Effect.map(throughEffect(request, method, true), (slot) => ({ decision: slot.decision ?? false, services: slot.services }))
 
-// effect refuses resources/subscribe on HTTP sessions; skills files are announced on the session
-// stream instead, so the subscription is kept here. Stdio goes to effect, which filters itself.
-const subscription = (add: boolean): Interceptor =>
-  Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo, next: Effect.Effect<unknown, unknown>) {
-    const state = states.get(request.server)
-    if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
-    let uris = state.sessionSubscriptions.get(request.sessionId)
-    if (uris === undefined) {
-      uris = new Set()
-      state.sessionSubscriptions.set(request.sessionId, uris)
-    }
-    if (add) uris.add(params.uri)
-    else uris.delete(params.uri)
-    return {}
-  })
+const subscribeRefused = (uri: string, reason: string): WireError =>
+  invalidParams(reason, { uri: uri.length > 256 ? uri.slice(0, 256) + "..." : uri })
 
-/** `resources/subscribe` (see `subscription`). */
-export const subscribe: Interceptor = subscription(true)
+/**
+ * `resources/subscribe` of the session revisions: a URI longer than `MaxSubscribeUriLength` is
+ * refused; a skill URI must name a file that exists and that this request may see (otherwise the
+ * same -32602 as a read of a missing resource); an HTTP session holds at most
+ * `maxSubscriptions`. effect refuses subscriptions on HTTP sessions, so ours are kept with the
+ * session (`Sessions`); stdio goes on to effect, which keeps and delivers them itself.
+ */
+export const subscribe: Interceptor = Effect.fnUntraced(function*(
+  params: { readonly uri: string },
+  request: RequestInfo,
+  next: Effect.Effect<unknown, unknown>
+) {
+  const state = stateFor(request)
+  if (state === undefined || request.modern) return yield* next
+  const uri = params.uri
+  if (uri.length > Sessions.MaxSubscribeUriLength) {
+    return yield* Effect.fail(subscribeRefused(uri, `the URI is longer than ${Sessions.MaxSubscribeUriLength} characters`))
+  }
+  const snapshot = yield* state.registry.snapshot
+  const file = snapshot.files.get(uri)
+  const ours = file !== undefined || isSkillScheme(snapshot, uri)
+  if (ours) {
+    const { call } = yield* begin(request, "resources/read", { state, snapshot })
+    const owner = ownerOf(call, uri, file)
+    const exists = owner === undefined || isWireError(owner) ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
+    if (exists === undefined) return yield* Effect.fail(notFound(uri))
+  }
+  if (request.sessionId === undefined) return yield* next
+  const refused = yield* state.sessions.subscribe(request.sessionId, uri)
+  if (refused === "limit") {
+    return yield* Effect.fail(
+      subscribeRefused(uri, `this session already holds ${state.sessions.maxSubscriptions} subscriptions, the most it may hold`)
+    )
+  }
+  // An unknown session never gets here over HTTP: the session middleware answered 404 already.
+  return {}
+})
 
-/** `resources/unsubscribe` (see `subscription`). */
-export const unsubscribe: Interceptor = subscription(false)
+/** `resources/unsubscribe` of HTTP sessions (see `subscribe`). */
+export const unsubscribe: Interceptor = Effect.fnUntraced(function*(
+  params: { readonly uri: string },
+  request: RequestInfo,
+  next: Effect.Effect<unknown, unknown>
+) {
+  const state = stateFor(request)
+  if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
+  yield* state.sessions.unsubscribe(request.sessionId, params.uri)
+  return {}
+})
