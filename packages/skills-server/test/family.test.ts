@@ -6,17 +6,21 @@
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { McpServer } from "effect/ai"
+import { HttpRouter, HttpServerRequest } from "effect/http"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { pdfProcessing, skillMd } from "./support/fixtures.js"
 import type { Client } from "./support/wire.js"
 import {
+  adapters,
   httpServer,
   legacyHttp,
   legacyStdio,
   modernHttp,
   modernStdio,
+  serveApp,
   ServerUrl,
   StdioPipe,
   stdioServer,
@@ -174,6 +178,22 @@ describe("skill families over HTTP", () => {
         expect(error.message).toContain("dot segment")
       }))
 
+    it.effect("a cursor into the families' part is checked like any other", () =>
+      Effect.gen(function*() {
+        const client = withHeaders(modernHttp(yield* ServerUrl), { "x-user": "ann" })
+        const first = yield* client.call("skills/list")
+        const second = yield* client.call("skills/list", { cursor: first.nextCursor })
+        const text = Buffer.from(second.nextCursor, "base64url").toString("utf8")
+        expect(text).toBe(`skills\n\u0000${JSON.stringify(["skill://customers/{customer}/onboarding", null, 2])}`)
+        for (const forged of [`skills\n\u0000[1,2`, `skills\n\u0000["x",null,-1]`, `skills\n\u0000["x",3,0]`]) {
+          const cursor = Buffer.from(forged, "utf8").toString("base64url")
+          expect(yield* client.fail("skills/list", { cursor })).toMatchObject({ code: -32602, message: "Unknown or expired cursor" })
+        }
+        // A family that is gone: the listing goes on with the next one (keyset, like removed skills).
+        const gone = Buffer.from(`skills\n\u0000${JSON.stringify(["skill://a/{gone}", "7", 1])}`, "utf8").toString("base64url")
+        expect((yield* client.call("skills/list", { cursor: gone })).skills[0].uri).toBe("skill://customers/acme/onboarding/SKILL.md")
+      }))
+
     it.effect("a URI below an instance that names no file is absent, not a render failure", () =>
       Effect.gen(function*() {
         const client = modernHttp(yield* ServerUrl)
@@ -313,4 +333,94 @@ describe("family registration", () => {
       const fine = yield* SkillRegistry.make([onboarding, skill("customers/acme/offboarding"), skill("partners/acme/onboarding")])
       assert.strictEqual((yield* fine.snapshot).families.length, 1)
     }))
+})
+
+// The caller's services: what the application's own middleware provides reaches `list` and
+// `render`, as it reaches a visibility check.
+class CurrentUser extends Context.Service<CurrentUser, { readonly name: string }>()("test/CurrentUser") {}
+
+const personal = SkillsServer.family(Skill.family({
+  path: "people/{person}",
+  list: () =>
+    Effect.gen(function*() {
+      const user = yield* CurrentUser
+      return [{ person: user.name }]
+    }),
+  render: ({ person }) =>
+    Effect.gen(function*() {
+      const user = yield* CurrentUser
+      return { "SKILL.md": `---\nname: ${person}\ndescription: Rendered for ${user.name}\n---\n` }
+    })
+}))
+
+const McpAuth = McpServer.middleware<{ provides: CurrentUser }>()((effect, { headers }) =>
+  Effect.provideService(effect, CurrentUser, { name: headers["x-user"] ?? "anonymous" })
+)
+const HttpAuth = HttpRouter.middleware<{ provides: CurrentUser }>()((effect) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    return yield* Effect.provideService(effect, CurrentUser, { name: request.headers["x-user"] ?? "anonymous" })
+  })
+)
+
+// (1) McpServer.middleware provided to the skills layer; the family comes from its own layer.
+const SkillsWithMcpAuth = SkillsServer.layer({ skills: [] }).pipe(Layer.provide(McpAuth.layer))
+const PeopleWithMcpAuth = Layer.mergeAll(SkillsWithMcpAuth, personal.pipe(Layer.provide([SkillsWithMcpAuth, McpAuth.layer])))
+
+// (2) HttpRouter middleware in front of layerHttp, with a visibility check that reads it too.
+const SkillsForHttpAuth = SkillsServer.layer({
+  skills: [],
+  visibility: () =>
+    Effect.gen(function*() {
+      const user = yield* CurrentUser
+      return (skill: SkillsServer.SkillInfo) => user.name !== "nobody" || skill.path[0] !== "people"
+    })
+})
+const WithHttpAuth = McpServer.layerHttp({
+  name: "people",
+  version: "1.0.0",
+  path: "/mcp",
+  protocols: adapters(),
+  registrations: Layer.mergeAll(SkillsForHttpAuth, personal.pipe(Layer.provide(SkillsForHttpAuth)))
+}).pipe(Layer.provide(HttpAuth.layer))
+
+const seesItself = (client: Client, name: string) =>
+  Effect.gen(function*() {
+    const listed = yield* client.call("skills/list")
+    expect(listed.skills.map((skill: any) => [skill.uri, skill.frontmatter.description])).toEqual([
+      [`skill://people/${name}/SKILL.md`, `Rendered for ${name}`]
+    ])
+    const got = yield* client.call("skills/get", { uri: "skill://people/zed/SKILL.md" })
+    expect(got.skill.frontmatter.description).toBe(`Rendered for ${name}`)
+  })
+
+describe("a family's callbacks see the caller's services", () => {
+  layer(httpServer(PeopleWithMcpAuth))("McpServer.middleware provided to the skills layer", (it) => {
+    it.effect("over HTTP, both revisions", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        yield* seesItself(withHeaders(modernHttp(url), { "x-user": "ann" }), "ann")
+        yield* seesItself(yield* legacyHttp(url, { "x-user": "bob" }), "bob")
+      }))
+  })
+
+  layer(stdioServer(PeopleWithMcpAuth))("McpServer.middleware over stdio", (it) => {
+    it.effect("both revisions", () =>
+      Effect.gen(function*() {
+        const pipe = yield* StdioPipe
+        yield* seesItself(modernStdio(pipe), "anonymous")
+        yield* seesItself(yield* legacyStdio(pipe), "anonymous")
+      }))
+  })
+
+  layer(serveApp(WithHttpAuth))("HttpRouter middleware in front of layerHttp", (it) => {
+    it.effect("the family and the visibility check read the same service", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        yield* seesItself(withHeaders(modernHttp(url), { "x-user": "cy" }), "cy")
+        const nobody = withHeaders(modernHttp(url), { "x-user": "nobody" })
+        expect((yield* nobody.call("skills/list")).skills).toEqual([])
+        expect((yield* nobody.fail("skills/get", { uri: "skill://people/nobody/SKILL.md" })).code).toBe(-32602)
+      }))
+  })
 })
