@@ -25,6 +25,7 @@
 import { Digest, Extension, Limits, Manifest, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
 import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import { Base64 } from "effect/encoding"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
@@ -330,7 +331,7 @@ export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
   } catch {
     // not UTF-8: served as a blob
   }
-  return { blob: asBuffer(bytes).toString("base64") }
+  return { blob: Base64.encode(bytes) }
 }
 
 // A file's content lives once, as the manifest's bytes; its wire form is derived on the first read

@@ -133,6 +133,7 @@
  */
 import { Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
+import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -320,7 +321,9 @@ const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
 const encoder = new TextEncoder()
 
 const event = (method: string, params: Record<string, unknown>) =>
-  encoder.encode(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method, params })}\n\n`)
+  encoder.encode(
+    Sse.encoder.write({ _tag: "Event", event: "message", id: undefined, data: JSON.stringify({ jsonrpc: "2.0", method, params }) })
+  )
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -341,9 +344,10 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (hub: PubSub.PubSub<SkillRegistry.Changes>, sessions: Sessions.Sessions, mcpPaths: Set<string>) =>
+const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
+    const sessions = state.sessions
     const request = yield* HttpServerRequest.HttpServerRequest
     const session = request.headers["mcp-session-id"]
     if (session === undefined) {
@@ -373,11 +377,15 @@ const sessionMiddleware = (hub: PubSub.PubSub<SkillRegistry.Changes>, sessions: 
       return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
-        Stream.flatMap(Stream.fromSubscription(subscription), (changes) =>
-          Stream.fromIterable([
-            ...(changes.listChanged ? [event("notifications/resources/list_changed", {})] : []),
-            ...changes.updated.filter(opened.value.subscribed).map((uri) => event("notifications/resources/updated", { uri }))
-          ]))
+        Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
+          Stream.unwrap(Effect.map(
+            Handlers.visibleChange(state, opened.value.latest(), change, opened.value.subscribed),
+            (told) =>
+              Stream.fromIterable([
+                ...(told.listChanged ? [event("notifications/resources/list_changed", {})] : []),
+                ...told.updated.map((uri) => event("notifications/resources/updated", { uri }))
+              ])
+          )))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
     return HttpServerResponse.stream(events, {
@@ -500,15 +508,21 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       })
     // Shut down with the server, which ends every session stream (an open stream would hold the
     // HTTP server's graceful shutdown).
-    const hub = yield* Effect.acquireRelease(PubSub.unbounded<SkillRegistry.Changes>(), PubSub.shutdown)
-    const announced = <E>(change: Effect.Effect<SkillRegistry.Changes, E>) =>
-      Effect.flatMap(change, (changes) => Effect.andThen(PubSub.publish(hub, changes), announce(changes)))
+    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Handlers.Change>(), PubSub.shutdown)
+    // Session streams decide per session what of a change they may tell, so they get both snapshots.
+    const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
+      Effect.gen(function*() {
+        const before = yield* built.snapshot
+        const changes = yield* swap
+        yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
+        return yield* announce(changes)
+      })
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
-      replace: (next) => announced(built.replace(next)),
-      upsert: (next) => announced(built.upsert(next)),
-      remove: (uris) => announced(built.remove(uris)),
-      reload: announced(built.reload)
+      replace: (next) => published(built.replace(next)),
+      upsert: (next) => published(built.upsert(next)),
+      remove: (uris) => published(built.remove(uris)),
+      reload: published(built.reload)
     })
     const check = options.visibility
     const handle = Effect.gen(function*() {
@@ -542,7 +556,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
-      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state.sessions, new Set()) as any)
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),

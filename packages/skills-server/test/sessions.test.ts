@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
 import * as v8 from "node:v8"
 import * as vm from "node:vm"
-import { SkillsServer } from "../src/index.js"
+import { SkillRegistry, SkillsServer } from "../src/index.js"
 import { attached } from "../src/internal/effectMcp.js"
 import type { State } from "../src/internal/handlers.js"
 import { MaxSubscribeUriLength } from "../src/internal/sessions.js"
@@ -172,6 +172,68 @@ describe("sessions", () => {
         expect(yield* client.call("resources/subscribe", { uri: "skill://docs/guide/references/a.md" })).toEqual({})
       }))
   })
+
+  const registries: Array<SkillRegistry.SkillRegistry["Service"]> = []
+  const watched = SkillsServer.layer({
+    skills,
+    visibility: ({ headers }) => Effect.succeed(headers["x-user"] === "root" || ((skill) => skill.path[0] !== "admin"))
+  })
+  const WithRegistry = Layer.effectDiscard(Effect.map(SkillRegistry.SkillRegistry, (registry) => void registries.push(registry)))
+    .pipe(Layer.provideMerge(watched))
+  layer(serveApp(McpServer.layerHttp({ name: "t", version: "1", path: "/mcp", protocols: adapters(), registrations: WithRegistry })))(
+    "visibility of notifications",
+    (it) => {
+      it.effect("a session stream tells nothing about a skill its session cannot see", () =>
+        Effect.gen(function*() {
+          const url = yield* ServerUrl
+          const listen = (user: string) =>
+            Effect.gen(function*() {
+              const session = yield* Effect.promise(() => open(url))
+              const subscribed = yield* Effect.promise(() => session.subscribe("skill://docs/guide/references/a.md", { "x-user": user }))
+              expect(subscribed.body.result).toEqual({})
+              const abort = new AbortController()
+              const stream = yield* Effect.promise(() => getStream(url, session.id, abort.signal))
+              const events: Array<any> = []
+              const reading = (async () => {
+                const decoder = new TextDecoder()
+                let buffer = ""
+                const reader = stream.body!.getReader()
+                for (;;) {
+                  const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
+                  if (done) return
+                  buffer += decoder.decode(value, { stream: true })
+                  const blocks = buffer.split("\n\n")
+                  buffer = blocks.pop()!
+                  for (const block of blocks) {
+                    const data = block.split("\n").find((line) => line.startsWith("data:"))
+                    if (data !== undefined) events.push(JSON.parse(data.slice(5)))
+                  }
+                }
+              })()
+              yield* Effect.addFinalizer(() => Effect.promise(() => (abort.abort(), reading)))
+              return events
+            })
+          const guest = yield* listen("guest")
+          const root = yield* listen("root")
+          const registry = registries.at(-1)!
+          // Only the hidden skill changes: root hears of it, the guest hears nothing.
+          yield* registry.replace([skills[0]!, simple("admin/keys", { "secret.md": "# S2\n" })])
+          // Then a visible file changes: both hear of it, and it is the guest's first event.
+          yield* registry.replace([simple("docs/guide", { "references/a.md": "# A2\n" }), simple("admin/keys", { "secret.md": "# S2\n" })])
+          yield* poll("root's three events", Effect.sync(() => root.length >= 3 ? true : undefined))
+          yield* poll("the guest's two events", Effect.sync(() => guest.length >= 2 ? true : undefined))
+          expect(root.map((event) => event.method)).toEqual([
+            "notifications/resources/list_changed",
+            "notifications/resources/list_changed",
+            "notifications/resources/updated"
+          ])
+          expect(guest).toEqual([
+            { jsonrpc: "2.0", method: "notifications/resources/list_changed", params: {} },
+            { jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri: "skill://docs/guide/references/a.md" } }
+          ])
+        }).pipe(Effect.scoped))
+    }
+  )
 
   // A callable `gc` (vitest workers do not run with --expose-gc): allowed at run time through V8 flags.
   v8.setFlagsFromString("--expose-gc")

@@ -6,8 +6,10 @@
  *
  * @internal
  */
+import { Base64Url } from "effect/encoding"
+import * as Result from "effect/Result"
 
-const encode = (scope: string, after: string): string => Buffer.from(`${scope}\n${after}`, "utf8").toString("base64url")
+const encode = (scope: string, after: string): string => Base64Url.encode(`${scope}\n${after}`)
 
 /** The cursor of `scope` that continues after `after`. */
 export const make = encode
@@ -15,7 +17,9 @@ export const make = encode
 /** The URI a cursor continues after, or `undefined` for a cursor that is garbled or of another listing. */
 export const decode = (scope: string, cursor: string): string | undefined => {
   if (cursor.length === 0 || cursor.length > 16_384) return undefined
-  const text = Buffer.from(cursor, "base64url").toString("utf8")
+  const decoded = Base64Url.decodeString(cursor)
+  if (Result.isFailure(decoded)) return undefined
+  const text = decoded.success
   const separator = text.indexOf("\n")
   if (separator === -1 || text.slice(0, separator) !== scope) return undefined
   const after = text.slice(separator + 1)

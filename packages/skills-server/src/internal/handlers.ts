@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import type { McpSchema } from "effect/ai"
+import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
@@ -82,10 +82,12 @@ export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/serv
 })
 
 const invalidParams = (message: string, data?: unknown): WireError =>
-  data === undefined ? { code: -32602, message } : { code: -32602, message, data }
+  data === undefined
+    ? { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message }
+    : { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message, data }
 
 const notConfigured: WireError = {
-  code: -32603,
+  code: McpSchema.INTERNAL_ERROR_CODE,
   message: "SkillsServer.protocols is used without SkillsServer.layer on this McpServer"
 }
 
@@ -144,6 +146,9 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   const verdict: Verdict = state.decide === undefined
     ? { decision: true, services: undefined }
     : yield* state.decide(request, method)
+  if (!request.modern && request.sessionId !== undefined && state.decide !== undefined) {
+    yield* state.sessions.remember(request.sessionId, request)
+  }
   // Only a family's callbacks need the services: without a check they are captured on first use.
   let services = verdict.services
   const call: Call = {
@@ -161,6 +166,54 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   }
   return { state, call }
 })
+
+/** A catalogue change as one session's stream may tell it. */
+export interface Change {
+  readonly changes: SkillRegistry.Changes
+  readonly before: SkillRegistry.Snapshot
+  readonly after: SkillRegistry.Snapshot
+}
+
+/**
+ * What of `change` a 2025-11-25 session stream may carry, decided with the session's latest
+ * skills request at the time of the change (issue 11 item 3): `list_changed` only when a skill it
+ * can see (before or after) changed, `updated` only for subscribed files of skills it can see.
+ * With a check configured and no skills request from the session yet, nothing is told; a failing
+ * check tells nothing either.
+ */
+export const visibleChange = (
+  state: State,
+  latest: unknown,
+  change: Change,
+  subscribed: (uri: string) => boolean
+): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
+  const { after, before, changes } = change
+  if (state.decide === undefined) {
+    return Effect.succeed({ listChanged: changes.listChanged, updated: changes.updated.filter(subscribed) })
+  }
+  if (latest === undefined) return Effect.succeed({ listChanged: false, updated: [] })
+  const request = latest as RequestInfo
+  return Effect.gen(function*() {
+    const now = (yield* begin(request, "resources/read", { state, snapshot: after })).call.visible
+    const then = (yield* begin(request, "resources/read", { state, snapshot: before })).call.visible
+    const seen = (uri: string) => {
+      const current = after.byUri.get(uri)
+      const previous = before.byUri.get(uri)
+      return current !== undefined && current.listed && now.skill(current.index) ||
+        previous !== undefined && previous.listed && then.skill(previous.index)
+    }
+    const listChanged = changes.listChanged &&
+      (changes.added.some(seen) || changes.removed.some(seen) || changes.changed.some((skill) => seen(skill.uri)))
+    const updated = changes.updated.filter((uri) => {
+      if (!subscribed(uri)) return false
+      const current = after.files.get(uri)
+      if (current !== undefined) return now.any(current.owners)
+      const previous = before.files.get(uri)
+      return previous !== undefined && then.any(previous.owners)
+    })
+    return { listChanged, updated }
+  }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
+}
 
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
 const complete = <A extends object>(
@@ -438,6 +491,9 @@ const schemeOf = (uri: string) => {
   return match === null ? undefined : match[1]!.toLowerCase()
 }
 
+// What effect answers on the session revisions for a resource it does not have (no constant for it).
+const LegacyResourceNotFound = -32002
+
 const notFound = (uri: string) => invalidParams("Resource not found", { uri })
 
 /** `resources/read`: skill files from the snapshot (or a per-request skill), everything else to effect. */
@@ -466,7 +522,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   // Hidden, absent and malformed skill URIs all take this one path, so they are indistinguishable;
   // a resource the user registered with effect under the same scheme still answers.
   return yield* Effect.catch(next, (error) =>
-    isWireError(error) && (error.code === -32002 || error.code === -32602) ? Effect.fail(notFound(uri)) : Effect.fail(error))
+    isWireError(error) && (error.code === LegacyResourceNotFound || error.code === McpSchema.INVALID_PARAMS_ERROR_CODE) ? Effect.fail(notFound(uri)) : Effect.fail(error))
 })
 
 // A URI without a scheme is no URI at all: it gets the same -32602 as a skill URI that is not served.

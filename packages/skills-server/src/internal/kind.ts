@@ -29,6 +29,7 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
+import { McpSchema } from "effect/ai"
 import * as MimeType from "../MimeType.js"
 import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
@@ -116,7 +117,7 @@ export interface Kind<S extends SkillRegistry.ServedSkill> {
 }
 
 /** Logged as the author's fault, sent as -32603. */
-export const internalError: WireError = { code: -32603, message: "Internal error" }
+export const internalError: WireError = { code: McpSchema.INTERNAL_ERROR_CODE, message: "Internal error" }
 
 /** A failure of the author's own code (a read, a list, a render): logged, and -32603 on the wire. */
 export const serverFault = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>

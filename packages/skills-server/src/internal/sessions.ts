@@ -33,6 +33,8 @@ export const MaxSubscribeUriLength = 8_192
 
 interface Session {
   readonly subscriptions: Set<string>
+  /** The session's latest skills request: whose eyes decide what its stream may carry. */
+  latest: unknown
   lastSeen: number
   streams: number
   /** Completed when the session ends: its streams stop. */
@@ -50,6 +52,8 @@ export interface Sessions {
   /** Whether the session is known; records activity when it is. */
   readonly touch: (id: string) => Effect.Effect<boolean>
   readonly subscribe: (id: string, uri: string) => Effect.Effect<Refusal | undefined>
+  /** Keeps the session's latest skills request (one per session, dropped with it). */
+  readonly remember: (id: string, request: unknown) => Effect.Effect<void>
   readonly unsubscribe: (id: string, uri: string) => Effect.Effect<void>
   /** Ends a session: drops its subscriptions and closes its streams. */
   readonly end: (id: string) => Effect.Effect<void>
@@ -58,7 +62,12 @@ export interface Sessions {
    * `None` for an unknown session, otherwise whether it is subscribed to a URI and when it ends.
    */
   readonly stream: (id: string) => Effect.Effect<
-    Option.Option<{ readonly subscribed: (uri: string) => boolean; readonly ended: Effect.Effect<void> }>,
+    Option.Option<{
+      readonly subscribed: (uri: string) => boolean
+      /** The session's latest skills request, if it made one. */
+      readonly latest: () => unknown
+      readonly ended: Effect.Effect<void>
+    }>,
     never,
     Scope.Scope
   >
@@ -83,6 +92,7 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
         if (session === undefined) return Effect.void
         sessions.delete(id)
         session.subscriptions.clear()
+        session.latest = undefined
         return Deferred.succeed(session.ended, undefined)
       })
     const sweep = Effect.gen(function*() {
@@ -98,7 +108,7 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
         Effect.gen(function*() {
           if (sessions.has(id)) return
           const ended = yield* Deferred.make<void>()
-          sessions.set(id, { subscriptions: new Set(), lastSeen: yield* Clock.currentTimeMillis, streams: 0, ended })
+          sessions.set(id, { subscriptions: new Set(), latest: undefined, lastSeen: yield* Clock.currentTimeMillis, streams: 0, ended })
         }),
       touch: (id) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -117,6 +127,11 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
           return undefined
         }),
       unsubscribe: (id, uri) => Effect.sync(() => void sessions.get(id)?.subscriptions.delete(uri)),
+      remember: (id, request) =>
+        Effect.sync(() => {
+          const session = sessions.get(id)
+          if (session !== undefined) session.latest = request
+        }),
       end,
       stream: (id) =>
         Effect.suspend(() => {
@@ -134,6 +149,7 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
             ),
             Option.some({
               subscribed: (uri: string) => session.subscriptions.has(uri),
+              latest: () => session.latest,
               ended: Deferred.await(session.ended)
             })
           )
