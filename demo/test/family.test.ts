@@ -3,24 +3,14 @@
  * x-team header, verified for two teams through SkillsClient.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
-
-const root = fileURLToPath(new URL("../../", import.meta.url))
+import { run } from "./run.js"
 
 describe("family demo", () => {
   it("--once shows each team its own customers, verified, and exits 0", async () => {
-    const child = spawn(`${root}node_modules/.bin/node`, [`${root}demo/dist/src/family.js`, "--once"], {
-      cwd: root,
-      env: { ...process.env, PORT: "0" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    const code = await new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)))
-    expect(code, stderr).toBe(0)
+    const demo = run("family.js", ["--once"])
+    const code = await demo.exited
+    const stdout = demo.stdout()
+    expect(code, demo.stderr()).toBe(0)
     expect(stdout).toMatch(/^listening http:\/\/127\.0\.0\.1:\d+\/mcp$/m)
     expect(stdout).toContain("team support: skills/list shows 3 skills (private)")
     expect(stdout).toContain("team sales: skills/list shows 4 skills (private)")
