@@ -1,8 +1,9 @@
 /**
  * Skills as a server author writes them: from code, from files loaded elsewhere (a directory),
- * dynamic (content produced by an Effect on each request, no digests), or rendered (files rendered
- * per request from a template and the request, with digests of the rendered bytes). Any of them may
- * carry its own `cacheHint`.
+ * dynamic (content produced by an Effect on each request, no digests), rendered (files rendered
+ * per request from a template and the request, with digests of the rendered bytes), or a family
+ * (one rendered skill per set of path parameters, see `SkillFamily`). Any of them may carry its own
+ * `cacheHint`.
  *
  * These are plain descriptions. Nothing is validated here: `SkillRegistry.make` validates every
  * definition at once (names, frontmatter, paths, limits) and reports every problem it finds.

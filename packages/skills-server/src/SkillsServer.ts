@@ -89,6 +89,16 @@
  * Their results are `private` unless the skill's own hint says otherwise; renderings are shared
  * across requests only under the author's `shareKey`.
  *
+ * **Skill families.** `Skill.family` skills are addressed by a path template
+ * (`customers/{customer}/onboarding`): `skills/get`, reads and directory reads resolve a URI
+ * against it without enumerating, `skills/list` and `resources/list` ask the family's `list`, and
+ * each instance is rendered per request like a rendered skill, with the request's services (those
+ * the middleware around this layer provides). See `SkillFamily`.
+ *
+ * **Runtime registration.** `upsert` and `remove` on the `SkillRegistry` change the catalogue in
+ * time proportional to the change and are announced like `reload`; `SkillsServer.skill` and
+ * `SkillsServer.family` are layers that add one skill while their scope is open.
+ *
  * **Change notifications.** `replace` and `reload` on the `SkillRegistry` this layer provides swap
  * the catalogue atomically (requests in flight finish on the snapshot they began with) and return
  * the `Changes`. When anything a listing shows changed (an entry added or removed, or any field of
