@@ -235,6 +235,10 @@ const complete = <A extends object>(
 
 const SkillsScope = "skills"
 
+// How many skills of one listing render at once: a page of slow renders takes a fraction of their
+// sum, without starting a whole page's renders at the same moment.
+const RenderConcurrency = 8
+
 const unknownCursor = invalidParams("Unknown or expired cursor")
 
 // A listing runs through the listed skills (by URI), then each listed family's instances in the
@@ -346,7 +350,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
       skill._tag === "Instance"
         ? Effect.map(Effect.option(Kind.kindOf(skill).entry(call, skill)), Option.getOrUndefined)
         : Kind.kindOf(skill).entry(call, skill),
-    { concurrency: 8 }
+    { concurrency: RenderConcurrency }
   )
   const skills: Array<CoreSkill.Skill> = []
   const onPage: Array<SkillRegistry.ServedSkill> = []
@@ -546,14 +550,16 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   for (const family of call.snapshot.families) {
     if (family.listed) yield* eachInstance(call, family, undefined, (skill) => visible.push(skill) > 0)
   }
-  const skills: Array<Protocol.ResourceEntry> = []
-  for (const skill of visible) {
-    // An instance that cannot be rendered is left out (logged), as in skills/list.
-    const resource = skill._tag === "Instance"
-      ? Option.getOrUndefined(yield* Effect.option(Kind.kindOf(skill).resource(call, skill)))
-      : yield* Kind.kindOf(skill).resource(call, skill)
-    if (resource !== undefined) skills.push(resource)
-  }
+  // Instances render concurrently; one that cannot be rendered is left out (logged), as in skills/list.
+  const resources = yield* Effect.forEach(
+    visible,
+    (skill) =>
+      skill._tag === "Instance"
+        ? Effect.map(Effect.option(Kind.kindOf(skill).resource(call, skill)), Option.getOrUndefined)
+        : Kind.kindOf(skill).resource(call, skill),
+    { concurrency: RenderConcurrency }
+  )
+  const skills = resources.filter((resource) => resource !== undefined)
   const result = { ...base, resources: [...own, ...skills] }
   if (!request.modern) return result
   const ours = complete(request, call, {}, hintOfAll(state, visible))
