@@ -1005,6 +1005,13 @@ export const make = <E = never>(
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
         const before = yield* SubscriptionRef.get(ref)
         const batch = [...next]
+        const keys = batch.map(keyOf)
+        const twice = keys.filter((key, i) => keys.indexOf(key) !== i)
+        if (twice.length > 0) {
+          return yield* new RegistrationError({
+            problems: [...new Set(twice)].map((skill) => ({ skill, reason: "registered twice (duplicate skill URI)" }))
+          })
+        }
         const definitions = keyed(current, batch)
         const changes = yield* (batch.some((definition) => definition._tag === "Family")
           ? rebuild(before, definitions)

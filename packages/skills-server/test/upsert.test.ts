@@ -104,7 +104,17 @@ describe("SkillRegistry.upsert and remove", () => {
         const expected = yield* SkillRegistry.build([...model.values()])
         expect(view(yield* registry.snapshot)).toEqual(view(expected))
       }
-    }), { timeout: 120_000 })
+    }), { timeout: 120_000, arbitrary: { runs: 400 } })
+
+  it.effect("removing two skills where the first removal moves the second into its index", () =>
+    Effect.gen(function*() {
+      // Found by the property above: the second removal must find the moved skill at its new index.
+      const registry = yield* SkillRegistry.make([staticSkill("alpha", 0)])
+      yield* registry.upsert([universe[6]!(2), staticSkill("org/gamma", 2)])
+      yield* registry.remove(["skill://alpha/SKILL.md", "skill://org/zeta/SKILL.md"])
+      const snapshot = yield* registry.snapshot
+      expect(view(snapshot)).toEqual(view(yield* SkillRegistry.build([staticSkill("org/gamma", 2)])))
+    }))
 
   it.effect("upsert validates and hashes only the new skill and reports what changed", () =>
     Effect.gen(function*() {

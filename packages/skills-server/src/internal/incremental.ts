@@ -73,6 +73,10 @@ export const apply = (
     updated: new Set<string>()
   }
 
+  // Skills taken out (undefined) or put in during this update, by URI: a skill moved into a freed
+  // index is found at its new index by a later removal in the same update.
+  const live = new Map<string, SkillEntry | undefined>()
+  const find = (uri: string) => live.has(uri) ? live.get(uri) : before.byUri.get(uri)
   const position = (uri: string) => Cursor.startAfter(listed, (skill) => skill.uri, uri)
   const count = (skill: SkillEntry, by: number) => {
     for (const prefix of SkillRegistry.ancestors(skill.root)) {
@@ -85,6 +89,7 @@ export const apply = (
   const takeOut = (skill: SkillEntry) => {
     const { directories: dirs, files: uris } = owned(skill)
     byUri.push([skill.uri, undefined])
+    live.set(skill.uri, undefined)
     if (skill._tag !== "Static") dynamicRoots.push([skill.root, undefined])
     for (const uri of uris) files.push([uri, undefined])
     for (const uri of dirs) directories.push([uri, undefined])
@@ -96,6 +101,7 @@ export const apply = (
     const placed = { ...skill, index }
     skills[index] = placed
     byUri.push([placed.uri, placed])
+    live.set(placed.uri, placed)
     if (placed._tag !== "Static") dynamicRoots.push([placed.root, placed])
     const { directories: dirs, files: uris } = owned(placed)
     for (const uri of uris) files.push([uri, { ...from.files.get(uri)!, owners: [index] }])
@@ -113,7 +119,7 @@ export const apply = (
   }
 
   for (const uri of new Set(removed)) {
-    const skill = before.byUri.get(uri)
+    const skill = find(uri)
     if (skill === undefined) continue
     takeOut(skill)
     const last = skills[skills.length - 1]!
@@ -128,7 +134,7 @@ export const apply = (
     for (const file of owned(skill).files) changes.updated.add(file)
   }
   for (const skill of added?.skills ?? []) {
-    const old = before.byUri.get(skill.uri)
+    const old = find(skill.uri)
     if (old === undefined) {
       putIn(skill, skills.length, added!)
       changes.added.push(skill.uri)
