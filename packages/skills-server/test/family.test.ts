@@ -213,10 +213,10 @@ describe("skill families over HTTP", () => {
         expect(listed.cacheScope).toBe("private")
       }))
 
-    it.effect("our SkillsClient verifies every instance for two callers who receive different bytes", () =>
+    it.effect("our SkillsClient verifies every instance for two callers who receive different bytes, on both revisions", () =>
       Effect.gen(function*() {
         const url = yield* ServerUrl
-        const load = (user: string) =>
+        const load = (user: string, protocolVersion: "2026-07-28" | "2025-11-25") =>
           SkillsClient.SkillsClient.use((client) =>
             Effect.gen(function*() {
               const texts: Record<string, string> = {}
@@ -237,18 +237,20 @@ describe("skill families over HTTP", () => {
             })
           ).pipe(
             Effect.provide(
-              SkillsClient.layerHttp({ url, protocolVersion: "2026-07-28", headers: { "x-user": user } }).pipe(
+              SkillsClient.layerHttp({ url, protocolVersion, headers: { "x-user": user } }).pipe(
                 Layer.provide([FetchHttpClient.layer, SkillCache.layerMemory()])
               )
             )
           )
-        const ann = yield* load("ann")
-        const bob = yield* load("bob")
-        const contacts = "skill://customers/acme/onboarding/references/contacts.md"
-        expect(ann[contacts]).toBe("# Contacts of acme, as ann sees them\n")
-        expect(bob[contacts]).toBe("# Contacts of acme, as bob sees them\n")
-        expect(Object.keys(ann).length).toBe(9)
-        expect(Object.keys(bob).length).toBe(6)
+        for (const revision of ["2026-07-28", "2025-11-25"] as const) {
+          const ann = yield* load("ann", revision)
+          const bob = yield* load("bob", revision)
+          const contacts = "skill://customers/acme/onboarding/references/contacts.md"
+          expect(ann[contacts]).toBe("# Contacts of acme, as ann sees them\n")
+          expect(bob[contacts]).toBe("# Contacts of acme, as bob sees them\n")
+          expect(Object.keys(ann).length).toBe(9)
+          expect(Object.keys(bob).length).toBe(6)
+        }
       }))
   })
 })
