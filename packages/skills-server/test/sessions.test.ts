@@ -7,13 +7,13 @@
 import { assert, describe, expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
 import { SkillRegistry, SkillsServer } from "../src/index.js"
 import { attached } from "../src/internal/effectMcp.js"
 import type { State } from "../src/internal/handlers.js"
 import { MaxSubscribeUriLength } from "../src/internal/sessions.js"
 import { simple } from "./support/fixtures.js"
+import { settledHeap } from "./support/heap.js"
+import { drained, getStream, open, poll, sessionEvents } from "./support/session.js"
 import { adapters, legacyStdio, serveApp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
 
 const skills = [simple("docs/guide", { "references/a.md": "# A\n" }), simple("admin/keys", { "secret.md": "# S\n" })]
@@ -40,54 +40,6 @@ const app = (sessions: SkillsServer.SessionOptions) =>
   }))
 
 const held = Effect.suspend(() => attached<State>(servers.at(-1)!)!.sessions.size)
-
-const json = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-const post = async (url: string, headers: Record<string, string>, body: unknown) => {
-  const response = await fetch(url, { method: "POST", headers: { ...json, ...headers }, body: JSON.stringify(body) })
-  const text = await response.text()
-  const data = text.split("\n").find((line) => line.startsWith("data:"))
-  return { status: response.status, headers: response.headers, body: data === undefined ? text.length === 0 ? undefined : JSON.parse(text) : JSON.parse(data.slice(5)) }
-}
-
-const open = async (url: string) => {
-  const init = await post(url, {}, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } }
-  })
-  const id = init.headers.get("mcp-session-id")!
-  const headers = { "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" }
-  await post(url, headers, { jsonrpc: "2.0", method: "notifications/initialized" })
-  return {
-    id,
-    headers,
-    subscribe: (uri: string, extra: Record<string, string> = {}) =>
-      post(url, { ...headers, ...extra }, { jsonrpc: "2.0", id: 2, method: "resources/subscribe", params: { uri } }),
-    close: () => fetch(url, { method: "DELETE", headers }).then((response) => response.status)
-  }
-}
-
-const getStream = (url: string, id: string, signal?: AbortSignal) =>
-  fetch(url, { method: "GET", headers: { accept: "text/event-stream", "mcp-session-id": id, "mcp-protocol-version": "2025-11-25" }, signal: signal ?? null })
-
-// Reads a stream to its end (or fails the test after a generous bound).
-const drained = (response: Response) =>
-  Effect.promise(async () => {
-    const reader = response.body!.getReader()
-    for (;;) if ((await reader.read()).done) return true
-  }).pipe(Effect.timeout("20 seconds"))
-
-const poll = <A>(what: string, check: Effect.Effect<A | undefined>) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 200; i++) {
-      const value = yield* check
-      if (value !== undefined) return value
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
-    }
-    return yield* Effect.die(new Error(`timed out waiting for ${what}`))
-  })
 
 describe("sessions", () => {
   layer(app({ maxSubscriptions: 3 }))("subscribe", (it) => {
@@ -191,27 +143,7 @@ describe("sessions", () => {
               const session = yield* Effect.promise(() => open(url))
               const subscribed = yield* Effect.promise(() => session.subscribe("skill://docs/guide/references/a.md", { "x-user": user }))
               expect(subscribed.body.result).toEqual({})
-              const abort = new AbortController()
-              const stream = yield* Effect.promise(() => getStream(url, session.id, abort.signal))
-              const events: Array<any> = []
-              const reading = (async () => {
-                const decoder = new TextDecoder()
-                let buffer = ""
-                const reader = stream.body!.getReader()
-                for (;;) {
-                  const { done, value } = await reader.read().catch(() => ({ done: true, value: undefined }))
-                  if (done) return
-                  buffer += decoder.decode(value, { stream: true })
-                  const blocks = buffer.split("\n\n")
-                  buffer = blocks.pop()!
-                  for (const block of blocks) {
-                    const data = block.split("\n").find((line) => line.startsWith("data:"))
-                    if (data !== undefined) events.push(JSON.parse(data.slice(5)))
-                  }
-                }
-              })()
-              yield* Effect.addFinalizer(() => Effect.promise(() => (abort.abort(), reading)))
-              return events
+              return yield* sessionEvents(url, session.id)
             })
           const guest = yield* listen("guest")
           const root = yield* listen("root")
@@ -235,20 +167,6 @@ describe("sessions", () => {
     }
   )
 
-  // A callable `gc` (vitest workers do not run with --expose-gc): allowed at run time through V8 flags.
-  v8.setFlagsFromString("--expose-gc")
-  const gc = vm.runInNewContext("gc") as () => void
-  const settledHeap = Effect.promise(async () => {
-    const samples: Array<number> = []
-    for (let i = 0; i < 3; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      gc()
-      gc()
-      samples.push(process.memoryUsage().heapUsed)
-    }
-    return samples.sort((a, b) => a - b)[1]!
-  })
-
   const Sessions = 5_000
   const Concurrency = 16
   layer(app({}))("many sessions", (it) => {
@@ -265,10 +183,10 @@ describe("sessions", () => {
           })
         // Warm up (code paths, connection pool) before the heap is measured.
         yield* Effect.forEach(Array.from({ length: 200 }, (_, i) => i), cycle, { concurrency: Concurrency, discard: true })
-        const before = yield* settledHeap
+        const before = yield* Effect.promise(settledHeap)
         yield* Effect.forEach(Array.from({ length: Sessions }, (_, i) => i), cycle, { concurrency: Concurrency, discard: true })
         expect(yield* held).toEqual({ sessions: 0, subscriptions: 0, streams: 0 })
-        const after = yield* settledHeap
+        const after = yield* Effect.promise(settledHeap)
         expect(after / before).toBeLessThan(1.1)
       }), { timeout: 240_000 })
   })

@@ -10,9 +10,8 @@ import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { createHash } from "node:crypto"
 import * as Http from "node:http"
-import * as v8 from "node:v8"
-import * as vm from "node:vm"
 import { Skill, SkillsServer } from "../src/index.js"
+import { settledHeap } from "./support/heap.js"
 import { httpServer, ServerUrl } from "./support/wire.js"
 
 const Skills = 120
@@ -177,21 +176,6 @@ const one = async (agent: Http.Agent, url: URL, n: number): Promise<string | und
   const method = pick(["resources/read", "skills/get"])
   const { body } = await post(agent, url, method, { uri })
   return body?.error?.code === -32602 ? undefined : `${method} ${uri}: expected -32602, got ${JSON.stringify(body?.error ?? "a result")}`
-}
-
-// A callable `gc` (vitest workers do not run with --expose-gc): allowed at run time through V8 flags.
-v8.setFlagsFromString("--expose-gc")
-const gc = vm.runInNewContext("gc") as () => void
-
-const settledHeap = async () => {
-  const samples: Array<number> = []
-  for (let i = 0; i < 3; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    gc()
-    gc()
-    samples.push(process.memoryUsage().heapUsed)
-  }
-  return samples.sort((a, b) => a - b)[1]!
 }
 
 describe("stress", () => {

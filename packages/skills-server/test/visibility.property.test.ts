@@ -2,8 +2,10 @@
  * Property: for arbitrary skill sets and arbitrary visibility decisions, no hidden skill's URI,
  * name, digest or file content appears in any response of the five surfaces, and every visible
  * skill is fully served (listed ones listed, every file readable and matching its digest), on
- * both revisions. Family instances (issue 13) are held to the same: an instance the check hides
- * leaks nowhere, whether its family's `list` gives it or not.
+ * both revisions. And on 2025-11-25 session streams: a session hears of a change only to skills it
+ * can see, and of every subscribed file it can see that changed. Family instances (issue 13) are
+ * held to the same: an instance the check hides leaks nowhere, whether its family's `list` gives
+ * it or not.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -14,6 +16,7 @@ import { bytesOf, sha256 } from "./support/catalogue.js"
 import { skillMd } from "./support/fixtures.js"
 import type { Probe } from "./support/surfaces.js"
 import { observe } from "./support/surfaces.js"
+import { open, poll, post, sessionEvents } from "./support/session.js"
 import { httpServer, legacyHttp, modernHttp, ServerUrl, withHeaders } from "./support/wire.js"
 
 const FileName = Schema.Literals(["a.md", "b/c.md", "b/d.txt", "e.bin"])
@@ -155,6 +158,59 @@ describe("visibility property", () => {
           }
         }),
       { timeout: 120_000, arbitrary: { runs: 40 } } as any
+    )
+
+    // Always visible, always changed: its update closes each change's batch of notifications.
+    const sentinel = (version: number) => Skill.make({ path: "sentinel", files: { "SKILL.md": skillMd("sentinel"), "v.md": `v${version}\n` } })
+
+    it.effect.prop(
+      "session streams carry nothing about hidden skills",
+      [Catalogue],
+      ([specs]) =>
+        Effect.gen(function*() {
+          const version = (n: number) =>
+            specs.filter((spec) => !spec.dynamic).map((spec, index) => {
+              const name = `n${index}x`
+              const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
+              const files: Record<string, string> = { "SKILL.md": skillMd(name) }
+              for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
+              return { spec, name, uri: `skill://${path}/SKILL.md`, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
+            })
+          const before = version(1)
+          yield* registry!.replace([sentinel(1), ...before.map((skill) => skill.definition)])
+          const visible = new Set(["sentinel", ...before.filter((skill) => skill.spec.visible).map((skill) => skill.name)])
+          const url = yield* ServerUrl
+          const session = yield* Effect.promise(() => open(url, { "x-visible": [...visible].join(",") }))
+          for (const skill of before) {
+            for (const uri of skill.files) {
+              const answer = yield* Effect.promise(() => session.subscribe(uri))
+              assert.strictEqual(answer.body.result !== undefined, skill.spec.visible, `subscribe ${uri}`)
+            }
+          }
+          yield* Effect.promise(() => session.subscribe("skill://sentinel/v.md"))
+          // The session's later request sees less (every other skill it could see is hidden now):
+          // what the stream tells follows the session's latest request, not its subscriptions.
+          const later = new Set(["sentinel", ...before.filter((skill, index) => skill.spec.visible && index % 2 === 1).map((skill) => skill.name)])
+          const listed = yield* Effect.promise(() =>
+            post(url, { ...session.headers, "x-visible": [...later].join(",") }, { jsonrpc: "2.0", id: 3, method: "skills/list", params: {} })
+          )
+          assert.isDefined(listed.body.result)
+          const events = yield* sessionEvents(url, session.id)
+          yield* registry!.replace([sentinel(2), ...version(2).map((skill) => skill.definition)])
+          yield* poll("the sentinel's update", Effect.sync(() =>
+            events.some((event) => event.params?.uri === "skill://sentinel/v.md") ? true : undefined))
+          const told = JSON.stringify(events)
+          for (const skill of before) {
+            for (const uri of skill.files) {
+              // Every file but SKILL.md changed; a session hears of exactly those it can see now.
+              const changed = !uri.endsWith("/SKILL.md")
+              const seen = later.has(skill.name)
+              assert.strictEqual(told.includes(`"${uri}"`), seen && changed, `${uri} (visible later: ${seen})`)
+            }
+          }
+          yield* Effect.promise(() => session.close())
+        }).pipe(Effect.scoped),
+      { timeout: 120_000, arbitrary: { runs: 15 } } as any
     )
   })
 })
