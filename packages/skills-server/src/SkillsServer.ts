@@ -613,8 +613,10 @@ export const skill = (
 
 /**
  * A skill family declared as a layer (see `skill`). Services its `list` and `render` read are
- * per-request requirements, met like those of a visibility check (effect `McpServer` middleware,
- * or `HttpRouter` middleware in front of `layerHttp`).
+ * per-request requirements, met like those of a visibility check: by an `HttpRouter` middleware
+ * in front of `layerHttp`, or by an effect `McpServer.middleware` provided to `SkillsServer.layer`
+ * (or installed globally). The family's callbacks run with the services that middleware provides
+ * around the skills layer, so providing it only to this layer satisfies the type but not the run.
  *
  * @since 0.1.0
  */

@@ -49,8 +49,9 @@ export const apply = (
   added: Snapshot | undefined,
   removed: ReadonlyArray<string>
 ): { readonly snapshot: Snapshot; readonly changes: SkillRegistry.Changes } | undefined => {
-  for (const skill of added?.skills ?? []) {
-    if (isNested(before, skill.root) || isNested(added!, skill.root)) return undefined
+  const incoming = added === undefined ? [] : added.skills.map((skill) => ({ skill, from: added }))
+  for (const { from, skill } of incoming) {
+    if (isNested(before, skill.root) || isNested(from, skill.root)) return undefined
   }
   for (const uri of removed) {
     const skill = before.byUri.get(uri)
@@ -133,16 +134,16 @@ export const apply = (
     changes.listChanged ||= skill.listed
     for (const file of owned(skill).files) changes.updated.add(file)
   }
-  for (const skill of added?.skills ?? []) {
+  for (const { from, skill } of incoming) {
     const old = find(skill.uri)
     if (old === undefined) {
-      putIn(skill, skills.length, added!)
+      putIn(skill, skills.length, from)
       changes.added.push(skill.uri)
       changes.listChanged ||= skill.listed
       continue
     }
     takeOut(old)
-    const placed = putIn(skill, old.index, added!)
+    const placed = putIn(skill, old.index, from)
     const change = SkillRegistry.changeOf(old, placed)
     if (change === undefined) continue
     changes.changed.push(change)

@@ -335,24 +335,23 @@ export interface InstancePage {
   readonly nextCursor: string | undefined
 }
 
-/** Asks a listed family for one page of instances for this request's caller. */
+/** Asks a family for one page of instances for this request's caller (none for an unlisted one). */
 export const listInstances = (
   call: Call,
   family: SkillRegistry.FamilyEntry,
   cursor: string | undefined
-): Effect.Effect<InstancePage, WireError> =>
-  Effect.map(
-    runCallback(
-      call,
-      family,
-      `the family ${SkillRegistry.familyKey(family)} could not list its skills`,
-      family.definition.list!({ ...renderRequest(call), cursor })
-    ),
+): Effect.Effect<InstancePage, WireError> => {
+  const list = family.definition.list
+  if (list === undefined) return Effect.succeed({ instances: [], nextCursor: undefined })
+  const what = `the family ${SkillRegistry.familyKey(family)} could not list its skills`
+  return Effect.map(
+    runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
     (listed: SkillFamily.Instances<PathTemplate.Params>) =>
       "instances" in listed
         ? { instances: listed.instances, nextCursor: listed.nextCursor }
         : { instances: listed, nextCursor: undefined }
   )
+}
 
 // The surfaces of a skill known through one rendering per request (rendered skills, family instances).
 const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.InstanceSkill>(
