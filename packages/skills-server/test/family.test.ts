@@ -260,9 +260,11 @@ describe("skill families over stdio", () => {
     it.effect("both revisions: listed, got, read, directory-read; invalid parameters refused", () =>
       Effect.gen(function*() {
         const pipe = yield* StdioPipe
+        const legacy = yield* legacyStdio(pipe)
         yield* exercise(modernStdio(pipe), "you")
-        yield* exercise(yield* legacyStdio(pipe), "you")
+        yield* exercise(legacy, "you")
         yield* refusesInvalid(modernStdio(pipe))
+        yield* refusesInvalid(legacy)
       }))
   })
 })
