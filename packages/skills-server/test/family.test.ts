@@ -428,3 +428,25 @@ describe("a family's callbacks see the caller's services", () => {
       }))
   })
 })
+
+let circlingCalls = 0
+const circling = Skill.family({
+  path: "circles/{circle}",
+  // Empty pages whose cursors go round: a to b to a...
+  list: ({ cursor }) =>
+    Effect.sync(() => {
+      circlingCalls++
+      return { instances: [], nextCursor: cursor === "a" ? "b" : "a" }
+    }),
+  render: () => Effect.succeed({})
+})
+
+layer(httpServer(SkillsServer.layer({ skills: [pdfProcessing, circling] })))("a family whose cursors go round", (it) => {
+  it.effect("is asked for at most 1,000 pages by one request, and the listing ends", () =>
+    Effect.gen(function*() {
+      const listed = yield* modernHttp(yield* ServerUrl).call("skills/list")
+      expect(listed.skills.map((skill: any) => skill.uri)).toEqual(["skill://pdf-processing/SKILL.md"])
+      expect(listed.nextCursor).toBeUndefined()
+      expect(circlingCalls).toBe(1000)
+    }))
+})

@@ -246,6 +246,9 @@ const unknownCursor = invalidParams("Unknown or expired cursor")
 // (FamilyPosition-prefixed) a family, the family's own cursor of the page and the offset in it.
 const FamilyPosition = "\u0000"
 
+// The most pages one request asks of one family: cursors that go round in a circle end here.
+const MaxFamilyPages = 1000
+
 interface Position {
   readonly key: string
   readonly cursor: string | null
@@ -282,7 +285,7 @@ const eachInstance = Effect.fnUntraced(function*(
   const key = SkillRegistry.familyKey(family)
   let cursor = from?.cursor ?? null
   let offset = from?.offset ?? 0
-  while (true) {
+  for (let pages = 0; pages < MaxFamilyPages; pages++) {
     const page = yield* Effect.option(Kind.listInstances(call, family, cursor ?? undefined))
     if (Option.isNone(page)) return true
     const { instances, nextCursor } = page.value
@@ -300,6 +303,8 @@ const eachInstance = Effect.fnUntraced(function*(
     cursor = nextCursor
     offset = 0
   }
+  yield* Effect.logWarning(`the family ${key} gave ${MaxFamilyPages} pages in one request; the rest is not listed`)
+  return true
 })
 
 export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
