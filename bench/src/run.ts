@@ -7,6 +7,7 @@
  *    and 10,000 skills of 8 files.
  * 3. startup: loading 1,000 skills from disk against SHA-256 of the same bytes.
  * 4. client: pulling and verifying a 512-file, 16 MiB skill against unverified reads.
+ * 5. upsert: adding one skill to a registry of 10 and of 10,000 skills at runtime.
  *
  * Prints one table and writes the figures to bench/results/ (JSON).
  */
@@ -25,7 +26,7 @@ import * as Wire from "./wire.js"
 const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
-const sections = new Set((onlyArg ?? "throughput,growth,startup,client").split(","))
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert").split(","))
 
 const config = quick
   ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], cliStartTimeoutMs: 30_000 }
@@ -272,6 +273,18 @@ const reload = (dir: string) => {
   return JSON.parse(result.stdout.trim().split("\n").pop()!)
 }
 
+const upsert = (skills: number) => {
+  log(`upsert: one skill at a time into ${skills} skills x 8 files (in process)`)
+  const result = spawnSync(process.execPath, [Path.join(Children.repoRoot, "bench/dist/servers/upsert.js"), String(skills), quick ? "50" : "200"], {
+    encoding: "utf8",
+    timeout: 900_000
+  })
+  if (result.status !== 0) return { skills, error: `upsert child failed: ${result.stderr.slice(-500)}` }
+  const figures = JSON.parse(result.stdout.trim().split("\n").at(-1)!)
+  log(`  upsert p50 ${figures.upsertMedianMs.toFixed(3)} ms (max ${figures.upsertMaxMs.toFixed(2)}), remove p50 ${figures.removeMedianMs.toFixed(3)} ms, replace ${figures.replaceMs.toFixed(1)} ms`)
+  return figures
+}
+
 const startup = (dir: string, catalogue: Catalogue.Catalogue) => {
   log(`startup: loading ${catalogue.skills.length} skills (${catalogue.files} files, ${mb(catalogue.bytes)}) in a fresh process`)
   const result = spawnSync(process.execPath, [Path.join(Children.repoRoot, "bench/dist/servers/startup.js"), dir], { encoding: "utf8", timeout: 900_000 })
@@ -287,6 +300,7 @@ const main = async () => {
   const t0 = performance.now()
   if (sections.has("throughput") || sections.has("client")) results["throughput"] = await throughput()
   if (sections.has("growth") || sections.has("startup")) results["growth"] = await growth()
+  if (sections.has("upsert")) results["upsert"] = [10, 10_000].map(upsert)
   results["elapsedSeconds"] = (performance.now() - t0) / 1000
   ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
   report()
@@ -396,6 +410,24 @@ const report = () => {
       lines.push(`Reload: edited ${r.edited} in ${r.skills} skills (${r.files} files): ${num(r.reloadMs)} ms`)
       lines.push(`  re-read ${r.readFiles} file(s), re-hashed ${r.hashedFiles} file(s) (${r.hashedBytes} bytes), registry re-hashed ${r.registryHashedFiles}; changed: ${r.changedFiles.join(", ")}`)
       check("reload of one changed file re-hashes only that file", `${r.hashedFiles} file(s)`, r.hashedFiles === 1 && r.readFiles === 1 && r.registryHashedFiles === 0)
+    }
+  }
+  const u = results["upsert"] as Array<any> | undefined
+  if (u !== undefined) {
+    lines.push("")
+    lines.push("Upsert: one skill (8 files) added at runtime, median of each call (max); replace with one more skill for comparison")
+    for (const row of u) {
+      lines.push(
+        row.error !== undefined
+          ? `  ${row.skills} skills: ${row.error}`
+          : `  ${pad(`${row.skills} skills`, 14)} upsert ${num(row.upsertMedianMs, 3)} ms (max ${num(row.upsertMaxMs, 2)})  remove ${num(row.removeMedianMs, 3)} ms (max ${num(row.removeMaxMs, 2)})  replace ${num(row.replaceMs, 1)} ms`
+      )
+    }
+    const [small, large] = u
+    if (small?.upsertMedianMs !== undefined && large?.upsertMedianMs !== undefined) {
+      check("upsert of one skill into 10,000 skills <= 5 ms", `${num(large.upsertMedianMs, 3)} ms`, large.upsertMedianMs <= 5)
+      const ratio = large.upsertMedianMs / small.upsertMedianMs
+      check("upsert at 10,000 skills within 2x of 10 skills", x(ratio), ratio <= 2)
     }
   }
   lines.push("")

@@ -89,6 +89,16 @@
  * Their results are `private` unless the skill's own hint says otherwise; renderings are shared
  * across requests only under the author's `shareKey`.
  *
+ * **Skill families.** `Skill.family` skills are addressed by a path template
+ * (`customers/{customer}/onboarding`): `skills/get`, reads and directory reads resolve a URI
+ * against it without enumerating, `skills/list` and `resources/list` ask the family's `list`, and
+ * each instance is rendered per request like a rendered skill, with the request's services (those
+ * the middleware around this layer provides). See `SkillFamily`.
+ *
+ * **Runtime registration.** `upsert` and `remove` on the `SkillRegistry` change the catalogue in
+ * time proportional to the change and are announced like `reload`; `SkillsServer.skill` and
+ * `SkillsServer.family` are layers that add one skill while their scope is open.
+ *
  * **Change notifications.** `replace` and `reload` on the `SkillRegistry` this layer provides swap
  * the catalogue atomically (requests in flight finish on the snapshot they began with) and return
  * the `Changes`. When anything a listing shows changed (an entry added or removed, or any field of
@@ -148,6 +158,7 @@ import { McpSchema, McpServer } from "effect/ai"
 import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
@@ -521,15 +532,17 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
       replace: (next) => published(built.replace(next)),
+      upsert: (next) => published(built.upsert(next)),
+      remove: (uris) => published(built.remove(uris)),
       reload: published(built.reload)
     })
     const check = options.visibility
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
-      if (slot === undefined || check === undefined) {
-        return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      }
-      slot.decision = yield* check(slot.request)
+      if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
+      // What the middleware provided, for a skill family's callbacks.
+      slot.services = yield* Effect.context<never>()
+      if (slot.check && check !== undefined) slot.decision = yield* check(slot.request)
       return { contents: [] }
     })
     // Registered even without a check: it makes effect declare (and, over stdio, honour)
@@ -563,3 +576,55 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     )
     return registry
   })) as any
+
+/**
+ * A skill declared next to the code that owns it: added to the server's registry (provided by
+ * `SkillsServer.layer`) when the layer is built, removed when its scope closes. Layers of several
+ * modules compose with `Layer.mergeAll`, as effect's `McpServer.resource` and `tool` do; a skill
+ * the registry refuses fails the layer with the `RegistrationError`. Clients are told of both
+ * changes as of any catalogue change.
+ *
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * const Skills = SkillsServer.layer({ skills: [] })
+ * const Refunds = SkillsServer.skill(Skill.make({
+ *   path: "billing/refunds",
+ *   files: { "SKILL.md": "---\nname: refunds\ndescription: Issue refunds\n---\n" }
+ * }))
+ * const Registrations = Layer.mergeAll(Skills, Refunds.pipe(Layer.provide(Skills)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const skill = (
+  definition: Skill.Definition
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const registry = yield* SkillRegistry.SkillRegistry
+    yield* Effect.acquireRelease(
+      registry.upsert([definition]),
+      () =>
+        Effect.catch(
+          registry.remove([SkillRegistry.keyOf(definition)]),
+          (error) => Effect.logWarning(`removing the skill ${SkillRegistry.keyOf(definition)} failed`, error)
+        )
+    )
+  }))
+
+/**
+ * A skill family declared as a layer (see `skill`). Services its `list` and `render` read are
+ * per-request requirements, met like those of a visibility check: by an `HttpRouter` middleware
+ * in front of `layerHttp`, or by an effect `McpServer.middleware` provided to `SkillsServer.layer`
+ * (or installed globally). The family's callbacks run with the services that middleware provides
+ * around the skills layer, so providing it only to this layer satisfies the type but not the run.
+ *
+ * @since 0.1.0
+ */
+export const family = <R = never>(
+  definition: SkillFamily.Family<R>
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
+  // The requirements are carried by the type; at run time the request's services reach the
+  // family's callbacks through the capture the handlers make.
+  skill(definition as Skill.Family)

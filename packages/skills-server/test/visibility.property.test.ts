@@ -3,7 +3,9 @@
  * name, digest or file content appears in any response of the five surfaces, and every visible
  * skill is fully served (listed ones listed, every file readable and matching its digest), on
  * both revisions. And on 2025-11-25 session streams: a session hears of a change only to skills it
- * can see, and of every subscribed file it can see that changed.
+ * can see, and of every subscribed file it can see that changed. Family instances (issue 13) are
+ * held to the same: an instance the check hides leaks nowhere, whether its family's `list` gives
+ * it or not.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -29,6 +31,9 @@ const SkillSpec = Schema.Struct({
 
 const Catalogue = Schema.Array(SkillSpec).check(Schema.isMinLength(1), Schema.isMaxLength(6))
 
+// Instances of the family `members/{member}`: whether its list gives them, and whether the caller may see them.
+const Members = Schema.Array(Schema.Struct({ listed: Schema.Boolean, visible: Schema.Boolean })).check(Schema.isMaxLength(4))
+
 let registry: SkillRegistry.SkillRegistry["Service"] | undefined
 const Skills = SkillsServer.layer({
   skills: [],
@@ -51,9 +56,26 @@ describe("visibility property", () => {
   layer(httpServer(Layer.merge(Skills, Capture.pipe(Layer.provide(Skills)))))((it) => {
     it.effect.prop(
       "hidden skills leak nowhere; visible skills are fully served",
-      [Catalogue],
-      ([specs]) =>
+      [Catalogue, Members],
+      ([specs, memberSpecs]) =>
         Effect.gen(function*() {
+          const members = memberSpecs.map((spec, index) => {
+            const name = `m${index}x`
+            const root = `skill://members/${name}`
+            const probe: Probe = {
+              uri: `${root}/SKILL.md`,
+              files: [`${root}/SKILL.md`, `${root}/b/c.md`],
+              directories: [root, `${root}/b`]
+            }
+            const files = { "SKILL.md": skillMd(name), "b/c.md": `secret-${name}-member\n` }
+            const secrets = [name, `secret-${name}-member`, ...Object.values(files).map((text) => sha256(new TextEncoder().encode(text)))]
+            return { spec, name, probe, files, secrets }
+          })
+          const family = Skill.family({
+            path: "members/{member}",
+            list: () => Effect.succeed(members.filter((member) => member.spec.listed).map((member) => ({ member: member.name }))),
+            render: ({ member }) => Effect.succeed(members.find((candidate) => candidate.name === member)?.files ?? {})
+          })
           const skills = specs.map((spec, index) => {
             const name = `n${index}x`
             const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
@@ -84,12 +106,31 @@ describe("visibility property", () => {
             ]
             return { spec, name, probe, definition, secrets }
           })
-          yield* registry!.replace(skills.map((skill) => skill.definition))
-          const header = { "x-visible": skills.filter((skill) => skill.spec.visible).map((skill) => skill.name).join(",") }
+          yield* registry!.replace([...skills.map((skill) => skill.definition), family])
+          const header = {
+            "x-visible": [...skills, ...members].filter((skill) => skill.spec.visible).map((skill) => skill.name).join(",")
+          }
           const url = yield* ServerUrl
           const clients = [withHeaders(modernHttp(url), header), withHeaders(yield* legacyHttp(url), header)]
           for (const client of clients) {
-            const seen = yield* observe(client, skills.map((skill) => skill.probe))
+            const seen = yield* observe(client, [...skills, ...members].map((skill) => skill.probe))
+            for (const member of members) {
+              const answered = seen.answered.get(member.probe.uri)!
+              const shown = member.spec.visible
+              assert.strictEqual(seen.listed.has(member.probe.uri), shown && member.spec.listed)
+              assert.strictEqual(seen.resourcesList.has(member.probe.uri), shown && member.spec.listed)
+              assert.deepStrictEqual([answered.get, ...answered.reads, ...answered.directories], [shown, shown, shown, shown, shown])
+              if (!shown) {
+                for (const text of seen.texts) {
+                  for (const secret of member.secrets) assert.notInclude(text, secret, `${client.revision} leaked ${secret}`)
+                }
+              } else {
+                for (const resource of (yield* client.call("skills/get", { uri: member.probe.uri })).skill.resources) {
+                  const read = (yield* client.call("resources/read", { uri: resource.uri })).contents[0]
+                  assert.strictEqual(sha256(bytesOf(read)), resource.digest)
+                }
+              }
+            }
             for (const skill of skills) {
               const answered = seen.answered.get(skill.probe.uri)!
               const shown = skill.spec.visible
