@@ -187,7 +187,7 @@ describe("skill families over HTTP", () => {
         expect(text).toBe(`skills\n\u0000${JSON.stringify(["skill://customers/{customer}/onboarding", null, 2])}`)
         for (const forged of [`skills\n\u0000[1,2`, `skills\n\u0000["x",null,-1]`, `skills\n\u0000["x",3,0]`]) {
           const cursor = Buffer.from(forged, "utf8").toString("base64url")
-          expect(yield* client.fail("skills/list", { cursor })).toMatchObject({ code: -32602, message: "Unknown or expired cursor" })
+          expect(yield* client.fail("skills/list", { cursor })).toMatchObject({ code: -32602, message: "Unknown or expired cursor: list again from the start, without a cursor" })
         }
         // A family that is gone: the listing goes on with the next one (keyset, like removed skills).
         const gone = Buffer.from(`skills\n\u0000${JSON.stringify(["skill://a/{gone}", "7", 1])}`, "utf8").toString("base64url")
