@@ -44,10 +44,8 @@
  * @since 0.1.0
  */
 import { Limits, Manifest, SkillUri } from "@mcp-skills/core"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as FileSystem from "effect/FileSystem"
 import * as Option from "effect/Option"
 import * as Path from "effect/Path"
@@ -55,7 +53,7 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import * as Exit from "effect/Exit"
 import * as Semaphore from "effect/Semaphore"
-import * as Stream from "effect/Stream"
+import * as Watcher from "./internal/directory/watch.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
@@ -275,7 +273,10 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
         const target = yield* Effect.result(
           Effect.flatMap(fs.realPath(absolute), (real) => Effect.map(fs.stat(real), (info) => ({ real, info })))
         )
-        if (target._tag === "Failure") return { _tag: "Ignored" as const, segments, reason: "broken symbolic link" }
+        if (target._tag === "Failure") {
+          const loop = (target.failure.reason.cause as NodeJS.ErrnoException | undefined)?.code === "ELOOP"
+          return { _tag: "Ignored" as const, segments, reason: loop ? "symbolic link loop" : "broken symbolic link" }
+        }
         if (!isInsideVisible(target.success.real)) {
           return { _tag: "Ignored" as const, segments, reason: "symbolic link to a path outside the root or hidden" }
         }
@@ -302,7 +303,12 @@ const scan = Effect.fnUntraced(function*(realRoot: string) {
             type: entry.type
           }))
         ),
-        Effect.mapError((error) => new SourceDirectoryError({ path: directory, reason: describe(error) }))
+        // A folder below the root removed since its parent was listed is simply gone.
+        Effect.catch((error) =>
+          segments.length > 0 && error.reason._tag === "NotFound"
+            ? Effect.succeed([])
+            : Effect.fail(new SourceDirectoryError({ path: directory, reason: describe(error) }))
+        )
       )
     }, { concurrency: IoConcurrency })
     const entries = yield* Effect.forEach(
@@ -352,6 +358,8 @@ export interface Stats {
 
 interface State {
   readonly files: Map<string, CachedFile>
+  /** Every file the last scan of each root found, by root index, with its stamp. */
+  readonly walked: Map<number, ReadonlyArray<FoundFile>>
   /** The last valid version of each skill folder, by root index and folder. */
   readonly good: Map<string, LoadedSkill>
   stats: Stats
@@ -359,6 +367,7 @@ interface State {
 
 const emptyState = (): State => ({
   files: new Map(),
+  walked: new Map(),
   good: new Map(),
   stats: { scans: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
 })
@@ -436,6 +445,7 @@ const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, ro
   if (info.type !== "Directory") return yield* new SourceDirectoryError({ path: root, reason: "not a folder" })
 
   const { files, ignored } = yield* scan(realRoot)
+  state.walked.set(rootIndex, files)
   // Files that are gone leave the cache.
   const found = new Set(files.map((file) => file.absolute))
   const inside = realRoot + path.sep
@@ -614,6 +624,8 @@ export interface Scan {
   readonly newProblems: ReadonlyArray<string>
   /** Skill folders that had a problem on the previous scan and are valid again. */
   readonly fixed: ReadonlyArray<string>
+  /** Entries left out that the previous scan did not leave out (or left out for another reason). */
+  readonly newIgnored: ReadonlyArray<string>
 }
 
 /**
@@ -631,6 +643,16 @@ export interface Source {
    */
   readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static>, SourceDirectoryError | InvalidSkills | UriCollision>
   readonly stats: Effect.Effect<Stats>
+  /**
+   * Stats every file under the roots and reads none: `missed` lists the absolute paths whose size,
+   * modification time or inode differ from the last scan, or that appeared or went away since;
+   * `racy` the files read too soon after a write to trust their stamp. What `watch`'s periodic
+   * check runs.
+   */
+  readonly check: Effect.Effect<
+    { readonly missed: ReadonlyArray<string>; readonly racy: ReadonlyArray<string> },
+    SourceDirectoryError
+  >
 }
 
 /**
@@ -646,6 +668,8 @@ export const make = Effect.fnUntraced(function*(
   const services = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
   const state = emptyState()
   let reported = new Map<string, string>()
+  let reportedIgnored = new Map<string, string>()
+  const lock = yield* Semaphore.make(1)
   const log = options.log ?? ((line: string) => Effect.logWarning(line))
   const scanAll = Effect.gen(function*() {
     const results: Array<{ root: Root; loaded: Loaded & { readonly kept: ReadonlyArray<InvalidSkillDirectory> } }> = []
@@ -680,17 +704,44 @@ export const make = Effect.fnUntraced(function*(
       return roots.length === 1 ? directory : `${roots[Number(index)]!.path}/${directory}`
     })
     reported = problems
+    const ignored = new Map<string, string>()
+    for (const [index, { loaded }] of results.entries()) {
+      const prefix = roots.length === 1 ? "" : `${roots[index]!.path}/`
+      for (const entry of loaded.ignored) ignored.set(`${index}\n${entry.path}`, `ignored ${prefix}${entry.path}: ${entry.reason}`)
+    }
+    const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
+    reportedIgnored = ignored
     return {
       roots: results.map(({ root, loaded }) => ({ root, loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored } })),
       definitions,
       newProblems,
-      fixed
+      fixed,
+      newIgnored
     } satisfies Scan
   }).pipe(
     Effect.provideContext(services),
     // One scan at a time: the file cache and the last good versions are shared.
-    Semaphore.withPermits(yield* Semaphore.make(1), 1)
+    Semaphore.withPermits(lock, 1)
   )
+  const check = Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const missed: Array<string> = []
+    for (const [index, root] of roots.entries()) {
+      const realRoot = yield* fs.realPath(path.resolve(root.path)).pipe(
+        Effect.mapError((error) => new SourceDirectoryError({ path: root.path, reason: describe(error) }))
+      )
+      const before = new Map((state.walked.get(index) ?? []).map((file) => [file.absolute, file]))
+      for (const file of (yield* scan(realRoot)).files) {
+        const last = before.get(file.absolute)
+        before.delete(file.absolute)
+        if (last === undefined || !sameStamp(last, file)) missed.push(file.absolute)
+      }
+      missed.push(...before.keys())
+    }
+    const racy = [...state.files].filter(([, file]) => file.racy).map(([absolute]) => absolute)
+    return { missed, racy }
+  }).pipe(Effect.provideContext(services), Semaphore.withPermits(lock, 1))
   return {
     roots,
     scan: scanAll,
@@ -698,9 +749,11 @@ export const make = Effect.fnUntraced(function*(
       const result = yield* scanAll
       for (const line of result.newProblems) yield* log(line)
       for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
+      for (const line of result.newIgnored) yield* log(line)
       return result.definitions
     }),
-    stats: Effect.sync(() => state.stats)
+    stats: Effect.sync(() => state.stats),
+    check
   } satisfies Source
 })
 
@@ -743,6 +796,23 @@ export const layer = (root: string, options: Options = {}) => SkillsServer.layer
 export interface WatchOptions {
   /** Quiet time after the last file event before reloading. Default 100 milliseconds. */
   readonly debounce?: Duration.Input | undefined
+  /**
+   * Under a continuous stream of events (a large copy, `git checkout` of a big tree), the longest a
+   * change waits for its reload. Default 1 second.
+   */
+  readonly maxDelay?: Duration.Input | undefined
+  /**
+   * Interval of the periodic stamp check, the safety net for file systems whose events are
+   * unreliable (network volumes, containers' bind mounts): every file is stat'ed, none read, and a
+   * change no event reported is logged and reloaded. The interval stretches so the check never
+   * takes more than a twentieth of the time. `false` turns it off. Default 5 seconds.
+   */
+  readonly sweep?: Duration.Input | false | undefined
+  /**
+   * Receives the watcher's own lines: a change the periodic check found that no event reported, a
+   * folder that cannot be watched. Default: `Effect.logWarning`.
+   */
+  readonly log?: ((line: string) => Effect.Effect<void>) | undefined
   /** Called after every reload with what changed, or why it failed (the previous catalogue stays). */
   readonly onReload?: ((
     result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
@@ -764,9 +834,13 @@ const describeReload = (
 
 /**
  * Reloads the `SkillRegistry` (built from `source.definitions`) whenever a file under one of the
- * source's roots changes: events are debounced, hidden entries (`.git`, editor swap files) ignored,
- * and a reload that fails keeps the previous catalogue. Returns once every root is watched, so no
- * later edit is missed; watching stops when the scope closes.
+ * source's roots changes, and never loses an edit: folders are watched (not file inodes, so files
+ * replaced by rename, as editors, `sed -i` and `git checkout` do, keep being seen), events are
+ * coalesced into one reload per quiet moment (`debounce`, at most `maxDelay` under a storm), an
+ * event during a reload causes another, hidden entries (`.git`, editor swap files) are ignored, and
+ * a periodic stamp check (`sweep`) logs and reloads any change the events missed. A reload that
+ * fails keeps the previous catalogue. Returns once every root is watched, so no later edit is
+ * missed; watching stops when the scope closes.
  *
  * ```ts
  * const source = yield* DirectorySource.make([{ path: "./skills" }])
@@ -777,22 +851,19 @@ const describeReload = (
  * @since 0.1.0
  */
 export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
-  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
   const registry = yield* SkillRegistry.SkillRegistry
   const onReload = options.onReload ?? describeReload
-  const ready = yield* Effect.forEach(source.roots, () => Deferred.make<void>())
-  const events = Stream.mergeAll(
-    source.roots.map((root, i) =>
-      fs.watch(root.path, { recursive: true, onReady: () => Deferred.doneUnsafe(ready[i]!, Effect.void) })
+  yield* Watcher.run({
+    roots: source.roots.map((root) => path.resolve(root.path)),
+    reload: () => Effect.flatMap(Effect.exit(registry.reload), onReload),
+    check: source.check.pipe(
+      Effect.catch((error) => Effect.as(Effect.logWarning(`periodic check failed: ${error.message}`), { missed: [], racy: [] }))
     ),
-    { concurrency: "unbounded" }
-  )
-  const watching = yield* events.pipe(
-    Stream.filter((event) => !event.path.split(/[\\/]/).some(isHidden)),
-    Stream.debounce(options.debounce ?? "100 millis"),
-    Stream.runForEach(() => Effect.flatMap(Effect.exit(registry.reload), onReload)),
-    Effect.catch((error) => Effect.logError(`stopped watching ${source.roots.map((root) => root.path).join(", ")}`, error)),
-    Effect.forkScoped
-  )
-  yield* Effect.raceFirst(Effect.forEach(ready, Deferred.await, { discard: true }), Fiber.await(watching))
+    warn: options.log ?? ((line) => Effect.logWarning(line))
+  }, {
+    debounce: Duration.fromInputUnsafe(options.debounce ?? "100 millis"),
+    maxDelay: Duration.fromInputUnsafe(options.maxDelay ?? "1 second"),
+    sweep: options.sweep === false ? undefined : Duration.fromInputUnsafe(options.sweep ?? "5 seconds")
+  })
 })

@@ -64,6 +64,13 @@ const watch = Flag.Boolean("watch").pipe(
   Flag.withDefault(false)
 )
 
+const watchCheck = Flag.Finite("watch-check").pipe(
+  Flag.withDescription(
+    "With --watch: seconds between stamp checks that catch changes no file event reported (network volumes, bind mounts); 0 turns them off"
+  ),
+  Flag.withDefault(5)
+)
+
 const prefix = Flag.String("prefix").pipe(
   Flag.withDescription("Skill-path segments put before every skill, e.g. acme/tools"),
   Flag.optional
@@ -76,7 +83,7 @@ const allowOrigin = Flag.String("allow-origin").pipe(
 
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin },
+  { directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -93,7 +100,9 @@ const serve = Command.make(
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
     const source = yield* Serve.openReported(roots, { log })
-    const watching = input.watch ? { log } : undefined
+    const watching = input.watch
+      ? { log, sweep: input.watchCheck > 0 ? `${input.watchCheck} seconds` as const : false as const }
+      : undefined
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
         Layer.provide(Serve.stdio(source, input.protocol, watching))
