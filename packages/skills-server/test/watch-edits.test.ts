@@ -7,80 +7,16 @@
  * The periodic stamp check is off for those tests, so the file events alone must carry every edit;
  * a last test edits a file where no event reaches the watcher and the check finds it, saying so.
  */
-import { NodeServices } from "@effect/platform-node"
-import { describe, expect, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
+import { describe, expect } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import type * as DirectorySource from "../src/DirectorySource.js"
-import * as Serve from "../src/bin/serve.js"
 import { tree, write } from "./support/tree.js"
-import { modernHttp } from "./support/wire.js"
+import { live, serve, sleep } from "./support/watched.js"
 
 const skillMd = (name: string, note = "") => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n${note}`
-
-const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
-
-/** Every regular file below `root` outside hidden folders, relative and `/`-separated. */
-const filesOnDisk = (root: string): Array<string> =>
-  (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as Array<fs.Dirent>)
-    .filter((entry) => entry.isFile())
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)).split(path.sep).join("/"))
-    .filter((relative) => !relative.split("/").some((segment) => segment.startsWith(".")))
-    .sort()
-
-/**
- * `root` served with `--watch`; `served()` reads every file on disk over the wire and lists those
- * whose served bytes differ, and `lines` holds what the watcher logged.
- */
-const serve = (root: string, sweep: DirectorySource.WatchOptions["sweep"] = false) =>
-  Effect.gen(function*() {
-    const lines: Array<string> = []
-    const log = (line: string) => Effect.sync(() => void lines.push(line))
-    const source = yield* Serve.openReported([{ path: root }], { log: () => Effect.void })
-    const listening = yield* Deferred.make<string>()
-    yield* Layer.build(Serve.http(source, {
-      host: "127.0.0.1",
-      port: 0,
-      path: "/mcp",
-      protocols: [],
-      allowedOrigins: [],
-      watch: { log, warn: log, sweep },
-      onListening: (url) => Deferred.succeed(listening, url).pipe(Effect.asVoid)
-    }))
-    const client = modernHttp(yield* Deferred.await(listening))
-    const read = (relative: string) =>
-      Effect.map(client.send("resources/read", { uri: `skill://${relative}` }), (response): Uint8Array | undefined => {
-        const content = response.body?.result?.contents?.[0]
-        if (content === undefined) return undefined
-        return content.text !== undefined ? new TextEncoder().encode(content.text) : Buffer.from(content.blob, "base64")
-      })
-    const stale = Effect.gen(function*() {
-      const out: Array<string> = []
-      for (const relative of filesOnDisk(root)) {
-        const served = yield* read(relative)
-        const disk = fs.readFileSync(path.join(root, relative))
-        if (served === undefined || !Buffer.from(served).equals(disk)) out.push(relative)
-      }
-      return out
-    })
-    /** Waits (bounded, generously) until every file on disk is served with its bytes. */
-    const settled = (what: string) =>
-      Effect.gen(function*() {
-        let last: Array<string> = []
-        for (let attempt = 0; attempt < 200; attempt++) {
-          last = yield* stale
-          if (last.length === 0) return
-          yield* sleep(100)
-        }
-        throw new Error(`${what}: still serving old bytes of ${last.join(", ")}`)
-      })
-    return { client, read, settled, lines }
-  })
 
 /** Replaces `relative` the way editors and `sed -i` do: a new file renamed over the old one. */
 const replace = (root: string, relative: string, content: string) => {
@@ -89,11 +25,6 @@ const replace = (root: string, relative: string, content: string) => {
   fs.writeFileSync(temporary, content)
   fs.renameSync(temporary, target)
 }
-
-const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>
-  it.live(name, () => body().pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>, {
-    timeout: 120_000
-  })
 
 describe("serve --watch never loses an edit", () => {
   live("writes in place", () =>
