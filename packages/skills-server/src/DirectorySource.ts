@@ -22,9 +22,13 @@
  * Effect (hand it to `SkillsServer.layer({ skills: source.definitions })`, so `SkillRegistry.reload`
  * rescans) re-reads only files whose size, modification time or inode changed, and a skill whose
  * files are all unchanged keeps its manifest (nothing is hashed again). `watch` reloads the registry
- * when files change (debounced `fs.watch`, recursive). A `Source` may hold several roots, each with
- * its own prefix, scheme and cache hint; two roots producing the same skill URI is an error naming
- * both folders.
+ * when files change, looking again only at the paths the file events named. A `Source` may hold
+ * several roots, each with its own prefix, scheme and cache hint; two roots producing the same skill
+ * URI is an error naming both folders.
+ *
+ * The work is split by concern: the walk (`internal/directory/scan`), file stamps and the file cache
+ * (`stamps`), which files belong to which skill (`grouping`), loading one root (`load`), a source
+ * over several roots (`source`), and watching (`watch`).
  *
  * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
  * was read, the skill is read again (at most 3 times), otherwise it keeps its last good version, so
@@ -43,50 +47,42 @@
  *
  * @since 0.1.0
  */
-import { Limits, Manifest, SkillUri } from "@mcp-skills/core"
+import type { Limits, Manifest } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FileSystem from "effect/FileSystem"
-import * as Option from "effect/Option"
-import * as Path from "effect/Path"
-import type * as PlatformError from "effect/PlatformError"
-import * as Schema from "effect/Schema"
 import * as Exit from "effect/Exit"
-import * as Semaphore from "effect/Semaphore"
+import * as NodePath from "node:path"
+import * as Errors from "./internal/directory/errors.js"
+import { emptyState, loadRoot } from "./internal/directory/load.js"
+import * as Sources from "./internal/directory/source.js"
 import * as Watcher from "./internal/directory/watch.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
-
-const SkillFileName = "SKILL.md"
 
 /**
  * The root folder cannot be used: it does not exist, is not a folder, or cannot be read.
  *
  * @since 0.1.0
  */
-export class SourceDirectoryError extends Schema.TaggedError<SourceDirectoryError>()("SourceDirectoryError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `cannot load skills from ${this.path}: ${this.reason}`
-  }
-}
+export const SourceDirectoryError = Errors.SourceDirectoryError
+
+/**
+ * @since 0.1.0
+ */
+export type SourceDirectoryError = Errors.SourceDirectoryError
 
 /**
  * A file of a skill could not be read from disk.
  *
  * @since 0.1.0
  */
-export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `cannot read ${this.path}: ${this.reason}`
-  }
-}
+export const UnreadableFile = Errors.UnreadableFile
+
+/**
+ * @since 0.1.0
+ */
+export type UnreadableFile = Errors.UnreadableFile
 
 /**
  * Why one skill folder is not served: its URI cannot be built, a file cannot be read, or the skill
@@ -94,12 +90,12 @@ export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("Unread
  *
  * @since 0.1.0
  */
-export const SkillProblem = Schema.Union([Manifest.InvalidSkill, SkillUri.InvalidSkillUri, UnreadableFile])
+export const SkillProblem = Errors.SkillProblem
 
 /**
  * @since 0.1.0
  */
-export type SkillProblem = typeof SkillProblem.Type
+export type SkillProblem = Errors.SkillProblem
 
 /**
  * A skill folder that was not loaded, with the reason. `directory` is the folder relative to the root
@@ -107,29 +103,44 @@ export type SkillProblem = typeof SkillProblem.Type
  *
  * @since 0.1.0
  */
-export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirectory>()("InvalidSkillDirectory", {
-  directory: Schema.String,
-  error: SkillProblem
-}) {
-  override get message(): string {
-    return `skipped skill folder ${this.directory}: ${this.error.message}`
-  }
-}
+export const InvalidSkillDirectory = Errors.InvalidSkillDirectory
+
+/**
+ * @since 0.1.0
+ */
+export type InvalidSkillDirectory = Errors.InvalidSkillDirectory
 
 /**
  * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
  *
  * @since 0.1.0
  */
-export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidSkills", {
-  root: Schema.String,
-  invalid: Schema.Array(InvalidSkillDirectory)
-}) {
-  override get message(): string {
-    return `${this.invalid.length} invalid skill folder(s) under ${this.root}:\n` +
-      this.invalid.map((entry) => `  ${entry.directory}: ${entry.error.message}`).join("\n")
-  }
-}
+export const InvalidSkills = Errors.InvalidSkills
+
+/**
+ * @since 0.1.0
+ */
+export type InvalidSkills = Errors.InvalidSkills
+
+/**
+ * Two roots of one source produce the same skill URI.
+ *
+ * @since 0.1.0
+ */
+export const UriCollision = Errors.UriCollision
+
+/**
+ * @since 0.1.0
+ */
+export type UriCollision = Errors.UriCollision
+
+/**
+ * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
+ * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
+ *
+ * @since 0.1.0
+ */
+export const describeProblem: (invalid: InvalidSkillDirectory) => string = Errors.describeProblem
 
 /**
  * A directory entry that was deliberately left out (see the module description).
@@ -185,162 +196,6 @@ export interface Options {
   readonly limits?: Limits.Limits | undefined
 }
 
-// What a file looked like when stat'ed: a change of any of these means it must be read again.
-interface Stamp {
-  readonly size: number
-  readonly mtimeMs: number
-  readonly ino: bigint
-}
-
-interface FoundFile extends Stamp {
-  readonly segments: ReadonlyArray<string>
-  readonly absolute: string
-}
-
-// Only what the next scan compares: no paths, which the scan finds again.
-interface CachedFile extends Stamp {
-  readonly bytes: Uint8Array
-  /** Modified too recently to trust the stamp alone: read again next time. */
-  readonly racy: boolean
-}
-
-const stampOf = (info: FileSystem.File.Info): Stamp => ({
-  size: Number(info.size),
-  mtimeMs: Option.match(info.mtime, { onNone: () => -1, onSome: (date) => date.getTime() }),
-  ino: Option.getOrElse(info.ino, () => -1n)
-})
-
-const sameStamp = (a: Stamp, b: Stamp) => a.size === b.size && a.mtimeMs === b.mtimeMs && a.ino === b.ino
-
-// Filesystem timestamps tick more coarsely than writes: a file this recent may change again
-// without its stamp changing.
-const RacyMillis = 1_000
-const ReadAttempts = 3
-
-// Reads and stats in flight at once: enough to keep the disk and libuv's thread pool busy without
-// holding thousands of open files. A skill reads its files side by side, and several skills at once.
-const IoConcurrency = 32
-const FileConcurrency = 8
-const SkillConcurrency = 8
-
-interface Walk {
-  readonly files: ReadonlyArray<FoundFile>
-  readonly ignored: ReadonlyArray<Ignored>
-}
-
-const isHidden = (name: string) => name.startsWith(".")
-
-const systemReasons: Partial<Record<string, string>> = {
-  NotFound: "does not exist",
-  PermissionDenied: "permission denied",
-  Busy: "busy",
-  TimedOut: "timed out"
-}
-
-const describe = (error: PlatformError.PlatformError) =>
-  systemReasons[error.reason._tag] ?? error.reason.message
-
-// Walks the tree below `realRoot` without following symlinked folders; every path it returns is a
-// regular file, or a link to one, whose real path is inside `realRoot` and not hidden. Folders are
-// read level by level, and their entries stat'ed, with bounded concurrency (one call at a time, a
-// large tree spends its time waiting on the file system); the result is in path order regardless.
-const scan = Effect.fnUntraced(function*(realRoot: string) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const files: Array<FoundFile> = []
-  const ignored: Array<{ readonly segments: ReadonlyArray<string>; readonly reason: string }> = []
-
-  const isInsideVisible = (real: string) => {
-    const relative = path.relative(realRoot, real)
-    if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false
-    return !relative.split(path.sep).some(isHidden)
-  }
-
-  // What one entry is: a folder to read next, a file to serve, or left out with a reason.
-  const classify = (segments: ReadonlyArray<string>, absolute: string, listed: FileSystem.File.Type) =>
-    Effect.gen(function*() {
-      const type = listed === "Unknown"
-        ? yield* fs.stat(absolute).pipe(Effect.map((info) => info.type), Effect.orElseSucceed(() => "Unknown" as const))
-        : listed
-      if (type === "Directory") return { _tag: "Directory" as const, segments }
-      if (type === "File") {
-        const info = yield* fs.stat(absolute).pipe(Effect.result)
-        return info._tag === "Success"
-          ? { _tag: "File" as const, file: { segments, absolute, ...stampOf(info.success) } }
-          : { _tag: "Ignored" as const, segments, reason: `cannot stat: ${describe(info.failure)}` }
-      }
-      if (type === "SymbolicLink") {
-        const target = yield* Effect.result(
-          Effect.flatMap(fs.realPath(absolute), (real) => Effect.map(fs.stat(real), (info) => ({ real, info })))
-        )
-        if (target._tag === "Failure") {
-          const loop = (target.failure.reason.cause as NodeJS.ErrnoException | undefined)?.code === "ELOOP"
-          return { _tag: "Ignored" as const, segments, reason: loop ? "symbolic link loop" : "broken symbolic link" }
-        }
-        if (!isInsideVisible(target.success.real)) {
-          return { _tag: "Ignored" as const, segments, reason: "symbolic link to a path outside the root or hidden" }
-        }
-        if (target.success.info.type === "Directory") {
-          return { _tag: "Ignored" as const, segments, reason: "symbolic link to a folder (not followed)" }
-        }
-        if (target.success.info.type === "File") {
-          return { _tag: "File" as const, file: { segments, absolute, ...stampOf(target.success.info) } }
-        }
-        return { _tag: "Ignored" as const, segments, reason: "symbolic link to something that is not a regular file" }
-      }
-      return { _tag: "Ignored" as const, segments, reason: `not a regular file (${type})` }
-    })
-
-  let level: ReadonlyArray<ReadonlyArray<string>> = [[]]
-  while (level.length > 0) {
-    const listings = yield* Effect.forEach(level, (segments) => {
-      const directory = path.join(realRoot, ...segments)
-      return fs.readDirectoryEntries(directory).pipe(
-        Effect.map((entries) =>
-          entries.filter((entry) => !isHidden(entry.name)).map((entry) => ({
-            segments: [...segments, entry.name],
-            absolute: path.join(directory, entry.name),
-            type: entry.type
-          }))
-        ),
-        // A folder below the root removed since its parent was listed is simply gone.
-        Effect.catch((error) =>
-          segments.length > 0 && error.reason._tag === "NotFound"
-            ? Effect.succeed([])
-            : Effect.fail(new SourceDirectoryError({ path: directory, reason: describe(error) }))
-        )
-      )
-    }, { concurrency: IoConcurrency })
-    const entries = yield* Effect.forEach(
-      listings.flat(),
-      (entry) => classify(entry.segments, entry.absolute, entry.type),
-      { concurrency: IoConcurrency }
-    )
-    const next: Array<ReadonlyArray<string>> = []
-    for (const entry of entries) {
-      if (entry._tag === "Directory") next.push(entry.segments)
-      else if (entry._tag === "File") files.push(entry.file)
-      else ignored.push(entry)
-    }
-    level = next
-  }
-  files.sort((a, b) => compareSegments(a.segments, b.segments))
-  ignored.sort((a, b) => compareSegments(a.segments, b.segments))
-  return {
-    files,
-    ignored: ignored.map((entry) => ({ path: entry.segments.join("/"), reason: entry.reason }))
-  } satisfies Walk
-})
-
-// Depth-first order with each folder's names in code-unit order.
-const compareSegments = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
-  const length = Math.min(a.length, b.length)
-  for (let i = 0; i < length; i++) {
-    if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1
-  }
-  return a.length - b.length
-}
-
 /**
  * Counters of a `Source` (cumulative).
  *
@@ -348,6 +203,11 @@ const compareSegments = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => 
  */
 export interface Stats {
   readonly scans: number
+  /**
+   * Entries looked at on disk (listed or stat'ed): a full scan looks at every one, a reload driven by
+   * `watch` only at the paths its events named (and what is below the folders among them).
+   */
+  readonly lookedAt: number
   /** Files read from disk, and their bytes; unchanged files are not read again. */
   readonly readFiles: number
   readonly readBytes: number
@@ -356,206 +216,6 @@ export interface Stats {
   readonly hashedBytes: number
 }
 
-interface State {
-  readonly files: Map<string, CachedFile>
-  /** Every file the last scan of each root found, by root index, with its stamp. */
-  readonly walked: Map<number, ReadonlyArray<FoundFile>>
-  /** The last valid version of each skill folder, by root index and folder. */
-  readonly good: Map<string, LoadedSkill>
-  stats: Stats
-}
-
-const emptyState = (): State => ({
-  files: new Map(),
-  walked: new Map(),
-  good: new Map(),
-  stats: { scans: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
-})
-
-// Reads one skill's files, re-reading only those whose stamp changed, and re-stats what it read:
-// if a file changed meanwhile, the whole skill is read again, so its files belong to one moment.
-const readSkill = Effect.fnUntraced(function*(state: State, members: ReadonlyArray<FoundFile>, folder: ReadonlyArray<string>) {
-  const fs = yield* FileSystem.FileSystem
-  const unreadable = (file: FoundFile) => (error: PlatformError.PlatformError) =>
-    new UnreadableFile({ path: file.segments.join("/"), reason: describe(error) })
-  let current = members
-  for (let attempt = 0; attempt < ReadAttempts; attempt++) {
-    const fresh = new Map<string, CachedFile>()
-    const inputs = yield* Effect.forEach(current, (file) => {
-      const path = file.segments.slice(folder.length).join("/")
-      const cached = state.files.get(file.absolute)
-      if (cached !== undefined && !cached.racy && sameStamp(cached, file)) {
-        return Effect.succeed<Manifest.FileInput>({ path, bytes: cached.bytes })
-      }
-      return fs.readFile(file.absolute).pipe(
-        Effect.mapError(unreadable(file)),
-        Effect.map((read): Manifest.FileInput => {
-          state.stats = { ...state.stats, readFiles: state.stats.readFiles + 1, readBytes: state.stats.readBytes + read.byteLength }
-          // Unchanged bytes keep their array, so the skill's manifest is reused rather than rehashed.
-          const bytes = cached !== undefined && Buffer.from(cached.bytes).equals(Buffer.from(read)) ? cached.bytes : read
-          fresh.set(file.absolute, {
-            size: file.size,
-            mtimeMs: file.mtimeMs,
-            ino: file.ino,
-            bytes,
-            racy: Date.now() - file.mtimeMs < RacyMillis
-          })
-          return { path, bytes }
-        })
-      )
-    }, { concurrency: FileConcurrency })
-    let moved = false
-    const restamped = yield* Effect.forEach(current, (file) => {
-      const entry = fresh.get(file.absolute)
-      if (entry === undefined) return Effect.succeed(file)
-      return fs.stat(file.absolute).pipe(
-        Effect.mapError(unreadable(file)),
-        Effect.map((info) => {
-          const stamp = stampOf(info)
-          if (!sameStamp(stamp, file) || stamp.size !== entry.bytes.byteLength) moved = true
-          return { ...file, ...stamp }
-        })
-      )
-    }, { concurrency: FileConcurrency })
-    if (!moved) {
-      for (const [absolute, entry] of fresh) state.files.set(absolute, entry)
-      return inputs
-    }
-    current = restamped
-  }
-  return yield* new UnreadableFile({
-    path: folder.length === 0 ? SkillFileName : `${folder.join("/")}/${SkillFileName}`,
-    reason: `its files kept changing while being read (${ReadAttempts} attempts)`
-  })
-})
-
-const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, root: string, options: Options) {
-  const fs = yield* FileSystem.FileSystem
-  const path = yield* Path.Path
-  const scheme = options.scheme ?? "skill"
-  const prefix = options.prefix ?? []
-  const limits = options.limits ?? Limits.defaults
-
-  const realRoot = yield* fs.realPath(path.resolve(root)).pipe(
-    Effect.mapError((error) => new SourceDirectoryError({ path: root, reason: describe(error) }))
-  )
-  const info = yield* fs.stat(realRoot).pipe(
-    Effect.mapError((error) => new SourceDirectoryError({ path: root, reason: describe(error) }))
-  )
-  if (info.type !== "Directory") return yield* new SourceDirectoryError({ path: root, reason: "not a folder" })
-
-  const { files, ignored } = yield* scan(realRoot)
-  state.walked.set(rootIndex, files)
-  // Files that are gone leave the cache.
-  const found = new Set(files.map((file) => file.absolute))
-  const inside = realRoot + path.sep
-  for (const absolute of state.files.keys()) {
-    if (absolute.startsWith(inside) && !found.has(absolute)) state.files.delete(absolute)
-  }
-
-  // A SKILL.md at the root makes the root a skill named after its folder; every other skill then
-  // sits below that name, as if the parent folder had been loaded.
-  const rootIsSkill = files.some((file) => file.segments.length === 1 && file.segments[0] === SkillFileName)
-  const base = rootIsSkill ? [path.basename(path.resolve(root))] : []
-
-  // Every skill folder with its files, in one pass: a file belongs to each skill folder among its
-  // ancestors (R10: nested skills' files are their enclosing skills' files too).
-  const members = new Map<string, Array<FoundFile>>()
-  const skillFolders: Array<ReadonlyArray<string>> = []
-  for (const file of files) {
-    if (file.segments[file.segments.length - 1] !== SkillFileName) continue
-    const folder = file.segments.slice(0, -1)
-    skillFolders.push(folder)
-    members.set(folder.join("/"), [])
-  }
-  // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
-  const hints: Array<Ignored> = []
-  for (const file of files) {
-    let enclosed = false
-    for (let depth = file.segments.length - 1; depth >= 0; depth--) {
-      const skill = members.get(file.segments.slice(0, depth).join("/"))
-      if (skill === undefined) continue
-      skill.push(file)
-      enclosed = true
-    }
-    const name = file.segments[file.segments.length - 1]!
-    if (!enclosed && name !== SkillFileName && name.toLowerCase() === "skill.md") {
-      hints.push({ path: file.segments.join("/"), reason: `not a skill: the file must be named exactly ${SkillFileName}` })
-    }
-  }
-
-  const loadSkill = (folder: ReadonlyArray<string>, key: string, directory: string) =>
-    Effect.gen(function*() {
-      const skillPath = [...prefix, ...base, ...folder]
-      const uri = yield* Effect.fromResult(SkillUri.skillMd(scheme, skillPath))
-      const mine = members.get(directory === "." ? "" : directory)!
-      // Refuse an oversized skill from its file sizes, before reading gigabytes into memory.
-      const tooLarge = Limits.violations(mine.length, mine.reduce((sum, file) => sum + file.size, 0), limits)
-      if (tooLarge.length > 0) {
-        return yield* new Manifest.InvalidSkill({
-          uri,
-          problems: tooLarge.map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
-        })
-      }
-      const contents = yield* readSkill(state, mine, folder)
-      const previous = state.good.get(key)
-      // A file whose bytes are the very buffer of the last good version keeps its digest.
-      const known = new Map(previous?.manifest.files.map((file) => [file.path, file]))
-      if (
-        previous !== undefined && previous.manifest.uri === uri && previous.manifest.files.length === contents.length &&
-        contents.every((file) => known.get(file.path)?.bytes === file.bytes)
-      ) return previous
-      const inputs = contents.map((file) => {
-        const before = known.get(file.path)
-        return before !== undefined && before.bytes === file.bytes ? { ...file, digest: before.digest } : file
-      })
-      const hashed = inputs.filter((file) => file.digest === undefined)
-      state.stats = {
-        ...state.stats,
-        hashedFiles: state.stats.hashedFiles + hashed.length,
-        hashedBytes: state.stats.hashedBytes + hashed.reduce((sum, file) => sum + file.bytes.byteLength, 0)
-      }
-      const manifest = yield* Effect.fromResult(Manifest.make({ uri, files: inputs, limits }))
-      return { directory, path: skillPath, files: manifest.files, manifest } satisfies LoadedSkill
-    })
-
-  // Skills are read side by side (each reading its files side by side): what they share is the
-  // file cache and the counters, both updated synchronously.
-  const results = yield* Effect.forEach(skillFolders, (folder) => {
-    const directory = folder.length === 0 ? "." : folder.join("/")
-    const key = `${rootIndex}\n${directory}`
-    return Effect.map(Effect.result(loadSkill(folder, key, directory)), (result) => ({ key, directory, result }))
-  }, { concurrency: SkillConcurrency })
-
-  const skills: Array<LoadedSkill> = []
-  const skipped: Array<InvalidSkillDirectory> = []
-  const kept: Array<{ readonly skill: LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
-  const present = new Set<string>()
-  for (const { key, directory, result } of results) {
-    present.add(key)
-    if (result._tag === "Success") {
-      skills.push(result.success)
-      state.good.set(key, result.success)
-      continue
-    }
-    const problem = new InvalidSkillDirectory({ directory, error: result.failure })
-    const last = state.good.get(key)
-    if (last === undefined) skipped.push(problem)
-    else kept.push({ skill: last, problem })
-  }
-  // A folder that is gone is no longer a skill: its last good version goes with it.
-  for (const key of state.good.keys()) {
-    if (key.startsWith(`${rootIndex}\n`) && !present.has(key)) state.good.delete(key)
-  }
-
-  if (options.strict === true && skipped.length + kept.length > 0) {
-    return yield* new InvalidSkills({ root, invalid: [...skipped, ...kept.map((entry) => entry.problem)] })
-  }
-  for (const entry of kept) skills.push(entry.skill)
-  skills.sort((a, b) => a.manifest.skill.uri < b.manifest.skill.uri ? -1 : a.manifest.skill.uri > b.manifest.skill.uri ? 1 : 0)
-  return { skills, skipped, ignored: [...ignored, ...hints], kept: kept.map((entry) => entry.problem) }
-})
-
 /**
  * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
  * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid.
@@ -563,44 +223,9 @@ const loadWith = Effect.fnUntraced(function*(state: State, rootIndex: number, ro
  * @since 0.1.0
  */
 export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
-  const { skills, skipped, ignored } = yield* loadWith(emptyState(), 0, root, options)
+  const { skills, skipped, ignored } = yield* loadRoot(emptyState(), 0, root, options)
   return { skills, skipped, ignored } satisfies Loaded
 })
-
-/**
- * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
- * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
- *
- * @since 0.1.0
- */
-export const describeProblem = (invalid: InvalidSkillDirectory): string => {
-  const folder = invalid.directory === "." ? "" : `${invalid.directory}/`
-  const error = invalid.error
-  if (error._tag === "InvalidSkill") {
-    return error.problems.map((problem) =>
-      problem.path === undefined
-        ? `${invalid.directory}: ${problem.reason}`
-        : Manifest.describe({ ...problem, path: folder + problem.path })
-    ).join("; ")
-  }
-  if (error._tag === "UnreadableFile") return `${error.path}: ${error.reason}`
-  return `${invalid.directory}: ${error.reason}`
-}
-
-/**
- * Two roots of one source produce the same skill URI.
- *
- * @since 0.1.0
- */
-export class UriCollision extends Schema.TaggedError<UriCollision>()("UriCollision", {
-  uri: Schema.String,
-  first: Schema.String,
-  second: Schema.String
-}) {
-  override get message(): string {
-    return `${this.uri} is served from both ${this.first} and ${this.second}; give one of the roots a prefix`
-  }
-}
 
 /**
  * One folder of a `Source`, with its own options (prefix, scheme, cache hint for its skills).
@@ -656,106 +281,15 @@ export interface Source {
 }
 
 /**
- * A `Source` over one or more roots. `log` receives the problem lines of `definitions`
- * (default: `Effect.logWarning`).
+ * A `Source` over one or more roots. `log` receives the problem lines of `definitions`, and the
+ * entries newly left out (default: `Effect.logWarning`).
  *
  * @since 0.1.0
  */
-export const make = Effect.fnUntraced(function*(
+export const make: (
   roots: ReadonlyArray<Root>,
-  options: { readonly log?: ((line: string) => Effect.Effect<void>) | undefined } = {}
-) {
-  const services = yield* Effect.context<FileSystem.FileSystem | Path.Path>()
-  const state = emptyState()
-  let reported = new Map<string, string>()
-  let reportedIgnored = new Map<string, string>()
-  const lock = yield* Semaphore.make(1)
-  const log = options.log ?? ((line: string) => Effect.logWarning(line))
-  const scanAll = Effect.gen(function*() {
-    const results: Array<{ root: Root; loaded: Loaded & { readonly kept: ReadonlyArray<InvalidSkillDirectory> } }> = []
-    for (const [index, root] of roots.entries()) {
-      results.push({ root, loaded: yield* loadWith(state, index, root.path, root) })
-    }
-    state.stats = { ...state.stats, scans: state.stats.scans + 1 }
-    const owners = new Map<string, string>()
-    const definitions: Array<Skill.Static> = []
-    for (const { root, loaded } of results) {
-      for (const skill of loaded.skills) {
-        const place = `${root.path}/${skill.directory}`
-        const other = owners.get(skill.manifest.uri)
-        if (other !== undefined) return yield* new UriCollision({ uri: skill.manifest.uri, first: other, second: place })
-        owners.set(skill.manifest.uri, place)
-        definitions.push(Skill.fromFiles(skill, { scheme: root.scheme, cacheHint: root.cacheHint }))
-      }
-    }
-    const problems = new Map<string, string>()
-    for (const [index, { loaded }] of results.entries()) {
-      const prefix = roots.length === 1 ? "" : `${roots[index]!.path}: `
-      for (const invalid of loaded.skipped) {
-        problems.set(`${index}\n${invalid.directory}`, `${prefix}${describeProblem(invalid)}; not served`)
-      }
-      for (const invalid of loaded.kept) {
-        problems.set(`${index}\n${invalid.directory}`, `${prefix}${describeProblem(invalid)}; still serving the last good version`)
-      }
-    }
-    const newProblems = [...problems].filter(([key, line]) => reported.get(key) !== line).map(([, line]) => line)
-    const fixed = [...reported.keys()].filter((key) => !problems.has(key)).map((key) => {
-      const [index, directory] = key.split("\n") as [string, string]
-      return roots.length === 1 ? directory : `${roots[Number(index)]!.path}/${directory}`
-    })
-    reported = problems
-    const ignored = new Map<string, string>()
-    for (const [index, { loaded }] of results.entries()) {
-      const prefix = roots.length === 1 ? "" : `${roots[index]!.path}/`
-      for (const entry of loaded.ignored) ignored.set(`${index}\n${entry.path}`, `ignored ${prefix}${entry.path}: ${entry.reason}`)
-    }
-    const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
-    reportedIgnored = ignored
-    return {
-      roots: results.map(({ root, loaded }) => ({ root, loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored } })),
-      definitions,
-      newProblems,
-      fixed,
-      newIgnored
-    } satisfies Scan
-  }).pipe(
-    Effect.provideContext(services),
-    // One scan at a time: the file cache and the last good versions are shared.
-    Semaphore.withPermits(lock, 1)
-  )
-  const check = Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const missed: Array<string> = []
-    for (const [index, root] of roots.entries()) {
-      const realRoot = yield* fs.realPath(path.resolve(root.path)).pipe(
-        Effect.mapError((error) => new SourceDirectoryError({ path: root.path, reason: describe(error) }))
-      )
-      const before = new Map((state.walked.get(index) ?? []).map((file) => [file.absolute, file]))
-      for (const file of (yield* scan(realRoot)).files) {
-        const last = before.get(file.absolute)
-        before.delete(file.absolute)
-        if (last === undefined || !sameStamp(last, file)) missed.push(file.absolute)
-      }
-      missed.push(...before.keys())
-    }
-    const racy = [...state.files].filter(([, file]) => file.racy).map(([absolute]) => absolute)
-    return { missed, racy }
-  }).pipe(Effect.provideContext(services), Semaphore.withPermits(lock, 1))
-  return {
-    roots,
-    scan: scanAll,
-    definitions: Effect.gen(function*() {
-      const result = yield* scanAll
-      for (const line of result.newProblems) yield* log(line)
-      for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
-      for (const line of result.newIgnored) yield* log(line)
-      return result.definitions
-    }),
-    stats: Effect.sync(() => state.stats),
-    check
-  } satisfies Source
-})
+  options?: { readonly log?: ((line: string) => Effect.Effect<void>) | undefined }
+) => Effect.Effect<Source> = Sources.make
 
 /**
  * The loaded skills as definitions for `SkillsServer.layer` (or `SkillRegistry.replace`). Skipped
@@ -851,12 +385,13 @@ const describeReload = (
  * @since 0.1.0
  */
 export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
-  const path = yield* Path.Path
   const registry = yield* SkillRegistry.SkillRegistry
   const onReload = options.onReload ?? describeReload
   yield* Watcher.run({
-    roots: source.roots.map((root) => path.resolve(root.path)),
-    reload: () => Effect.flatMap(Effect.exit(registry.reload), onReload),
+    roots: source.roots.map((root) => NodePath.resolve(root.path)),
+    // The reload looks again only at what the events named (everything, after an overflow).
+    reload: (paths) =>
+      registry.reload.pipe(Effect.provideService(Sources.ChangedPaths, paths), Effect.exit, Effect.flatMap(onReload)),
     check: source.check.pipe(
       Effect.catch((error) => Effect.as(Effect.logWarning(`periodic check failed: ${error.message}`), { missed: [], racy: [] }))
     ),
