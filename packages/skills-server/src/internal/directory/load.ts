@@ -10,16 +10,21 @@ import * as NodePath from "node:path"
 import type * as DirectorySource from "../../DirectorySource.js"
 import * as Errors from "./errors.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "./errors.js"
-import { group } from "./grouping.js"
+import { group, type Grouped } from "./grouping.js"
 import { classify, isHidden, walk } from "./scan.js"
 import { type Cached, type Counters, describeError, type Found, readSkill } from "./stamps.js"
 
-/** What the last scan of one root found: files by relative path, entries left out, folders. */
+/**
+ * What the last scan of one root found: files by relative path, entries left out, folders, the
+ * skills they group into, and each skill folder's last outcome.
+ */
 export interface Tree {
   readonly realRoot: string
   readonly files: Map<string, Found>
   readonly ignored: Map<string, string>
   readonly folders: Set<string>
+  grouped: Grouped
+  readonly outcomes: Map<string, Result.Result<DirectorySource.LoadedSkill, Errors.SkillProblem>>
 }
 
 /** Everything a source keeps between scans. */
@@ -71,10 +76,14 @@ const forget = (state: State, found: Tree, relative: string) => {
   if (found.folders.has(relative)) forgetBelow(state, found, relative)
 }
 
+const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
+
 /**
- * What is under the root now: walked whole when `changed` is `undefined` (or on the first scan, or
- * when the root now resolves elsewhere), otherwise only the changed paths (relative) are looked at
- * again, and the folders among them walked.
+ * What is under the root now, and which skill folders must be validated again (`"all"`, or a set).
+ * Walked whole when `changed` is `undefined` (or on the first scan, or when the root now resolves
+ * elsewhere). Otherwise only the changed paths (relative) are looked at again, and the folders
+ * among them walked; a change to a file only touches the skills enclosing it, while a change that
+ * can add or remove a skill (a folder, a `SKILL.md`) groups the files again.
  */
 const refresh = Effect.fnUntraced(function*(
   state: State,
@@ -87,11 +96,14 @@ const refresh = Effect.fnUntraced(function*(
   if (changed === undefined || previous === undefined || previous.realRoot !== realRoot) {
     const walked = yield* walk(realRoot)
     state.counters.lookedAt += walked.files.length + walked.ignored.length + walked.folders.length
-    const found: Tree = {
+    const files = new Map(walked.files.map((file) => [file.relative, file]))
+    const tree: Tree = {
       realRoot,
-      files: new Map(walked.files.map((file) => [file.relative, file])),
+      files,
       ignored: new Map(walked.ignored.map((entry) => [entry.path, entry.reason])),
-      folders: new Set(walked.folders)
+      folders: new Set(walked.folders),
+      grouped: group(files),
+      outcomes: previous?.realRoot === realRoot ? previous.outcomes : new Map()
     }
     // Files that are gone leave the cache.
     const present = new Set(walked.files.map((file) => file.absolute))
@@ -99,25 +111,50 @@ const refresh = Effect.fnUntraced(function*(
     for (const absolute of state.cache.keys()) {
       if (absolute.startsWith(inside) && !present.has(absolute)) state.cache.delete(absolute)
     }
-    state.roots.set(rootIndex, found)
-    return found
+    state.roots.set(rootIndex, tree)
+    return { tree, dirty: "all" as const }
   }
+  const tree = previous
+  let regroup = false
+  const touched: Array<{ readonly relative: string; readonly found: Found | undefined }> = []
   for (const relative of changed) {
     if (relative === "" || relative.split("/").some(isHidden)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
-    forget(state, previous, relative)
-    if (entry._tag === "File") previous.files.set(relative, entry.found)
-    else if (entry._tag === "Ignored") previous.ignored.set(relative, entry.reason)
+    const wasFolder = tree.folders.has(relative)
+    forget(state, tree, relative)
+    if (entry._tag === "File") tree.files.set(relative, entry.found)
+    else if (entry._tag === "Ignored") tree.ignored.set(relative, entry.reason)
     else if (entry._tag === "Directory") {
       const walked = yield* walk(realRoot, relative, true)
       state.counters.lookedAt += walked.files.length + walked.ignored.length + walked.folders.length
-      for (const file of walked.files) previous.files.set(file.relative, file)
-      for (const left of walked.ignored) previous.ignored.set(left.path, left.reason)
-      for (const folder of walked.folders) previous.folders.add(folder)
+      for (const file of walked.files) tree.files.set(file.relative, file)
+      for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
+      for (const folder of walked.folders) tree.folders.add(folder)
+    }
+    if (wasFolder || entry._tag === "Directory" || baseName(relative).toLowerCase() === "skill.md") regroup = true
+    else touched.push({ relative, found: entry._tag === "File" ? entry.found : undefined })
+  }
+  if (regroup) {
+    tree.grouped = group(tree.files)
+    return { tree, dirty: "all" as const }
+  }
+  // Each touched file leaves, or takes its new place in, the skills enclosing it.
+  const dirty = new Set<string>()
+  for (const { relative, found } of touched) {
+    for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
+      const folder = at === -1 ? "" : relative.slice(0, at)
+      const members = tree.grouped.skills.get(folder)
+      if (members !== undefined) {
+        const kept = members.filter((file) => file.relative !== relative)
+        if (found !== undefined) kept.push(found)
+        tree.grouped.skills.set(folder, kept)
+        dirty.add(folder)
+      }
+      if (at <= 0) break
     }
   }
-  return previous
+  return { tree, dirty }
 })
 
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
@@ -143,10 +180,10 @@ export const loadRoot = Effect.fnUntraced(function*(
   const scheme = options.scheme ?? "skill"
   const prefix = options.prefix ?? []
   const limits = options.limits ?? Limits.defaults
-  const found = yield* refresh(state, rootIndex, root, changed)
+  const { tree, dirty } = yield* refresh(state, rootIndex, root, changed)
   // Compared with file modification times, which come from the wall clock, not from `Clock`.
   const now = Date.now()
-  const { skills: folders, hints } = group(found.files)
+  const { skills: folders, hints } = tree.grouped
   // A racy file may have changed without its stamp showing it: a full scan reads it again. A
   // watched scan reads it again only if an event named it, as any later write raises one.
   const named = changed === undefined ? undefined : new Set(changed)
@@ -210,30 +247,38 @@ export const loadRoot = Effect.fnUntraced(function*(
     )
   }
 
+  let done = 0
+  for (const folder of dirty === "all" ? folders.keys() : dirty) {
+    const members = folders.get(folder)
+    if (members === undefined) continue
+    const result = loadSkill(folder, `${rootIndex}\n${folder === "" ? "." : folder}`, members)
+    tree.outcomes.set(folder, result)
+    if (++done % SkillsPerYield === 0) yield* Effect.yieldNow
+  }
+  if (dirty === "all") {
+    // A folder that is gone is no longer a skill: its outcome and last good version go with it.
+    for (const folder of tree.outcomes.keys()) if (!folders.has(folder)) tree.outcomes.delete(folder)
+    for (const key of state.good.keys()) {
+      const [index, directory] = key.split("\n") as [string, string]
+      if (Number(index) === rootIndex && !folders.has(directory === "." ? "" : directory)) state.good.delete(key)
+    }
+  }
+
   const skills: Array<DirectorySource.LoadedSkill> = []
   const skipped: Array<InvalidSkillDirectory> = []
   const kept: Array<{ readonly skill: DirectorySource.LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
-  const present = new Set<string>()
-  let done = 0
-  for (const [folder, members] of folders) {
+  for (const [folder, result] of tree.outcomes) {
     const directory = folder === "" ? "." : folder
     const key = `${rootIndex}\n${directory}`
-    present.add(key)
-    const result = loadSkill(folder, key, members)
     if (Result.isSuccess(result)) {
       skills.push(result.success)
       state.good.set(key, result.success)
-    } else {
-      const problem = new InvalidSkillDirectory({ directory, error: result.failure })
-      const last = state.good.get(key)
-      if (last === undefined) skipped.push(problem)
-      else kept.push({ skill: last, problem })
+      continue
     }
-    if (++done % SkillsPerYield === 0) yield* Effect.yieldNow
-  }
-  // A folder that is gone is no longer a skill: its last good version goes with it.
-  for (const key of state.good.keys()) {
-    if (key.startsWith(`${rootIndex}\n`) && !present.has(key)) state.good.delete(key)
+    const problem = new InvalidSkillDirectory({ directory, error: result.failure })
+    const last = state.good.get(key)
+    if (last === undefined) skipped.push(problem)
+    else kept.push({ skill: last, problem })
   }
 
   if (options.strict === true && skipped.length + kept.length > 0) {
@@ -242,7 +287,7 @@ export const loadRoot = Effect.fnUntraced(function*(
   for (const entry of kept) skills.push(entry.skill)
   skills.sort((a, b) => byCodeUnit(a.manifest.skill.uri, b.manifest.skill.uri))
   skipped.sort((a, b) => byCodeUnit(a.directory, b.directory))
-  const ignored = [...found.ignored].map(([path, reason]) => ({ path, reason }))
+  const ignored = [...tree.ignored].map(([path, reason]) => ({ path, reason }))
   ignored.push(...hints)
   ignored.sort((a, b) => byCodeUnit(a.path, b.path))
   return { skills, skipped, ignored, kept: kept.map((entry) => entry.problem) } satisfies RootResult
