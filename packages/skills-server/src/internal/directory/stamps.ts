@@ -59,6 +59,27 @@ export const describeError = (error: unknown): string => {
   return (code === undefined ? undefined : reasons[code] ?? code) ?? String(error)
 }
 
+/**
+ * Reads the `size` bytes a file had when stat'ed: open, read, close, without the `fstat` that
+ * `readFileSync` adds. A file that grew or shrank meanwhile has another stamp when stat'ed again
+ * after the read, which is how the caller finds out.
+ */
+const readSized = (absolute: string, size: number): Uint8Array => {
+  const fd = NodeFs.openSync(absolute, "r")
+  try {
+    const bytes = Buffer.allocUnsafeSlow(size)
+    let filled = 0
+    while (filled < size) {
+      const read = NodeFs.readSync(fd, bytes, filled, size - filled, filled)
+      if (read === 0) break
+      filled += read
+    }
+    return filled === size ? bytes : bytes.subarray(0, filled)
+  } finally {
+    NodeFs.closeSync(fd)
+  }
+}
+
 /** Counters of reads and hashes (cumulative). */
 export interface Counters {
   readFiles: number
@@ -94,7 +115,7 @@ export const readSkill = (
       }
       let read: Uint8Array
       try {
-        read = NodeFs.readFileSync(file.absolute)
+        read = readSized(file.absolute, file.stamp.size)
       } catch (error) {
         return new UnreadableFile({ path: file.relative, reason: describeError(error) })
       }
