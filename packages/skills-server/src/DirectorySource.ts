@@ -52,7 +52,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodePath from "node:path"
-import * as Errors from "./internal/directory/errors.js"
+import type { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UriCollision } from "./internal/directory/errors.js"
 import { emptyState, loadRoot } from "./internal/directory/load.js"
 import * as Sources from "./internal/directory/source.js"
 import * as Watcher from "./internal/directory/watch.js"
@@ -60,87 +60,52 @@ import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
 
-/**
- * The root folder cannot be used: it does not exist, is not a folder, or cannot be read.
- *
- * @since 0.1.0
- */
-export const SourceDirectoryError = Errors.SourceDirectoryError
-
-/**
- * @since 0.1.0
- */
-export type SourceDirectoryError = Errors.SourceDirectoryError
-
-/**
- * A file of a skill could not be read from disk.
- *
- * @since 0.1.0
- */
-export const UnreadableFile = Errors.UnreadableFile
-
-/**
- * @since 0.1.0
- */
-export type UnreadableFile = Errors.UnreadableFile
-
-/**
- * Why one skill folder is not served: its URI cannot be built, a file cannot be read, or the skill
- * is invalid (`InvalidSkill` lists every problem).
- *
- * @since 0.1.0
- */
-export const SkillProblem = Errors.SkillProblem
-
-/**
- * @since 0.1.0
- */
-export type SkillProblem = Errors.SkillProblem
-
-/**
- * A skill folder that was not loaded, with the reason. `directory` is the folder relative to the root
- * (`.` for the root itself).
- *
- * @since 0.1.0
- */
-export const InvalidSkillDirectory = Errors.InvalidSkillDirectory
-
-/**
- * @since 0.1.0
- */
-export type InvalidSkillDirectory = Errors.InvalidSkillDirectory
-
-/**
- * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
- *
- * @since 0.1.0
- */
-export const InvalidSkills = Errors.InvalidSkills
-
-/**
- * @since 0.1.0
- */
-export type InvalidSkills = Errors.InvalidSkills
-
-/**
- * Two roots of one source produce the same skill URI.
- *
- * @since 0.1.0
- */
-export const UriCollision = Errors.UriCollision
-
-/**
- * @since 0.1.0
- */
-export type UriCollision = Errors.UriCollision
-
-/**
- * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
- * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
- *
- * @since 0.1.0
- */
-export const describeProblem: (invalid: InvalidSkillDirectory) => string = Errors.describeProblem
+export {
+  /**
+   * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
+   * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
+   *
+   * @since 0.1.0
+   */
+  describeProblem,
+  /**
+   * A skill folder that was not loaded, with the reason (`.` for the root itself).
+   *
+   * @since 0.1.0
+   */
+  InvalidSkillDirectory,
+  /**
+   * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
+   *
+   * @since 0.1.0
+   */
+  InvalidSkills,
+  /**
+   * Why one skill folder is not served: its URI cannot be built, a file cannot be read, or the
+   * skill is invalid.
+   *
+   * @since 0.1.0
+   */
+  SkillProblem,
+  /**
+   * The root folder cannot be used: it does not exist, is not a folder, or cannot be read.
+   *
+   * @since 0.1.0
+   */
+  SourceDirectoryError,
+  /**
+   * A file of a skill could not be read from disk.
+   *
+   * @since 0.1.0
+   */
+  UnreadableFile,
+  /**
+   * Two roots of one source produce the same skill URI.
+   *
+   * @since 0.1.0
+   */
+  UriCollision
+} from "./internal/directory/errors.js"
 
 /**
  * A directory entry that was deliberately left out (see the module description).
