@@ -33,8 +33,8 @@
  * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
  * was read, the skill is read again (at most 3 times), otherwise it keeps its last good version, so
  * a version mixing old and new files is never published. A file modified less than a second before
- * it was read is read again on the next scan (timestamps are coarser than writes), and served anew
- * only if its bytes differ.
+ * it was read is read again on the next full scan, or on a watched one whose events name it
+ * (timestamps are coarser than writes), and served anew only if its bytes differ.
  *
  * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
  * version, with one line naming the file and the rule

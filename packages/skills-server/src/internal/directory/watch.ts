@@ -11,6 +11,7 @@
  * its watches re-armed before the reload reads it. A periodic stamp check (size, modification time,
  * inode of every file) is the safety net for file systems whose events are unreliable.
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -223,7 +224,14 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
       yield* watched.reload(all ? undefined : paths)
       inFlight = new Set()
     })
-    yield* Effect.forkScoped(Effect.forever(round))
+    // A round that fails for a reason of its own is said, and watching goes on.
+    const survive = (what: string, pause: Effect.Effect<void> = Effect.void) =>
+      Effect.catchCause((cause: Cause.Cause<unknown>) =>
+        Cause.hasInterrupts(cause)
+          ? Effect.failCause(cause)
+          : Effect.andThen(watched.warn(`${what} failed, watching goes on: ${Cause.pretty(cause)}`), pause)
+      )
+    yield* Effect.forkScoped(Effect.forever(round.pipe(survive("a reload round"))))
 
     if (timing.sweep === undefined) return
     const interval = Duration.toMillis(timing.sweep)
@@ -252,5 +260,5 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
       }
       yield* Effect.sleep(Math.max(interval, took * SweepShare))
     })
-    yield* Effect.forkScoped(Effect.sleep(interval).pipe(Effect.andThen(Effect.forever(sweep))))
+    yield* Effect.forkScoped(Effect.sleep(interval).pipe(Effect.andThen(Effect.forever(sweep.pipe(survive("the periodic check", Effect.sleep(interval)))))))
   })
