@@ -31,6 +31,7 @@ export const make = Effect.fnUntraced(function*(
   let reported = new Map<string, string>()
   let reportedIgnored = new Map<string, string>()
   const lock = yield* Semaphore.make(1)
+  const defined = new WeakMap<DirectorySource.LoadedSkill, Skill.Static>()
   const log = options.log ?? ((line: string) => Effect.logWarning(line))
 
   // The changed paths that fall under root `index`, relative to it and `/`-separated.
@@ -60,7 +61,13 @@ export const make = Effect.fnUntraced(function*(
           const other = owners.get(skill.manifest.uri)
           if (other !== undefined) return yield* new UriCollision({ uri: skill.manifest.uri, first: other, second: place })
           owners.set(skill.manifest.uri, place)
-          definitions.push(Skill.fromFiles(skill, { scheme: root.scheme, cacheHint: root.cacheHint }))
+          // An unchanged skill is the same object scan after scan, and keeps its definition.
+          let definition = defined.get(skill)
+          if (definition === undefined) {
+            definition = Skill.fromFiles(skill, { scheme: root.scheme, cacheHint: root.cacheHint })
+            defined.set(skill, definition)
+          }
+          definitions.push(definition)
         }
       }
       const problems = new Map<string, string>()
