@@ -318,7 +318,8 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/list": Handlers.listResources,
       "resources/subscribe": Handlers.subscribe,
       "resources/unsubscribe": Handlers.unsubscribe
-    }
+    },
+    notices: Handlers.listen
   }
   return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
 }
@@ -355,7 +356,7 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.State, mcpPaths: Set<string>) =>
+const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const sessions = state.sessions
@@ -385,19 +386,14 @@ const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.
     const events = Stream.unwrap(Effect.gen(function*() {
       const opened = yield* sessions.stream(session)
       if (Option.isNone(opened)) return Stream.empty
-      const subscription = yield* PubSub.subscribe(hub)
+      const notices = yield* Handlers.notices(state, opened.value.latest, opened.value.subscribed)
       return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
-        Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
-          Stream.unwrap(Effect.map(
-            Handlers.visibleChange(state, opened.value.latest(), change, opened.value.subscribed),
-            (told) =>
-              Stream.fromIterable([
-                ...(told.listChanged ? [event("notifications/resources/list_changed", {})] : []),
-                ...told.updated.map((uri) => event("notifications/resources/updated", { uri }))
-              ])
-          )))
+        Stream.map(notices, (notice) =>
+          notice._tag === "ResourcesChanged"
+            ? event("notifications/resources/list_changed", {})
+            : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
     return HttpServerResponse.stream(EventStreams.withKeepAlive(events), {
@@ -511,23 +507,18 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     // Clients learn about a changed catalogue the way they learn about any resource change:
     // list_changed when anything a listing shows changed (digests included), and resources/updated
-    // for every changed or removed file (effect delivers it to the sessions subscribed to it).
-    const announce = (changes: SkillRegistry.Changes) =>
-      Effect.gen(function*() {
-        if (changes.listChanged) yield* server.notifications["notifications/resources/list_changed"]({})
-        for (const uri of changes.updated) yield* server.notifications["notifications/resources/updated"]({ uri })
-        return changes
-      })
-    // Shut down with the server, which ends every session stream (an open stream would hold the
-    // HTTP server's graceful shutdown).
+    // for every changed or removed file. Not through effect's `server.notifications`, which tells
+    // every listener alike: each listener (stdio connection, `subscriptions/listen` request,
+    // session stream) takes every change from this hub and judges what of it it may hear
+    // (`Handlers.notices`), so it gets both snapshots. Shut down with the server, which ends every
+    // listener (an open stream would hold the HTTP server's graceful shutdown).
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<Handlers.Change>(), PubSub.shutdown)
-    // Session streams decide per session what of a change they may tell, so they get both snapshots.
     const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
         yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
-        return yield* announce(changes)
+        return changes
       })
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
@@ -564,11 +555,12 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions),
-      renderings: yield* Kind.makeRenderCache
+      renderings: yield* Kind.makeRenderCache,
+      changes: hub
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
-      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(state, new Set()) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),
