@@ -64,12 +64,17 @@ export const poll = <A>(what: string, check: Effect.Effect<A | undefined>) =>
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
 
-/** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
-export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
+/**
+ * Collects every JSON-RPC message an event-stream response carries into the returned array, until
+ * the scope closes (which aborts the request).
+ */
+export const streamEvents = (
+  request: (signal: AbortSignal) => Promise<Response>
+): Effect.Effect<Array<any>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const abort = new AbortController()
-    const stream = yield* Effect.promise(() => getStream(url, id, abort.signal))
-    if (stream.status !== 200) return yield* Effect.die(new Error(`the session stream answered ${stream.status}`))
+    const stream = yield* Effect.promise(() => request(abort.signal))
+    if (stream.status !== 200) return yield* Effect.die(new Error(`the event stream answered ${stream.status}`))
     const events: Array<any> = []
     const reading = (async () => {
       const decoder = new TextDecoder()
@@ -90,3 +95,7 @@ export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>
     yield* Effect.addFinalizer(() => Effect.promise(() => (abort.abort(), reading)))
     return events
   })
+
+/** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
+export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
+  streamEvents((signal) => getStream(url, id, signal))
