@@ -105,9 +105,14 @@
  * a listed entry: frontmatter, a file, a digest, a size) the server emits
  * `notifications/resources/list_changed` (there is no skills-specific notification, spec §7 item
  * 13), and `notifications/resources/updated` for every file whose content changed or that
- * disappeared, to the clients subscribed to it. Delivery per transport (effect 4.1.0):
+ * disappeared, to the clients subscribed to it. Each listener hears only of skills it may see at
+ * the time of the change, decided by the same visibility check as its requests: a `list_changed`
+ * caused only by hidden skills is not sent to it, and `resources/updated` names only visible files.
+ * The layer tells every listener itself (effect's `McpServer.notifications` would tell all alike).
+ * Delivery per transport (effect 4.1.0):
  *
- * - stdio, 2025-11-25: both; `resources/subscribe` is honoured by effect.
+ * - stdio, 2025-11-25: both, judged by the connection's latest skills request (nothing before its
+ *   first one when a check is configured); `resources/subscribe` is also honoured by effect.
  * - HTTP, 2025-11-25 sessions: effect answers the session's GET stream with 405 and refuses
  *   `resources/subscribe`, so this layer adds both (when the server has an `HttpRouter`): a GET
  *   with `Mcp-Session-Id` and `Accept: text/event-stream` opens a stream carrying `list_changed`
@@ -122,7 +127,7 @@
  * found" as a read), refuses URIs over 8,192 characters, and holds at most
  * `sessions.maxSubscriptions` (default 1,000) per HTTP session.
  * - 2026-07-28 (HTTP and stdio): a `subscriptions/listen` stream with `resourcesListChanged` and
- *   `resourceSubscriptions` (effect's implementation).
+ *   `resourceSubscriptions` (effect's implementation), judged by the listen request itself.
  * - `McpServer.layerHttpRequestScoped` (serverless) delivers no broadcast notification at all.
  *
  * **Stateless 2026-07-28 HTTP clients** that hold no `subscriptions/listen` stream are never told

@@ -82,6 +82,16 @@ const content = (name: string, file: string): Uint8Array =>
     : new TextEncoder().encode(`secret-${name}-${file}\n`)
 
 
+/** Version `n` of the static skills of a catalogue: every file but SKILL.md differs between versions. */
+const staticVersion = (specs: ReadonlyArray<typeof SkillSpec.Type>, n: number) =>
+  specs.filter((spec) => !spec.dynamic).map((spec, index) => {
+    const name = `n${index}x`
+    const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
+    const files: Record<string, string> = { "SKILL.md": skillMd(name) }
+    for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
+    return { spec, name, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
+  })
+
 // Unlisted, always visible, always changed: its update closes each change's notifications (its URI
 // sorts after every other, and a change's updates are told in URI order), and it causes no
 // list_changed of its own.
@@ -109,14 +119,7 @@ const notificationsTold = <R>(
 ) =>
 ([specs]: readonly [ReadonlyArray<typeof SkillSpec.Type>]) =>
   Effect.gen(function*() {
-    const version = (n: number) =>
-      specs.filter((spec) => !spec.dynamic).map((spec, index) => {
-        const name = `n${index}x`
-        const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
-        const files: Record<string, string> = { "SKILL.md": skillMd(name) }
-        for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
-        return { spec, name, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
-      })
+    const version = (n: number) => staticVersion(specs, n)
     const before = version(1)
     yield* registry().replace([marker(1), ...before.map((skill) => skill.definition)])
     const who = `listener-${listeners++}`
@@ -212,9 +215,6 @@ const stdioConnection: Listen<StdioPipe> = (who, uris) =>
     const start = pipe.notifications.length
     return { told: () => pipe.notifications.slice(start), pump: Effect.asVoid(pipe.request({ method: "ping" })) }
   })
-
-const stdioLegacy = skillsLayer()
-const stdioModern = skillsLayer()
 
 describe("visibility property", () => {
   layer(httpServer(http.layer))((it) => {
@@ -332,14 +332,7 @@ describe("visibility property", () => {
       [Catalogue],
       ([specs]) =>
         Effect.gen(function*() {
-          const version = (n: number) =>
-            specs.filter((spec) => !spec.dynamic).map((spec, index) => {
-              const name = `n${index}x`
-              const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
-              const files: Record<string, string> = { "SKILL.md": skillMd(name) }
-              for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
-              return { spec, name, uri: `skill://${path}/SKILL.md`, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
-            })
+          const version = (n: number) => staticVersion(specs, n)
           const before = version(1)
           yield* http.captured.registry!.replace([sentinel(1), ...before.map((skill) => skill.definition)])
           const visible = new Set(["sentinel", ...before.filter((skill) => skill.spec.visible).map((skill) => skill.name)])
@@ -378,28 +371,25 @@ describe("visibility property", () => {
     )
 
     it.effect.prop(
-      "subscriptions/listen over HTTP tells nothing about skills hidden at the time of the change",
+      "subscriptions/listen over HTTP is told nothing about skills hidden at the time of the change",
       [Catalogue],
       notificationsTold(() => http.captured.registry!, httpListen),
       { timeout: 120_000, arbitrary: { runs: 15 } } as any
     )
   })
 
-  layer(stdioServer(stdioLegacy.layer))("stdio 2025-11-25", (it) => {
-    it.effect.prop(
-      "a stdio connection is told nothing about skills hidden at the time of the change",
-      [Catalogue],
-      notificationsTold(() => stdioLegacy.captured.registry!, stdioConnection),
-      { timeout: 120_000, arbitrary: { runs: 15 } } as any
-    )
-  })
-
-  layer(stdioServer(stdioModern.layer))("stdio 2026-07-28", (it) => {
-    it.effect.prop(
-      "subscriptions/listen over stdio tells nothing about skills hidden at the time of the change",
-      [Catalogue],
-      notificationsTold(() => stdioModern.captured.registry!, stdioListen),
-      { timeout: 120_000, arbitrary: { runs: 15 } } as any
-    )
-  })
+  const stdio = [
+    { revision: "2025-11-25", listener: "a stdio connection", skills: skillsLayer(), listen: stdioConnection },
+    { revision: "2026-07-28", listener: "subscriptions/listen over stdio", skills: skillsLayer(), listen: stdioListen }
+  ]
+  for (const { listen, listener, revision, skills } of stdio) {
+    layer(stdioServer(skills.layer))(`stdio ${revision}`, (it) => {
+      it.effect.prop(
+        `${listener} is told nothing about skills hidden at the time of the change`,
+        [Catalogue],
+        notificationsTold(() => skills.captured.registry!, listen),
+        { timeout: 120_000, arbitrary: { runs: 15 } } as any
+      )
+    })
+  }
 })
