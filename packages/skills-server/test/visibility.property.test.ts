@@ -23,7 +23,7 @@ import { bytesOf, sha256 } from "./support/catalogue.js"
 import { skillMd } from "./support/fixtures.js"
 import type { Probe } from "./support/surfaces.js"
 import { observe } from "./support/surfaces.js"
-import { open, poll, post, sessionEvents, streamEvents } from "./support/session.js"
+import { listenEvents, modernMeta, open, poll, post, sessionEvents } from "./support/session.js"
 import {
   clientInfo,
   httpServer,
@@ -155,34 +155,14 @@ const listenParams = (uris: ReadonlyArray<string>) => ({
   notifications: { resourcesListChanged: true, resourceSubscriptions: uris }
 })
 
-const modernMeta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": clientInfo
-}
 
 /** 2026-07-28 `subscriptions/listen` over HTTP, carrying the listener's name in a header. */
 const httpListen: Listen<ServerUrl> = (who, uris) =>
-  Effect.gen(function*() {
-    const url = yield* ServerUrl
-    const events = yield* streamEvents((signal) =>
-      fetch(url, {
-        method: "POST",
-        signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "subscriptions/listen",
-          "x-who": who
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { ...listenParams(uris), _meta: modernMeta } })
-      })
-    )
-    yield* poll("the acknowledgement", Effect.sync(() => events.some((message) => message.method === Acknowledged) ? true : undefined))
-    // The acknowledgement echoes the URIs the listener itself asked for: it tells nothing.
-    return { told: () => events.filter((message) => message.method !== Acknowledged), pump: Effect.void }
-  })
+  Effect.map(
+    Effect.flatMap(ServerUrl, (url) => listenEvents(url, { "x-who": who }, listenParams(uris).notifications)),
+    // The acknowledgement (left out) echoes the URIs the listener itself asked for: it tells nothing.
+    (told) => ({ told, pump: Effect.void })
+  )
 
 /** 2026-07-28 `subscriptions/listen` over stdio, carrying the listener's name in `_meta`. */
 const stdioListen: Listen<StdioPipe> = (who, uris) =>

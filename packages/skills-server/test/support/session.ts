@@ -99,3 +99,39 @@ export const streamEvents = (
 /** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
 export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
   streamEvents((signal) => getStream(url, id, signal))
+
+/** The `_meta` of a 2026-07-28 request. */
+export const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "0" }
+}
+
+const Acknowledged = "notifications/subscriptions/acknowledged"
+
+/**
+ * A 2026-07-28 `subscriptions/listen` over HTTP with `headers` and `notifications`, acknowledged:
+ * every message it carried since (the acknowledgement left out), until the scope closes.
+ */
+export const listenEvents = (
+  url: string,
+  headers: Record<string, string>,
+  notifications: Record<string, unknown>
+): Effect.Effect<() => ReadonlyArray<any>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const events = yield* streamEvents((signal) =>
+      fetch(url, {
+        method: "POST",
+        signal,
+        headers: {
+          ...json,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+          ...headers
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications, _meta: modernMeta } })
+      })
+    )
+    yield* poll("the acknowledgement", Effect.sync(() => events.some((message) => message.method === Acknowledged) ? true : undefined))
+    return () => events.filter((message) => message.method !== Acknowledged)
+  })
