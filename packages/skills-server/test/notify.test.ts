@@ -120,6 +120,22 @@ describe("notifications per listener", () => {
           // The admin-only change told the connection nothing, not even a list_changed.
           assert.deepStrictEqual(summary(told()), [[ListChanged], [Updated, "skill://public/handbook/guide.md"]])
         }))
+
+      it.effect("a connection that initializes again is told once, as the new connection", () =>
+        Effect.gen(function*() {
+          const pipe = yield* StdioPipe
+          yield* captured.registry!.replace(v1)
+          const first = yield* legacyStdio(pipe)
+          yield* first.call("resources/subscribe", { uri: files[0] })
+          const client = yield* legacyStdio(pipe)
+          // The new connection has not subscribed: the subscription of the one it replaced went with it.
+          yield* client.call("skills/list")
+          const start = pipe.notifications.length
+          yield* captured.registry!.replace(publicChanged)
+          yield* poll("the change", Effect.map(client.call("ping"), () => pipe.notifications.length > start ? true : undefined))
+          for (let i = 0; i < 20; i++) yield* client.call("ping")
+          assert.deepStrictEqual(summary(pipe.notifications.slice(start)), [[ListChanged]])
+        }))
     }
   )
 })

@@ -32,7 +32,10 @@
  *   `lifecycle.initialize(version, profile, clientId)` and `lifecycle.clientNotification`
  *   (`internal/mcpRuntime.ts`, `installHandlers`), and its notices are projected with the
  *   adapter's `projectNotification` and sent with `context.sendNotification`, as effect's own
- *   delivery does for `canDeliver` clients (initialized, subscribed).
+ *   delivery does for `canDeliver` clients (initialized, subscribed). The connections are kept
+ *   on the `target` that `installHandlers` of `internal/mcpRuntime.ts` makes once per run
+ *   (`registry.handlerTarget`) and hands to every adapter, and pruned by the transport's
+ *   `clientIds` (`RpcServer.Protocol`, which `runWithRuntime` in `McpServer.ts` runs on).
  *
  * @internal
  */
@@ -48,6 +51,7 @@ import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
+import * as RpcServer from "effect/rpc/RpcServer"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -134,6 +138,21 @@ interface Connected {
   readonly scope: Scope.Closeable
   /** Done on `notifications/initialized`: notices wait for it (MCP lifecycle). */
   readonly initialized: Deferred.Deferred<void>
+}
+
+const Connections = Symbol.for("@mcp-skills/server/Connections")
+
+/**
+ * The stdio connections of one run of a server, shared by all its wrapped adapters (effect hands
+ * each the same `target`): a connection that initializes again, with any revision, replaces its
+ * record. Kept on `target`, which lives as long as the run.
+ */
+const connectionsOf = (target: object): Map<number, Connected> => {
+  const existing = (target as Record<symbol, Map<number, Connected> | undefined>)[Connections]
+  if (existing !== undefined) return existing
+  const connections = new Map<number, Connected>()
+  Object.defineProperty(target, Connections, { value: connections, enumerable: false })
+  return connections
 }
 
 const makeConnection = (): Connection => {
@@ -254,12 +273,15 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         // The scope of this run of the server (effect's `runWithRuntime` is scoped): stdio
         // connections are told of changes until it closes.
         const runScope = yield* Effect.scope
+        // The transport effect runs this server on (`runWithRuntime` reads the same service): its
+        // `clientIds` say which connections are still there.
+        const transport = yield* Effect.serviceOption(RpcServer.Protocol)
         const info = target.context.serverInfo
         const serverInfo: Record<string, unknown> = { name: info.name, version: info.version }
         for (const key of ["description", "websiteUrl", "icons"]) {
           if (info[key] !== undefined) serverInfo[key] = info[key]
         }
-        const connections = new Map<number, Connected>()
+        const connections = connectionsOf(target)
         const connectionOf = (clientId: number) => connections.get(clientId)?.connection
         const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf)
         const bind = (handler: Handler) => (params: unknown) =>
@@ -313,8 +335,14 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         // a change in between is told once it has.
         const connect = (clientId: number) =>
           Effect.gen(function*() {
-            const previous = connections.get(clientId)
-            if (previous !== undefined) yield* Scope.close(previous.scope, Exit.void)
+            // The connections a multi-client transport no longer has go as the next one arrives.
+            const live = Option.isSome(transport) ? yield* transport.value.clientIds : undefined
+            for (const [id, connected] of connections) {
+              if (id === clientId || live?.has(id) === false) {
+                connections.delete(id)
+                yield* Scope.close(connected.scope, Exit.void)
+              }
+            }
             const scope = yield* Scope.fork(runScope)
             const connected: Connected = { connection: makeConnection(), scope, initialized: yield* Deferred.make<void>() }
             connections.set(clientId, connected)
