@@ -67,6 +67,17 @@ const settled = (told: () => ReadonlyArray<any>, count: number) =>
     () => summary(told())
   )
 
+/** What a stdio connection was told of `change`: polled until something came, then a while longer. */
+const toldOf = (pipe: StdioPipe["Service"], client: { readonly call: (method: string) => Effect.Effect<unknown> }, change: Effect.Effect<unknown, unknown>) =>
+  Effect.gen(function*() {
+    const start = pipe.notifications.length
+    yield* Effect.orDie(change)
+    // stdio hands over notifications as it reads an answer: ping until they are in.
+    yield* poll("the change", Effect.map(client.call("ping"), () => pipe.notifications.length > start ? true : undefined))
+    for (let i = 0; i < 20; i++) yield* client.call("ping")
+    return summary(pipe.notifications.slice(start))
+  })
+
 describe("notifications per listener", () => {
   layer(serveApp(WithHttpRouterAuth))("HttpRouter middleware, subscriptions/listen over HTTP", (it) => {
     it.effect("each listen is judged with the services the middleware gives its own request", () =>
@@ -111,14 +122,19 @@ describe("notifications per listener", () => {
           yield* captured.registry!.replace(v1)
           const client = yield* legacyStdio(pipe)
           yield* client.call("resources/subscribe", { uri: files[0] })
-          const start = pipe.notifications.length
-          yield* captured.registry!.replace(adminChanged)
-          yield* captured.registry!.replace(publicChanged)
-          const told = () => pipe.notifications.slice(start)
-          // stdio hands over notifications as it reads an answer: ping until the public change is in.
-          yield* poll("the public change", Effect.map(client.call("ping"), () => told().some((message) => message.method === Updated) ? true : undefined))
+          const told = yield* toldOf(pipe, client, Effect.andThen(captured.registry!.replace(adminChanged), captured.registry!.replace(publicChanged)))
           // The admin-only change told the connection nothing, not even a list_changed.
-          assert.deepStrictEqual(summary(told()), [[ListChanged], [Updated, "skill://public/handbook/guide.md"]])
+          assert.deepStrictEqual(told, [[ListChanged], [Updated, "skill://public/handbook/guide.md"]])
+        }))
+
+      it.effect("a stdio connection that unsubscribes is told no more updates of that file", () =>
+        Effect.gen(function*() {
+          const pipe = yield* StdioPipe
+          yield* captured.registry!.replace(v1)
+          const client = yield* legacyStdio(pipe)
+          yield* client.call("resources/subscribe", { uri: files[0] })
+          yield* client.call("resources/unsubscribe", { uri: files[0] })
+          assert.deepStrictEqual(yield* toldOf(pipe, client, captured.registry!.replace(publicChanged)), [[ListChanged]])
         }))
 
       it.effect("a connection that initializes again is told once, as the new connection", () =>
@@ -130,11 +146,7 @@ describe("notifications per listener", () => {
           const client = yield* legacyStdio(pipe)
           // The new connection has not subscribed: the subscription of the one it replaced went with it.
           yield* client.call("skills/list")
-          const start = pipe.notifications.length
-          yield* captured.registry!.replace(publicChanged)
-          yield* poll("the change", Effect.map(client.call("ping"), () => pipe.notifications.length > start ? true : undefined))
-          for (let i = 0; i < 20; i++) yield* client.call("ping")
-          assert.deepStrictEqual(summary(pipe.notifications.slice(start)), [[ListChanged]])
+          assert.deepStrictEqual(yield* toldOf(pipe, client, captured.registry!.replace(publicChanged)), [[ListChanged]])
         }))
     }
   )
