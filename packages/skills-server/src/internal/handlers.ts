@@ -10,13 +10,16 @@ import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
-import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
+import type { Interceptor, Listener, Notice, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
 import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
@@ -57,6 +60,8 @@ export interface State {
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
+  /** Every catalogue change, for the listeners to judge each for themselves (`notices`). */
+  readonly changes: PubSub.PubSub<Change>
 }
 
 /** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
@@ -146,8 +151,9 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   const verdict: Verdict = state.decide === undefined
     ? { decision: true, services: undefined }
     : yield* state.decide(request, method)
-  if (!request.modern && request.sessionId !== undefined && state.decide !== undefined) {
-    yield* state.sessions.remember(request.sessionId, request)
+  if (!request.modern && state.decide !== undefined) {
+    if (request.sessionId !== undefined) yield* state.sessions.remember(request.sessionId, request)
+    else request.connection?.remember(request)
   }
   // Only a family's callbacks need the services: without a check they are captured on first use.
   let services = verdict.services
@@ -213,6 +219,34 @@ export const visibleChange = (
     })
     return { listChanged, updated }
   }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
+}
+
+/**
+ * The notices one listener may hear from now on (until the scope closes), each change judged when
+ * it happens by `visibleChange`: a `subscriptions/listen` request by its own headers and context
+ * (effect then keeps what the listen asked for), a connection or session by its latest skills
+ * request and its subscriptions.
+ */
+export const notices = (
+  state: State,
+  latest: () => unknown,
+  subscribed: (uri: string) => boolean
+): Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope> =>
+  Effect.map(PubSub.subscribe(state.changes), (subscription) =>
+    Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
+      Stream.unwrap(Effect.map(visibleChange(state, latest(), change, subscribed), (told) =>
+        Stream.fromIterable<Notice>([
+          ...(told.listChanged ? [{ _tag: "ResourcesChanged" } as const] : []),
+          ...told.updated.map((uri) => ({ _tag: "ResourceUpdated", uri }) as const)
+        ])))))
+
+/** `notices` for a listener of the wrapped adapters (see `EffectMcp.Extension.notices`). */
+export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope> => {
+  const state = attached<State>(listener._tag === "Listen" ? listener.request.server : listener.server)
+  if (state === undefined) return Effect.succeed(Stream.empty)
+  return listener._tag === "Listen"
+    ? notices(state, () => listener.request, () => true)
+    : notices(state, listener.connection.latest, listener.connection.subscribed)
 }
 
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
@@ -609,7 +643,8 @@ const subscribeRefused = (uri: string, reason: string): WireError =>
  * refused; a skill URI must name a file that exists and that this request may see (otherwise the
  * same -32602 as a read of a missing resource); an HTTP session holds at most
  * `maxSubscriptions`. effect refuses subscriptions on HTTP sessions, so ours are kept with the
- * session (`Sessions`); stdio goes on to effect, which keeps and delivers them itself.
+ * session (`Sessions`); stdio goes on to effect, and a skill URI effect accepted is also kept with
+ * the connection, which the skills layer tells of changes itself (`EffectMcp.Connection`).
  */
 export const subscribe: Interceptor = Effect.fnUntraced(function*(
   params: { readonly uri: string },
@@ -631,7 +666,11 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(
     const exists = owner === undefined || isWireError(owner) ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
     if (exists === undefined) return yield* Effect.fail(notFound(uri))
   }
-  if (request.sessionId === undefined) return yield* next
+  if (request.sessionId === undefined) {
+    const answer = yield* next
+    if (ours) request.connection?.subscribe(uri)
+    return answer
+  }
   const refused = yield* state.sessions.subscribe(request.sessionId, uri)
   if (refused === "limit") {
     return yield* Effect.fail(
@@ -642,14 +681,19 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(
   return {}
 })
 
-/** `resources/unsubscribe` of HTTP sessions (see `subscribe`). */
+/** `resources/unsubscribe` of HTTP sessions and stdio connections (see `subscribe`). */
 export const unsubscribe: Interceptor = Effect.fnUntraced(function*(
   params: { readonly uri: string },
   request: RequestInfo,
   next: Effect.Effect<unknown, unknown>
 ) {
   const state = stateFor(request)
-  if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
+  if (state === undefined || request.modern) return yield* next
+  if (request.sessionId === undefined) {
+    const answer = yield* next
+    request.connection?.unsubscribe(params.uri)
+    return answer
+  }
   yield* state.sessions.unsubscribe(request.sessionId, params.uri)
   return {}
 })
