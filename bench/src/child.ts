@@ -91,7 +91,8 @@ export const oursArgs = (dir: string) => [
 
 export const ours = (dir: string, timeoutMs?: number) => start("ours", oursArgs(dir), timeoutMs)
 
-export const sdk = (dir: string, pageSize: number) => start("sdk", [dist("bench/dist/servers/sdk.js"), dir, String(pageSize)])
+export const sdk = (dir: string, pageSize: number, timeoutMs?: number) =>
+  start("sdk", [dist("bench/dist/servers/sdk.js"), dir, String(pageSize)], timeoutMs)
 
 export const floor = (answers: string) => start("floor", [dist("bench/dist/servers/floor.js"), answers])
 

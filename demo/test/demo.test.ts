@@ -2,24 +2,9 @@
  * `npm start` (demo/dist/src/main.js): serves examples/skills and shows SkillsClient verifying them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import { run as runScript } from "./run.js"
 
-const root = fileURLToPath(new URL("../../", import.meta.url))
-
-const run = (args: ReadonlyArray<string>) => {
-  const child = spawn(`${root}node_modules/.bin/node`, [`${root}demo/dist/src/main.js`, ...args], {
-    cwd: root,
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let stdout = ""
-  let stderr = ""
-  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-  const exited = new Promise<number | string>((resolve) => child.on("exit", (code, signal) => resolve(code ?? signal ?? -1)))
-  return { child, exited, stdout: () => stdout, stderr: () => stderr }
-}
+const run = (args: ReadonlyArray<string>) => runScript("main.js", args)
 
 describe.concurrent("npm start", () => {
   it("--once serves the examples, runs the client transcript and exits 0", async () => {

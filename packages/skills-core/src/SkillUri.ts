@@ -38,7 +38,13 @@ export interface Parsed {
   readonly segments: ReadonlyArray<string>
 }
 
-const MaxLength = 8192
+/**
+ * The longest URI `parse` accepts, in characters.
+ *
+ * @since 0.1.0
+ */
+export const MaxLength = 8192
+
 const schemePattern = /^[A-Za-z][A-Za-z0-9+.-]*$/
 // RFC 3986 pchar without pct-encoded (checked separately) plus "/" between segments.
 const allowedCharacters = /^[A-Za-z0-9\-._~!$&'()*+,;=:@/%]*$/
@@ -114,6 +120,22 @@ export const encodeSegment = (segment: string): Result.Result<string, InvalidSki
   } catch {
     return invalid(segment, "segment is not valid Unicode")
   }
+}
+
+/**
+ * Checks one decoded path segment against the rules `parse` applies to every segment (not empty,
+ * not `.` or `..`, no `/`, `\` or control character, valid Unicode) and returns its canonical
+ * percent-encoding. What a server puts in a URI from a value it did not write (a parameter) goes
+ * through here, so it can only ever be one segment.
+ *
+ * @since 0.1.0
+ */
+export const segment = (decoded: string): Result.Result<string, InvalidSkillUri> => {
+  if (decoded.length === 0) return invalid(decoded, "empty path segment")
+  const encoded = encodeSegment(decoded)
+  if (Result.isFailure(encoded)) return encoded
+  // encodeURIComponent leaves "." alone and escapes the rest; decoding checks what it names.
+  return Result.map(decodeSegment(decoded, encoded.success), () => encoded.success)
 }
 
 /**
@@ -283,11 +305,9 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
     if (depth < 0) return invalid(path, leavesSkill)
   }
   const encoded: Array<string> = []
-  for (const segment of segments) {
-    if (segment.length === 0) return invalid(path, "empty path segment")
-    if (segment === "." || segment === "..") return invalid(path, `dot segment "${segment}"`)
-    const e = encodeSegment(segment)
-    if (Result.isFailure(e)) return Result.fail(e.failure)
+  for (const decoded of segments) {
+    const e = segment(decoded)
+    if (Result.isFailure(e)) return invalid(path, e.failure.reason)
     encoded.push(e.success)
   }
   if (isSkillMdVariant(path.slice(path.lastIndexOf("/") + 1))) return invalid(path, `"${SkillFileName}" must be spelled exactly`)

@@ -1,8 +1,9 @@
 /**
  * Skills as a server author writes them: from code, from files loaded elsewhere (a directory),
- * dynamic (content produced by an Effect on each request, no digests), or rendered (files rendered
- * per request from a template and the request, with digests of the rendered bytes). Any of them may
- * carry its own `cacheHint`.
+ * dynamic (content produced by an Effect on each request, no digests), rendered (files rendered
+ * per request from a template and the request, with digests of the rendered bytes), or a family
+ * (one rendered skill per set of path parameters, see `SkillFamily`). Any of them may carry its own
+ * `cacheHint`.
  *
  * These are plain descriptions. Nothing is validated here: `SkillRegistry.make` validates every
  * definition at once (names, frontmatter, paths, limits) and reports every problem it finds.
@@ -34,6 +35,7 @@ import type * as Effect from "effect/Effect"
 import type { McpSchema } from "effect/ai"
 import type * as Headers from "effect/http/Headers"
 import type { Manifest } from "@mcp-skills/core"
+import * as SkillFamily from "./SkillFamily.js"
 
 /**
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
@@ -149,11 +151,20 @@ export interface Rendered extends Common {
 }
 
 /**
+ * A family of skills addressed by a path template, rendered per instance (see `SkillFamily`).
+ * Families whose `list` or `render` need per-request services are added with
+ * `SkillsServer.family`, which carries those requirements in its type.
+ *
+ * @since 0.1.0
+ */
+export type Family = SkillFamily.Family
+
+/**
  * Any skill the registry accepts.
  *
  * @since 0.1.0
  */
-export type Definition = Static | Dynamic | Rendered
+export type Definition = Static | Dynamic | Rendered | Family
 
 /**
  * Plain data for one skill loaded from a directory: skill-path segments and its files.
@@ -269,3 +280,20 @@ export const rendered = (
   shareKey: options.shareKey,
   shareFor: options.shareFor
 })
+
+/**
+ * A family of skills, one per set of path parameters (see `SkillFamily`).
+ *
+ * ```ts
+ * const onboarding = Skill.family({
+ *   path: "customers/{customer}/onboarding",
+ *   list: () => Effect.succeed([{ customer: "acme" }]),
+ *   render: ({ customer }) => Effect.succeed({
+ *     "SKILL.md": `---\nname: onboarding\ndescription: Onboarding ${customer}\n---\n`
+ *   })
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const family = SkillFamily.make

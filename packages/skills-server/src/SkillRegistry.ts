@@ -28,15 +28,19 @@ import * as Context from "effect/Context"
 import { Base64 } from "effect/encoding"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as Incremental from "./internal/incremental.js"
 import * as MimeType from "./MimeType.js"
 import * as Revision from "./Revision.js"
+import * as PathTemplate from "./PathTemplate.js"
 import * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
 
 /**
  * Why the registry refused a set of definitions: every problem of every skill, not only the first.
@@ -181,6 +185,62 @@ export interface RenderedSkill extends SkillBase {
 export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
 
 /**
+ * A family of the snapshot: its validated template and definition. Its instances are not in the
+ * snapshot; a request resolves a URI against the template (`PathTemplate.match`) or asks `list`.
+ *
+ * @since 0.1.0
+ */
+export interface FamilyEntry {
+  readonly template: PathTemplate.PathTemplate
+  readonly definition: SkillFamily.Family<any>
+  /** The family's own hint, scope `private` unless it says `public`. */
+  readonly cacheHint: Hint | undefined
+  readonly timeout: Duration.Duration
+  readonly listed: boolean
+}
+
+/**
+ * One instance of a family, made for one request from its parameters. It is not in
+ * `Snapshot.skills`, so it has no index: its visibility is decided by itself.
+ *
+ * @since 0.1.0
+ */
+export interface InstanceSkill extends Omit<SkillBase, "index"> {
+  readonly _tag: "Instance"
+  readonly family: FamilyEntry
+  readonly params: PathTemplate.Params
+}
+
+/**
+ * Any skill a request can be answered about: one of the snapshot, or a family instance.
+ *
+ * @since 0.1.0
+ */
+export type ServedSkill = SkillEntry | InstanceSkill
+
+/**
+ * The instance of `family` for a match or an expansion of its template.
+ *
+ * @since 0.1.0
+ */
+export const instance = (family: FamilyEntry, found: PathTemplate.Instance): InstanceSkill => {
+  const name = found.path[found.path.length - 1]!
+  return {
+    _tag: "Instance",
+    family,
+    params: found.params,
+    uri: found.uri,
+    root: found.root,
+    path: found.path,
+    name,
+    frontmatter: { name },
+    listed: family.listed,
+    resource: { uri: found.uri, name, mimeType: Extension.MarkdownMimeType },
+    cacheHint: family.cacheHint
+  }
+}
+
+/**
  * A normalized cache hint, as sent on the wire.
  *
  * @since 0.1.0
@@ -214,7 +274,10 @@ export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string
 export interface Snapshot {
   /** The content-derived catalogue revision (the same on every replica serving the same files). */
   readonly revision: Revision.Revision
-  /** Every skill, sorted by URI; `SkillEntry.index` is the position here. */
+  /**
+   * Every skill; `SkillEntry.index` is the position here. A full build sorts them by URI; an
+   * `upsert` appends new skills and a `remove` moves the last skill into the freed index.
+   */
   readonly skills: ReadonlyArray<SkillEntry>
   /** Listed skills only, sorted by URI (the `skills/list` order). */
   readonly listed: ReadonlyArray<SkillEntry>
@@ -223,6 +286,11 @@ export interface Snapshot {
   readonly directories: ReadonlyMap<string, DirectoryEntry>
   /** Dynamic and rendered skills by root URI: their files are produced per request. */
   readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>
+  /**
+   * Families, sorted by template (code units): the order their instances follow the listed
+   * skills in `skills/list`. No two can name or nest in each other's skills, nor in a skill's.
+   */
+  readonly families: ReadonlyArray<FamilyEntry>
   /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
   readonly schemes: ReadonlySet<string>
   /** What building this snapshot hashed (files and bytes); unchanged skills cost nothing. */
@@ -231,9 +299,20 @@ export interface Snapshot {
   readonly limits: Limits.Limits
   /**
    * How the listing's own hints bear on its scope: some listed skill is private by itself
-   * (its own hint, or rendered), and some listed skill takes the server's hint.
+   * (its own hint, or rendered), and some listed skill takes the server's hint. The counts of
+   * such listed skills let an update of a few skills keep these without a scan.
    */
-  readonly listing: { readonly anyPrivate: boolean; readonly anyDefault: boolean }
+  readonly listing: {
+    readonly anyPrivate: boolean
+    readonly anyDefault: boolean
+    readonly privateSkills: number
+    readonly defaultSkills: number
+  }
+  /**
+   * How many skills lie strictly below each URI prefix of a skill root (`skill://acme` of
+   * `skill://acme/billing/refunds`): what tells, without a scan, whether a skill encloses another.
+   */
+  readonly nested: ReadonlyMap<string, number>
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -277,7 +356,7 @@ const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
 
 interface Pending {
-  readonly definition: Skill.Definition
+  readonly definition: Exclude<Skill.Definition, Skill.Family>
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
   readonly files: Array<Skill.File>
@@ -315,8 +394,15 @@ export const build = Effect.fnUntraced(function*(
   const hashed = { files: 0, bytes: 0 }
   const problems: Array<{ skill: string; reason: string }> = []
   const pending: Array<Pending> = []
+  const families: Array<FamilyEntry> = []
   const seen = new Set<string>()
   for (const definition of definitions) {
+    if (definition._tag === "Family") {
+      const family = validateFamily(definition)
+      if (Result.isFailure(family)) problems.push(family.failure)
+      else families.push(family.success)
+      continue
+    }
     const label = `${definition.scheme}://${definition.path.join("/")}`
     const uri = SkillUri.skillMd(definition.scheme, definition.path)
     if (Result.isFailure(uri)) {
@@ -346,8 +432,8 @@ export const build = Effect.fnUntraced(function*(
   // ancestors by root URI (depth lookups, not a pairwise scan of the catalogue).
   const byRoot = new Map(pending.map((skill) => [skill.root, skill]))
   for (const inner of pending) {
-    for (let end = inner.root.lastIndexOf("/"); end > inner.root.indexOf("://") + 2; end = inner.root.lastIndexOf("/", end - 1)) {
-      const outer = byRoot.get(inner.root.slice(0, end))
+    for (const ancestor of ancestors(inner.root)) {
+      const outer = byRoot.get(ancestor)
       if (outer === undefined) continue
       if (inner.definition._tag !== "Static" && outer.definition._tag === "Static") {
         problems.push({
@@ -372,6 +458,10 @@ export const build = Effect.fnUntraced(function*(
       }
     }
   }
+
+  problems.push(
+    ...familyConflicts(families, pending.map((skill) => ({ uri: skill.uri, scheme: skill.definition.scheme, path: skill.definition.path })))
+  )
 
   const resolved: Array<Resolved> = []
   for (const skill of pending) {
@@ -441,8 +531,57 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort(Order.mapInput(Order.String, (problem) => problem.skill)) })
   }
-  return assemble(resolved.sort(byUri), hashed, limits)
+  return assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
 })
+
+/**
+ * The key a family is known and sorted by: `<scheme>://<template>`.
+ *
+ * @since 0.1.0
+ */
+export const familyKey = (family: FamilyEntry): string => `${family.template.scheme}://${family.template.template}`
+
+const validateFamily = (definition: Skill.Family): Result.Result<FamilyEntry, { skill: string; reason: string }> => {
+  const label = `${definition.scheme}://${definition.path}`
+  const template = PathTemplate.parse(definition.path, definition.scheme)
+  if (Result.isFailure(template)) return Result.fail({ skill: label, reason: template.failure.reason })
+  const hint = definition.cacheHint === undefined ? undefined : normalizeHint(definition.cacheHint)
+  if (hint !== undefined && Result.isFailure(hint)) return Result.fail({ skill: label, reason: hint.failure })
+  const timeout = Duration.fromInput(definition.timeout)
+  if (Option.isNone(timeout) || !Duration.isFinite(timeout.value) || Duration.toMillis(timeout.value) <= 0) {
+    return Result.fail({ skill: label, reason: `timeout must be a positive, finite duration, got ${String(definition.timeout)}` })
+  }
+  return Result.succeed({
+    template: template.success,
+    definition,
+    cacheHint: hint?.success,
+    timeout: timeout.value,
+    listed: definition.list !== undefined
+  })
+}
+
+// A URI must resolve to one skill without enumerating, and no static manifest can list rendered
+// files: a family may not name, enclose or sit inside another family's or a skill's skills.
+const familyConflicts = (
+  families: ReadonlyArray<FamilyEntry>,
+  skills: ReadonlyArray<{ readonly uri: string; readonly scheme: string; readonly path: ReadonlyArray<string> }>
+) => {
+  const problems: Array<{ skill: string; reason: string }> = []
+  const describe = { same: "can name the same skill as", encloses: "can enclose", inside: "can sit inside" } as const
+  for (const [i, family] of families.entries()) {
+    for (const other of families.slice(i + 1)) {
+      const relation = PathTemplate.relation(family.template, other.template)
+      if (relation !== undefined) {
+        problems.push({ skill: familyKey(family), reason: `${describe[relation]} the family ${familyKey(other)}` })
+      }
+    }
+    for (const skill of skills) {
+      const relation = PathTemplate.relation(family.template, skill)
+      if (relation !== undefined) problems.push({ skill: familyKey(family), reason: `${describe[relation]} the skill ${skill.uri}` })
+    }
+  }
+  return problems
+}
 
 const skillResource = (
   uri: SkillUri.SkillMdUri,
@@ -491,7 +630,53 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   }
 }
 
-const assemble = (sorted: ReadonlyArray<Resolved>, hashed: Snapshot["hashed"], limits: Limits.Limits): Snapshot => {
+/** Whether a listed skill makes the listing private by itself (its own hint, or rendered). */
+export const isPrivate = (skill: SkillEntry): boolean =>
+  skill.cacheHint === undefined ? skill._tag === "Rendered" : skill.cacheHint.cacheScope === "private"
+
+/** The listing's scope facts from the counts of private and default listed skills. */
+export const listingFrom = (
+  privateSkills: number,
+  defaultSkills: number,
+  families: ReadonlyArray<FamilyEntry>
+): Snapshot["listing"] => ({
+  anyPrivate: privateSkills > 0 || families.some((family) => family.listed && family.cacheHint?.cacheScope !== "public"),
+  anyDefault: defaultSkills > 0,
+  privateSkills,
+  defaultSkills
+})
+
+const listingOf = (listed: ReadonlyArray<SkillEntry>, families: ReadonlyArray<FamilyEntry>) =>
+  listingFrom(
+    listed.filter(isPrivate).length,
+    listed.filter((skill) => skill.cacheHint === undefined).length,
+    families
+  )
+
+/**
+ * The proper prefixes of a skill root that are URIs a skill root could have (`skill://a`,
+ * `skill://a/b` of `skill://a/b/c`), longest first.
+ *
+ * @since 0.1.0
+ */
+export const ancestors = (root: string): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (let end = root.lastIndexOf("/"); end > root.indexOf("://") + 2; end = root.lastIndexOf("/", end - 1)) {
+    out.push(root.slice(0, end))
+  }
+  return out
+}
+
+const assemble = (
+  sorted: ReadonlyArray<Resolved>,
+  families: ReadonlyArray<FamilyEntry>,
+  hashed: Snapshot["hashed"],
+  limits: Limits.Limits
+): Snapshot => {
+  const nested = new Map<string, number>()
+  for (const skill of sorted) {
+    for (const prefix of ancestors(skill.root)) nested.set(prefix, (nested.get(prefix) ?? 0) + 1)
+  }
   const skills: Array<SkillEntry> = []
   const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
   const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
@@ -562,22 +747,23 @@ const assemble = (sorted: ReadonlyArray<Resolved>, hashed: Snapshot["hashed"], l
   }
   const listed = skills.filter((skill) => skill.listed)
   return {
-    revision: Revision.of(skills),
+    revision: Revision.of(skills, families),
     skills,
     listed,
     byUri: new Map(skills.map((skill) => [skill.uri, skill])),
     files,
     directories: frozenDirectories,
     dynamicRoots,
-    schemes: new Set(["skill", ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://")))]),
+    families,
+    schemes: new Set([
+      "skill",
+      ...skills.map((skill) => skill.uri.slice(0, skill.uri.indexOf("://"))),
+      ...families.map((family) => family.template.scheme)
+    ]),
     hashed,
     limits,
-    listing: {
-      anyPrivate: listed.some((skill) =>
-        skill.cacheHint === undefined ? skill._tag === "Rendered" : skill.cacheHint.cacheScope === "private"
-      ),
-      anyDefault: listed.some((skill) => skill.cacheHint === undefined)
-    }
+    listing: listingOf(listed, families),
+    nested
   }
 }
 
@@ -616,6 +802,27 @@ const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
   skill._tag === "Static" ? new Map(skill.manifest.files.map((file) => [file.uri, file.digest])) : new Map()
 
 /**
+ * How one skill present before and after a change changed, if at all.
+ *
+ * @since 0.1.0
+ */
+export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | undefined => {
+  if (
+    old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
+    sameJson(old.cacheHint, skill.cacheHint)
+  ) return undefined
+  const was = digests(old)
+  const now = digests(skill)
+  const filesAdded = [...now.keys()].filter((uri) => !was.has(uri))
+  const filesRemoved = [...was.keys()].filter((uri) => !now.has(uri))
+  const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
+  const kindChanged = old._tag !== skill._tag
+  const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
+    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
+  return same ? undefined : { uri: skill.uri, filesAdded, filesRemoved, filesChanged }
+}
+
+/**
  * The changes from `before` to `after`.
  *
  * @since 0.1.0
@@ -633,23 +840,20 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
       listChanged ||= skill.listed
       continue
     }
-    if (
-      old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
-      sameJson(old.cacheHint, skill.cacheHint)
-    ) continue
-    const was = digests(old)
-    const now = digests(skill)
-    const filesAdded = [...now.keys()].filter((uri) => !was.has(uri))
-    const filesRemoved = [...was.keys()].filter((uri) => !now.has(uri))
-    const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
-    const kindChanged = old._tag !== skill._tag
-    const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
-      old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
-    if (same) continue
-    changed.push({ uri: skill.uri, filesAdded, filesRemoved, filesChanged })
-    for (const uri of [...filesRemoved, ...filesChanged]) updated.add(uri)
+    const change = changeOf(old, skill)
+    if (change === undefined) continue
+    changed.push(change)
+    for (const uri of [...change.filesRemoved, ...change.filesChanged]) updated.add(uri)
     listChanged ||= old.listed || skill.listed
   }
+  // A family's instances are rendered per caller: any change to a listed family changes listings.
+  const familiesBefore = new Map(before.families.map((family) => [familyKey(family), family]))
+  for (const family of after.families) {
+    const old = familiesBefore.get(familyKey(family))
+    familiesBefore.delete(familyKey(family))
+    if (old?.definition !== family.definition) listChanged ||= family.listed || old?.listed === true
+  }
+  for (const old of familiesBefore.values()) listChanged ||= old.listed
   for (const skill of before.skills) {
     if (after.byUri.has(skill.uri)) continue
     removed.push(skill.uri)
@@ -703,6 +907,21 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    */
   readonly replace: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
   /**
+   * Adds skills (or families), each replacing the one with the same URI, validating and hashing
+   * only these, and swaps the snapshot atomically; on failure nothing changes. A skill that
+   * encloses or sits inside no other costs the same in any catalogue size; a nested skill or a
+   * family makes this a full rebuild. Upserted skills survive `replace` and `reload` (they take
+   * precedence over a source skill with the same URI) until `remove`d.
+   */
+  readonly upsert: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
+  /**
+   * Takes skills out by `SKILL.md` URI (a family by `<scheme>://<template>`), in the same time as
+   * `upsert`; unknown URIs are ignored. A removed skill of the source comes back with the next
+   * `reload`. It fails only when it must rebuild (a nested skill, a family) and a dynamic skill's
+   * `SKILL.md` can no longer be read; then nothing changes.
+   */
+  readonly remove: (uris: Iterable<string>) => Effect.Effect<Changes, RegistrationError>
+  /**
    * Asks the source the registry was made from for its definitions again and replaces the
    * catalogue with them: for sources without file events (a database, an object store), or to
    * force a directory rescan. A registry made from plain definitions reloads the same ones.
@@ -720,6 +939,22 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
  * @since 0.1.0
  */
 export type Source = Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, unknown>
+
+/**
+ * The key of a definition in a catalogue: its `SKILL.md` URI, or `<scheme>://<template>` for a
+ * family (an invalid path keys by its spelling; the build reports it).
+ *
+ * @since 0.1.0
+ */
+export const keyOf = (definition: Skill.Definition): string =>
+  definition._tag === "Family"
+    ? `${definition.scheme.toLowerCase()}://${definition.path}`
+    : Result.getOrElse(SkillUri.skillMd(definition.scheme, definition.path), () => `${definition.scheme}://${definition.path.join("/")}`)
+
+const keyed = (into: HashMap.HashMap<string, Skill.Definition>, definitions: Iterable<Skill.Definition>) =>
+  HashMap.mutate(into, (map) => {
+    for (const definition of definitions) HashMap.set(map, keyOf(definition), definition)
+  })
 
 const describeFailure = (error: unknown) =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
@@ -743,21 +978,82 @@ export const make = <E = never>(
     const ref = yield* SubscriptionRef.make(initial)
     const lock = yield* Semaphore.make(1)
     let stats: Stats = { builds: 1, hashedFiles: initial.hashed.files, hashedBytes: initial.hashed.bytes }
-    const replace = (next: Iterable<Skill.Definition>) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const before = yield* SubscriptionRef.get(ref)
-        const after = yield* build(next, options, before)
+    // The definitions of the current catalogue, and those added by `upsert` (which outlive a
+    // `replace` or `reload`), by key; persistent, so an upsert copies neither.
+    let current = keyed(HashMap.empty(), first)
+    let runtime = HashMap.empty<string, Skill.Definition>()
+    const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>) =>
+      Effect.gen(function*() {
         stats = {
           builds: stats.builds + 1,
           hashedFiles: stats.hashedFiles + after.hashed.files,
           hashedBytes: stats.hashedBytes + after.hashed.bytes
         }
+        current = definitions
         yield* SubscriptionRef.set(ref, after)
-        return diff(before, after)
+        return changes
+      })
+    const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
+      Effect.flatMap(
+        build(list ?? HashMap.values(definitions), options, before),
+        (after) => commit(after, diff(before, after), definitions)
+      )
+    const replace = (next: Iterable<Skill.Definition>) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
+        // Upserted skills take precedence; duplicates among `next` are still reported by the build.
+        const list = [...[...next].filter((definition) => !HashMap.has(runtime, keyOf(definition))), ...HashMap.values(runtime)]
+        return yield* rebuild(before, keyed(HashMap.empty(), list), list)
+      }))
+    const upsert = (next: Iterable<Skill.Definition>) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
+        const batch = [...next]
+        const keys = batch.map(keyOf)
+        const twice = keys.filter((key, i) => keys.indexOf(key) !== i)
+        if (twice.length > 0) {
+          return yield* new RegistrationError({
+            problems: [...new Set(twice)].map((skill) => ({ skill, reason: "registered twice (duplicate skill URI)" }))
+          })
+        }
+        const definitions = keyed(current, batch)
+        const changes = yield* (batch.some((definition) => definition._tag === "Family")
+          ? rebuild(before, definitions)
+          : Effect.gen(function*() {
+            // Only the new definitions are validated and hashed (unchanged files are reused).
+            const added = yield* build(batch, options, before)
+            const conflicts = familyConflicts(
+              before.families,
+              added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))
+            )
+            if (conflicts.length > 0) return yield* new RegistrationError({ problems: conflicts })
+            const applied = Incremental.apply(before, added, [])
+            return applied === undefined
+              ? yield* rebuild(before, definitions)
+              : yield* commit(applied.snapshot, applied.changes, definitions)
+          }))
+        runtime = keyed(runtime, batch)
+        return changes
+      }))
+    const remove = (uris: Iterable<string>) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
+        const keys = [...uris]
+        const definitions = HashMap.removeMany(current, keys)
+        const applied = keys.some((key) => before.families.some((family) => familyKey(family) === key))
+          ? undefined
+          : Incremental.apply(before, undefined, keys)
+        const changes = applied === undefined
+          ? yield* rebuild(before, definitions)
+          : yield* commit(applied.snapshot, applied.changes, definitions)
+        runtime = HashMap.removeMany(runtime, keys)
+        return changes
       }))
     return SkillRegistry.of({
       snapshot: SubscriptionRef.get(ref),
       replace,
+      upsert,
+      remove,
       reload: load === undefined
         ? replace(first)
         : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),

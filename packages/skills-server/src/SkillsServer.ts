@@ -89,15 +89,30 @@
  * Their results are `private` unless the skill's own hint says otherwise; renderings are shared
  * across requests only under the author's `shareKey`.
  *
+ * **Skill families.** `Skill.family` skills are addressed by a path template
+ * (`customers/{customer}/onboarding`): `skills/get`, reads and directory reads resolve a URI
+ * against it without enumerating, `skills/list` and `resources/list` ask the family's `list`, and
+ * each instance is rendered per request like a rendered skill, with the request's services (those
+ * the middleware around this layer provides). See `SkillFamily`.
+ *
+ * **Runtime registration.** `upsert` and `remove` on the `SkillRegistry` change the catalogue in
+ * time proportional to the change and are announced like `reload`; `SkillsServer.skill` and
+ * `SkillsServer.family` are layers that add one skill while their scope is open.
+ *
  * **Change notifications.** `replace` and `reload` on the `SkillRegistry` this layer provides swap
  * the catalogue atomically (requests in flight finish on the snapshot they began with) and return
  * the `Changes`. When anything a listing shows changed (an entry added or removed, or any field of
  * a listed entry: frontmatter, a file, a digest, a size) the server emits
  * `notifications/resources/list_changed` (there is no skills-specific notification, spec §7 item
  * 13), and `notifications/resources/updated` for every file whose content changed or that
- * disappeared, to the clients subscribed to it. Delivery per transport (effect 4.1.0):
+ * disappeared, to the clients subscribed to it. Each listener hears only of skills it may see at
+ * the time of the change, decided by the same visibility check as its requests: a `list_changed`
+ * caused only by hidden skills is not sent to it, and `resources/updated` names only visible files.
+ * The layer tells every listener itself (effect's `McpServer.notifications` would tell all alike).
+ * Delivery per transport (effect 4.1.0):
  *
- * - stdio, 2025-11-25: both; `resources/subscribe` is honoured by effect.
+ * - stdio, 2025-11-25: both, judged by the connection's latest skills request (nothing before its
+ *   first one when a check is configured); `resources/subscribe` is also honoured by effect.
  * - HTTP, 2025-11-25 sessions: effect answers the session's GET stream with 405 and refuses
  *   `resources/subscribe`, so this layer adds both (when the server has an `HttpRouter`): a GET
  *   with `Mcp-Session-Id` and `Accept: text/event-stream` opens a stream carrying `list_changed`
@@ -112,7 +127,7 @@
  * found" as a read), refuses URIs over 8,192 characters, and holds at most
  * `sessions.maxSubscriptions` (default 1,000) per HTTP session.
  * - 2026-07-28 (HTTP and stdio): a `subscriptions/listen` stream with `resourcesListChanged` and
- *   `resourceSubscriptions` (effect's implementation).
+ *   `resourceSubscriptions` (effect's implementation), judged by the listen request itself.
  * - `McpServer.layerHttpRequestScoped` (serverless) delivers no broadcast notification at all.
  *
  * **Stateless 2026-07-28 HTTP clients** that hold no `subscriptions/listen` stream are never told
@@ -158,6 +173,7 @@ import { McpSchema, McpServer } from "effect/ai"
 import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
@@ -325,7 +341,8 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/list": Handlers.listResources,
       "resources/subscribe": Handlers.subscribe,
       "resources/unsubscribe": Handlers.unsubscribe
-    }
+    },
+    notices: Handlers.listen
   }
   return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
 }
@@ -357,7 +374,7 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.State, mcpPaths: Set<string>) =>
+const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const sessions = state.sessions
@@ -387,19 +404,14 @@ const sessionMiddleware = (hub: PubSub.PubSub<Handlers.Change>, state: Handlers.
     const events = Stream.unwrap(Effect.gen(function*() {
       const opened = yield* sessions.stream(session)
       if (Option.isNone(opened)) return Stream.empty
-      const subscription = yield* PubSub.subscribe(hub)
+      const notices = yield* Handlers.notices(state, opened.value.latest, opened.value.subscribed)
       return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
-        Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
-          Stream.unwrap(Effect.map(
-            Handlers.visibleChange(state, opened.value.latest(), change, opened.value.subscribed),
-            (told) =>
-              Stream.fromIterable([
-                ...(told.listChanged ? [event("notifications/resources/list_changed", {})] : []),
-                ...told.updated.map((uri) => event("notifications/resources/updated", { uri }))
-              ])
-          )))
+        Stream.map(notices, (notice) =>
+          notice._tag === "ResourcesChanged"
+            ? event("notifications/resources/list_changed", {})
+            : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
     return HttpServerResponse.stream(EventStreams.withKeepAlive(events), {
@@ -513,37 +525,34 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     // Clients learn about a changed catalogue the way they learn about any resource change:
     // list_changed when anything a listing shows changed (digests included), and resources/updated
-    // for every changed or removed file (effect delivers it to the sessions subscribed to it).
-    const announce = (changes: SkillRegistry.Changes) =>
-      Effect.gen(function*() {
-        if (changes.listChanged) yield* server.notifications["notifications/resources/list_changed"]({})
-        for (const uri of changes.updated) yield* server.notifications["notifications/resources/updated"]({ uri })
-        return changes
-      })
-    // Shut down with the server, which ends every session stream (an open stream would hold the
-    // HTTP server's graceful shutdown).
+    // for every changed or removed file. Not through effect's `server.notifications`, which tells
+    // every listener alike: each listener (stdio connection, `subscriptions/listen` request,
+    // session stream) takes every change from this hub and judges what of it it may hear
+    // (`Handlers.notices`), so it gets both snapshots. Shut down with the server, which ends every
+    // listener (an open stream would hold the HTTP server's graceful shutdown).
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<Handlers.Change>(), PubSub.shutdown)
-    // Session streams decide per session what of a change they may tell, so they get both snapshots.
     const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
         yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
-        return yield* announce(changes)
+        return changes
       })
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
       replace: (next) => published(built.replace(next)),
+      upsert: (next) => published(built.upsert(next)),
+      remove: (uris) => published(built.remove(uris)),
       reload: published(built.reload)
     })
     const check = options.visibility
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
-      if (slot === undefined || check === undefined) {
-        return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      }
+      if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
       if (slot.probe === true) return yield* Effect.fail(new Error(Handlers.ProbeMarker))
-      slot.decision = yield* check(slot.request)
+      // What the middleware provided, for a skill family's callbacks.
+      slot.services = yield* Effect.context<never>()
+      if (slot.check && check !== undefined) slot.decision = yield* check(slot.request)
       return { contents: [] }
     })
     // Registered even without a check: it makes effect declare (and, over stdio, honour)
@@ -565,7 +574,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions),
-      renderings: yield* Kind.makeRenderCache
+      renderings: yield* Kind.makeRenderCache,
+      changes: hub
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
@@ -578,7 +588,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       if (options.fastRoute !== false && !guarded) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
-      yield* router.value.addGlobalMiddleware(sessionMiddleware(hub, state, new Set()) as any)
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(state, new Set()) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),
@@ -586,3 +596,55 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     )
     return registry
   })) as any
+
+/**
+ * A skill declared next to the code that owns it: added to the server's registry (provided by
+ * `SkillsServer.layer`) when the layer is built, removed when its scope closes. Layers of several
+ * modules compose with `Layer.mergeAll`, as effect's `McpServer.resource` and `tool` do; a skill
+ * the registry refuses fails the layer with the `RegistrationError`. Clients are told of both
+ * changes as of any catalogue change.
+ *
+ * ```ts
+ * import { Layer } from "effect"
+ * import { Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * const Skills = SkillsServer.layer({ skills: [] })
+ * const Refunds = SkillsServer.skill(Skill.make({
+ *   path: "billing/refunds",
+ *   files: { "SKILL.md": "---\nname: refunds\ndescription: Issue refunds\n---\n" }
+ * }))
+ * const Registrations = Layer.mergeAll(Skills, Refunds.pipe(Layer.provide(Skills)))
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const skill = (
+  definition: Skill.Definition
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry> =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const registry = yield* SkillRegistry.SkillRegistry
+    yield* Effect.acquireRelease(
+      registry.upsert([definition]),
+      () =>
+        Effect.catch(
+          registry.remove([SkillRegistry.keyOf(definition)]),
+          (error) => Effect.logWarning(`removing the skill ${SkillRegistry.keyOf(definition)} failed`, error)
+        )
+    )
+  }))
+
+/**
+ * A skill family declared as a layer (see `skill`). Services its `list` and `render` read are
+ * per-request requirements, met like those of a visibility check: by an `HttpRouter` middleware
+ * in front of `layerHttp`, or by an effect `McpServer.middleware` provided to `SkillsServer.layer`
+ * (or installed globally). The family's callbacks run with the services that middleware provides
+ * around the skills layer, so providing it only to this layer satisfies the type but not the run.
+ *
+ * @since 0.1.0
+ */
+export const family = <R = never>(
+  definition: SkillFamily.Family<R>
+): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
+  // The requirements are carried by the type; at run time the request's services reach the
+  // family's callbacks through the capture the handlers make.
+  skill(definition as Skill.Family)

@@ -26,7 +26,17 @@ export * as Revision from "./Revision.js"
 /**
  * @since 0.1.0
  */
+export * as PathTemplate from "./PathTemplate.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Skill from "./Skill.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as SkillFamily from "./SkillFamily.js"
 
 /**
  * @since 0.1.0

@@ -1,18 +1,23 @@
 /**
  * Issue 6: the strict conformance run (scripts/conformance.sh, both revisions) still passes with
  * `--watch` on, and with a rendered skill in the catalogue, which our client then verifies for two
- * callers that get different bytes.
+ * callers that get different bytes. Issue 13: and with a skill family and skills added at run time
+ * (a `SkillsServer.skill` layer, and `upsert` once the server is up).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Effect, Layer } from "effect"
+import { NodeServices } from "@effect/platform-node"
+import { Context, Deferred, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Skill } from "../src/index.js"
+import * as Serve from "../src/bin/serve.js"
+import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { examples, httpServer, repoRoot, serveExamples } from "./cli-server.js"
+import { skillMd } from "./support/fixtures.js"
+import * as Wire from "./support/wire.js"
 
 const script = path.join(repoRoot, "scripts/conformance.sh")
 
@@ -83,5 +88,42 @@ describe("conformance (live catalogue)", () => {
       expect([ann.description, ann.profile]).toEqual(["Greets ann by name.", "# Profile of ann\n"])
       expect([bob.description, bob.profile]).toEqual(["Greets bob by name.", "# Profile of bob\n"])
       expect(ann.skill.resources).not.toEqual(bob.skill.resources)
+    }), { timeout: 300_000 })
+
+  it.live("passes strictly with a skill family and skills added at run time", () =>
+    Effect.gen(function*() {
+      const { definitions } = yield* Serve.loadReported(examples, { strict: true, log: () => Effect.void }).pipe(
+        Effect.provide(NodeServices.layer)
+      )
+      // The parameter names the skill: instances listed together should have distinct names
+      // (the suite warns on repeats, sep-2640-names-should-be-unique).
+      const onboarding = Skill.family({
+        path: "onboarding/{customer}",
+        list: ({ cursor }) =>
+          Effect.succeed(cursor === undefined
+            ? { instances: [{ customer: "acme" }, { customer: "globex" }], nextCursor: "2" }
+            : { instances: [{ customer: "initech" }] }),
+        render: ({ customer }) =>
+          Effect.succeed({
+            "SKILL.md": `---\nname: ${customer}\ndescription: Onboard ${customer}.\n---\n\n# ${customer}\n`,
+            "references/checklist.md": `# Checklist for ${customer}\n`
+          })
+      })
+      const Skills = SkillsServer.layer({ skills: [...definitions, onboarding], pageSize: 3 })
+      const registry = yield* Deferred.make<SkillRegistry.SkillRegistry["Service"]>()
+      const Added = Layer.mergeAll(
+        SkillsServer.skill(Skill.make({ path: "runtime/layered", files: { "SKILL.md": skillMd("layered"), "notes.md": "# Notes\n" } })),
+        Layer.effectDiscard(Effect.gen(function*() {
+          yield* Deferred.succeed(registry, yield* SkillRegistry.SkillRegistry)
+        }))
+      ).pipe(Layer.provide(Skills))
+      const url = Context.get(yield* Layer.build(Wire.httpServer(Layer.mergeAll(Skills, Added))), Wire.ServerUrl)
+      const changes = yield* (yield* Deferred.await(registry)).upsert([
+        Skill.make({ path: "runtime/upserted", files: { "SKILL.md": skillMd("upserted"), "references/a.md": "# A\n" } })
+      ])
+      expect(changes.added).toEqual(["skill://runtime/upserted/SKILL.md"])
+      const listed = yield* Wire.modernHttp(url).call("skills/list", {})
+      expect(listed.nextCursor).toBeDefined()
+      expectStrictPass(yield* conformance(url))
     }), { timeout: 300_000 })
 })

@@ -17,6 +17,7 @@ import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { Skill, SkillsServer } from "../src/index.js"
+import { constants, oneOf } from "./support/arbitraries.js"
 import { pdfProcessing } from "./support/fixtures.js"
 import { httpServer, legacyHttp, ServerUrl } from "./support/wire.js"
 
@@ -38,12 +39,6 @@ const Registrations = SkillsServer.layer({
 const methods = ["skills/list", "skills/get", "resources/directory/read", "resources/read"] as const
 type Method = typeof methods[number]
 
-const oneOf = <A>(...arbitraries: ReadonlyArray<Arbitrary.Arbitrary<A>>): Arbitrary.Arbitrary<A> =>
-  Arbitrary.flatMap(
-    Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: arbitraries.length - 1 }))),
-    (i) => arbitraries[i]!
-  )
-const constants = <A>(values: ReadonlyArray<A>) => oneOf(...values.map((v) => Arbitrary.Constant(v)))
 
 const huge = "a".repeat(1500)
 const prefixes = constants([

@@ -4,7 +4,7 @@
  * at module level.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
@@ -44,11 +44,12 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
   Effect.map(
     Kind.render({
       snapshot,
-      visible: { skill: () => true, any: () => true, checked: false },
+      visible: { skill: () => true, instance: () => true, any: () => true, checked: false },
       request: requestFor(tenant),
       method: "skills/get",
       renderings,
-      renders: new Map()
+      renders: new Map(),
+      services: Effect.succeed(Context.empty())
     }, snapshot.skills[0] as SkillRegistry.RenderedSkill),
     (rendering) => String(rendering.manifest.frontmatter.description)
   )

@@ -3,19 +3,38 @@
  * name, digest or file content appears in any response of the five surfaces, and every visible
  * skill is fully served (listed ones listed, every file readable and matching its digest), on
  * both revisions. And on 2025-11-25 session streams: a session hears of a change only to skills it
- * can see, and of every subscribed file it can see that changed.
+ * can see, and of every subscribed file it can see that changed. Family instances (issue 13) are
+ * held to the same: an instance the check hides leaks nowhere, whether its family's `list` gives
+ * it or not.
+ *
+ * Notifications (issue 11 item 3), on every listener there is: a 2025-11-25 stdio connection, a
+ * 2026-07-28 `subscriptions/listen` over stdio and over HTTP. Each listener subscribes to every
+ * file while it may see every skill; then its grant narrows and the catalogue changes. It must
+ * hear `resources/updated` for exactly the changed files it may see at the time of the change,
+ * `list_changed` exactly when a listed skill it may see changed, and no hidden skill's name.
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { skillMd } from "./support/fixtures.js"
 import type { Probe } from "./support/surfaces.js"
 import { observe } from "./support/surfaces.js"
-import { open, poll, post, sessionEvents } from "./support/session.js"
-import { httpServer, legacyHttp, modernHttp, ServerUrl, withHeaders } from "./support/wire.js"
+import { listenEvents, modernMeta, open, poll, post, sessionEvents } from "./support/session.js"
+import {
+  clientInfo,
+  httpServer,
+  legacyHttp,
+  modernHttp,
+  modernStdio,
+  ServerUrl,
+  stdioServer,
+  StdioPipe,
+  withHeaders
+} from "./support/wire.js"
 
 const FileName = Schema.Literals(["a.md", "b/c.md", "b/d.txt", "e.bin"])
 
@@ -29,31 +48,178 @@ const SkillSpec = Schema.Struct({
 
 const Catalogue = Schema.Array(SkillSpec).check(Schema.isMinLength(1), Schema.isMaxLength(6))
 
-let registry: SkillRegistry.SkillRegistry["Service"] | undefined
-const Skills = SkillsServer.layer({
-  skills: [],
-  pageSize: 2,
-  visibility: ({ headers }) => {
-    const visible = new Set((headers["x-visible"] ?? "").split(","))
-    return Effect.succeed((skill: SkillsServer.SkillInfo) => visible.has(skill.name))
-  }
-})
-const Capture = Layer.effectDiscard(Effect.gen(function*() {
-  registry = yield* SkillRegistry.SkillRegistry
-}))
+// Instances of the family `members/{member}`: whether its list gives them, and whether the caller may see them.
+const Members = Schema.Array(Schema.Struct({ listed: Schema.Boolean, visible: Schema.Boolean })).check(Schema.isMaxLength(4))
+
+// What a listener named `who` (header `x-who`, or `_meta["test/who"]` where there are no headers)
+// may see right now: changed by the tests between subscribing and changing the catalogue.
+const grants = new Map<string, ReadonlySet<string>>()
+
+const skillsLayer = () => {
+  const captured: { registry?: SkillRegistry.SkillRegistry["Service"] } = {}
+  const Skills = SkillsServer.layer({
+    skills: [],
+    pageSize: 2,
+    visibility: ({ headers, requestContext }) => {
+      const who = headers["x-who"] ?? requestContext.requestMetadata?.["test/who"]
+      const visible = typeof who === "string"
+        ? grants.get(who) ?? new Set<string>()
+        : new Set((headers["x-visible"] ?? "").split(","))
+      return Effect.succeed((skill: SkillsServer.SkillInfo) => visible.has(skill.name))
+    }
+  })
+  const Capture = Layer.effectDiscard(Effect.gen(function*() {
+    captured.registry = yield* SkillRegistry.SkillRegistry
+  }))
+  return { captured, layer: Layer.merge(Skills, Capture.pipe(Layer.provide(Skills))) }
+}
+
+const http = skillsLayer()
 
 const content = (name: string, file: string): Uint8Array =>
   file === "e.bin"
     ? new Uint8Array([0xff, 0xfe, ...new TextEncoder().encode(`${name}-binary`)])
     : new TextEncoder().encode(`secret-${name}-${file}\n`)
 
+
+/** Version `n` of the static skills of a catalogue: every file but SKILL.md differs between versions. */
+const staticVersion = (specs: ReadonlyArray<typeof SkillSpec.Type>, n: number) =>
+  specs.filter((spec) => !spec.dynamic).map((spec, index) => {
+    const name = `n${index}x`
+    const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
+    const files: Record<string, string> = { "SKILL.md": skillMd(name) }
+    for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
+    return { spec, name, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
+  })
+
+// Unlisted, always visible, always changed: its update closes each change's notifications (its URI
+// sorts after every other, and a change's updates are told in URI order), and it causes no
+// list_changed of its own.
+const marker = (version: number) =>
+  Skill.make({ path: "zmarker", listed: false, files: { "SKILL.md": skillMd("zmarker"), "v.md": `v${version}\n` } })
+const MarkerFile = "skill://zmarker/v.md"
+const Updated = "notifications/resources/updated"
+const ListChanged = "notifications/resources/list_changed"
+const Acknowledged = "notifications/subscriptions/acknowledged"
+
+/** What one listener has been sent so far, and how to make the transport hand over what it received. */
+interface Heard {
+  readonly told: () => ReadonlyArray<any>
+  readonly pump: Effect.Effect<void>
+}
+
+/** Opens a listener named `who` (see `grants`) subscribed to `uris`, for as long as the scope is open. */
+type Listen<R> = (who: string, uris: ReadonlyArray<string>) => Effect.Effect<Heard, never, Scope.Scope | R>
+
+let listeners = 0
+
+const notificationsTold = <R>(
+  registry: () => SkillRegistry.SkillRegistry["Service"],
+  listen: Listen<R>
+) =>
+([specs]: readonly [ReadonlyArray<typeof SkillSpec.Type>]) =>
+  Effect.gen(function*() {
+    const version = (n: number) => staticVersion(specs, n)
+    const before = version(1)
+    yield* registry().replace([marker(1), ...before.map((skill) => skill.definition)])
+    const who = `listener-${listeners++}`
+    // Subscribed while it may see everything; by the time of the change it sees only its share.
+    grants.set(who, new Set(["zmarker", ...before.map((skill) => skill.name)]))
+    const heard = yield* listen(who, [MarkerFile, ...before.flatMap((skill) => skill.files)])
+    const now = new Set(["zmarker", ...before.filter((skill) => skill.spec.visible).map((skill) => skill.name)])
+    grants.set(who, now)
+    yield* registry().replace([marker(2), ...version(2).map((skill) => skill.definition)])
+    yield* poll("the marker's update", Effect.gen(function*() {
+      yield* heard.pump
+      return heard.told().some((message) => message.method === Updated && message.params.uri === MarkerFile) ? true : undefined
+    }))
+    const told = heard.told()
+    const text = JSON.stringify(told)
+    for (const skill of before) {
+      const seen = now.has(skill.name)
+      for (const uri of skill.files) {
+        // Every file but SKILL.md changed.
+        const changed = !uri.endsWith("/SKILL.md")
+        const updated = told.some((message) => message.method === Updated && message.params.uri === uri)
+        assert.strictEqual(updated, seen && changed, `${uri} (visible at the change: ${seen}): ${text}`)
+      }
+      if (!seen) assert.notInclude(text, skill.name)
+    }
+    // A listed skill with a supporting file changed its entry; hidden ones must not tell.
+    const listChanged = before.some((skill) => now.has(skill.name) && skill.spec.listed && skill.files.length > 1)
+    assert.strictEqual(told.some((message) => message.method === ListChanged), listChanged, text)
+    grants.delete(who)
+  }).pipe(Effect.scoped)
+
+const listenParams = (uris: ReadonlyArray<string>) => ({
+  notifications: { resourcesListChanged: true, resourceSubscriptions: uris }
+})
+
+
+/** 2026-07-28 `subscriptions/listen` over HTTP, carrying the listener's name in a header. */
+const httpListen: Listen<ServerUrl> = (who, uris) =>
+  Effect.map(
+    Effect.flatMap(ServerUrl, (url) => listenEvents(url, { "x-who": who }, listenParams(uris).notifications)),
+    // The acknowledgement (left out) echoes the URIs the listener itself asked for: it tells nothing.
+    (told) => ({ told, pump: Effect.void })
+  )
+
+/** 2026-07-28 `subscriptions/listen` over stdio, carrying the listener's name in `_meta`. */
+const stdioListen: Listen<StdioPipe> = (who, uris) =>
+  Effect.gen(function*() {
+    const pipe = yield* StdioPipe
+    const id = `listen-${who}`
+    yield* pipe.notify({ id, method: "subscriptions/listen", params: { ...listenParams(uris), _meta: { ...modernMeta, "test/who": who } } })
+    yield* Effect.addFinalizer(() =>
+      pipe.notify({ method: "notifications/cancelled", params: { requestId: id, _meta: modernMeta } }))
+    const told = () => pipe.notifications.filter((message) => message.params?._meta?.["io.modelcontextprotocol/subscriptionId"] === id)
+    const pump = Effect.asVoid(modernStdio(pipe).send("server/discover"))
+    yield* poll("the acknowledgement", Effect.map(pump, () => told().some((message) => message.method === Acknowledged) ? true : undefined))
+    // The acknowledgement echoes the URIs the listener itself asked for: it tells nothing.
+    return { told: () => told().filter((message) => message.method !== Acknowledged), pump }
+  })
+
+/** A 2025-11-25 stdio connection, initialized again for each listener (`_meta` names it). */
+const stdioConnection: Listen<StdioPipe> = (who, uris) =>
+  Effect.gen(function*() {
+    const pipe = yield* StdioPipe
+    yield* pipe.request({
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo, _meta: { "test/who": who } }
+    })
+    yield* pipe.notify({ method: "notifications/initialized" })
+    for (const uri of uris) {
+      const answer = yield* pipe.request({ method: "resources/subscribe", params: { uri } })
+      assert.isDefined(answer.body.result, `subscribe ${uri}: ${JSON.stringify(answer.body)}`)
+    }
+    const start = pipe.notifications.length
+    return { told: () => pipe.notifications.slice(start), pump: Effect.asVoid(pipe.request({ method: "ping" })) }
+  })
+
 describe("visibility property", () => {
-  layer(httpServer(Layer.merge(Skills, Capture.pipe(Layer.provide(Skills)))))((it) => {
+  layer(httpServer(http.layer))((it) => {
     it.effect.prop(
       "hidden skills leak nowhere; visible skills are fully served",
-      [Catalogue],
-      ([specs]) =>
+      [Catalogue, Members],
+      ([specs, memberSpecs]) =>
         Effect.gen(function*() {
+          const members = memberSpecs.map((spec, index) => {
+            const name = `m${index}x`
+            const root = `skill://members/${name}`
+            const probe: Probe = {
+              uri: `${root}/SKILL.md`,
+              files: [`${root}/SKILL.md`, `${root}/b/c.md`],
+              directories: [root, `${root}/b`]
+            }
+            const files = { "SKILL.md": skillMd(name), "b/c.md": `secret-${name}-member\n` }
+            const secrets = [name, `secret-${name}-member`, ...Object.values(files).map((text) => sha256(new TextEncoder().encode(text)))]
+            return { spec, name, probe, files, secrets }
+          })
+          const family = Skill.family({
+            path: "members/{member}",
+            list: () => Effect.succeed(members.filter((member) => member.spec.listed).map((member) => ({ member: member.name }))),
+            render: ({ member }) => Effect.succeed(members.find((candidate) => candidate.name === member)?.files ?? {})
+          })
           const skills = specs.map((spec, index) => {
             const name = `n${index}x`
             const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
@@ -84,12 +250,31 @@ describe("visibility property", () => {
             ]
             return { spec, name, probe, definition, secrets }
           })
-          yield* registry!.replace(skills.map((skill) => skill.definition))
-          const header = { "x-visible": skills.filter((skill) => skill.spec.visible).map((skill) => skill.name).join(",") }
+          yield* http.captured.registry!.replace([...skills.map((skill) => skill.definition), family])
+          const header = {
+            "x-visible": [...skills, ...members].filter((skill) => skill.spec.visible).map((skill) => skill.name).join(",")
+          }
           const url = yield* ServerUrl
           const clients = [withHeaders(modernHttp(url), header), withHeaders(yield* legacyHttp(url), header)]
           for (const client of clients) {
-            const seen = yield* observe(client, skills.map((skill) => skill.probe))
+            const seen = yield* observe(client, [...skills, ...members].map((skill) => skill.probe))
+            for (const member of members) {
+              const answered = seen.answered.get(member.probe.uri)!
+              const shown = member.spec.visible
+              assert.strictEqual(seen.listed.has(member.probe.uri), shown && member.spec.listed)
+              assert.strictEqual(seen.resourcesList.has(member.probe.uri), shown && member.spec.listed)
+              assert.deepStrictEqual([answered.get, ...answered.reads, ...answered.directories], [shown, shown, shown, shown, shown])
+              if (!shown) {
+                for (const text of seen.texts) {
+                  for (const secret of member.secrets) assert.notInclude(text, secret, `${client.revision} leaked ${secret}`)
+                }
+              } else {
+                for (const resource of (yield* client.call("skills/get", { uri: member.probe.uri })).skill.resources) {
+                  const read = (yield* client.call("resources/read", { uri: resource.uri })).contents[0]
+                  assert.strictEqual(sha256(bytesOf(read)), resource.digest)
+                }
+              }
+            }
             for (const skill of skills) {
               const answered = seen.answered.get(skill.probe.uri)!
               const shown = skill.spec.visible
@@ -127,16 +312,9 @@ describe("visibility property", () => {
       [Catalogue],
       ([specs]) =>
         Effect.gen(function*() {
-          const version = (n: number) =>
-            specs.filter((spec) => !spec.dynamic).map((spec, index) => {
-              const name = `n${index}x`
-              const path = spec.prefix === "" ? name : `${spec.prefix}/${name}`
-              const files: Record<string, string> = { "SKILL.md": skillMd(name) }
-              for (const file of new Set(spec.files)) files[file] = `${name}-${file}-v${n}\n`
-              return { spec, name, uri: `skill://${path}/SKILL.md`, files: Object.keys(files).map((file) => `skill://${path}/${file}`), definition: Skill.make({ path, listed: spec.listed, files }) }
-            })
+          const version = (n: number) => staticVersion(specs, n)
           const before = version(1)
-          yield* registry!.replace([sentinel(1), ...before.map((skill) => skill.definition)])
+          yield* http.captured.registry!.replace([sentinel(1), ...before.map((skill) => skill.definition)])
           const visible = new Set(["sentinel", ...before.filter((skill) => skill.spec.visible).map((skill) => skill.name)])
           const url = yield* ServerUrl
           const session = yield* Effect.promise(() => open(url, { "x-visible": [...visible].join(",") }))
@@ -155,7 +333,7 @@ describe("visibility property", () => {
           )
           assert.isDefined(listed.body.result)
           const events = yield* sessionEvents(url, session.id)
-          yield* registry!.replace([sentinel(2), ...version(2).map((skill) => skill.definition)])
+          yield* http.captured.registry!.replace([sentinel(2), ...version(2).map((skill) => skill.definition)])
           yield* poll("the sentinel's update", Effect.sync(() =>
             events.some((event) => event.params?.uri === "skill://sentinel/v.md") ? true : undefined))
           const told = JSON.stringify(events)
@@ -171,5 +349,27 @@ describe("visibility property", () => {
         }).pipe(Effect.scoped),
       { timeout: 120_000, arbitrary: { runs: 15 } } as any
     )
+
+    it.effect.prop(
+      "subscriptions/listen over HTTP is told nothing about skills hidden at the time of the change",
+      [Catalogue],
+      notificationsTold(() => http.captured.registry!, httpListen),
+      { timeout: 120_000, arbitrary: { runs: 15 } } as any
+    )
   })
+
+  const stdio = [
+    { revision: "2025-11-25", listener: "a stdio connection", skills: skillsLayer(), listen: stdioConnection },
+    { revision: "2026-07-28", listener: "subscriptions/listen over stdio", skills: skillsLayer(), listen: stdioListen }
+  ]
+  for (const { listen, listener, revision, skills } of stdio) {
+    layer(stdioServer(skills.layer))(`stdio ${revision}`, (it) => {
+      it.effect.prop(
+        `${listener} is told nothing about skills hidden at the time of the change`,
+        [Catalogue],
+        notificationsTold(() => skills.captured.registry!, listen),
+        { timeout: 120_000, arbitrary: { runs: 15 } } as any
+      )
+    })
+  }
 })

@@ -68,6 +68,13 @@ const watch = Flag.Boolean("watch").pipe(
   Flag.withDefault(false)
 )
 
+const watchCheck = Flag.Finite("watch-check").pipe(
+  Flag.withDescription(
+    "With --watch: seconds between stamp checks that catch changes no file event reported (network volumes, bind mounts); 0 turns them off"
+  ),
+  Flag.withDefault(5)
+)
+
 const prefix = Flag.String("prefix").pipe(
   Flag.withDescription("Skill-path segments put before every skill, e.g. acme/tools"),
   Flag.optional
@@ -105,7 +112,7 @@ const pageSize = Flag.Int("page-size").pipe(
 
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize },
+  { directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
@@ -127,7 +134,9 @@ const serve = Command.make(
       return yield* fail("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
     }
     const source = yield* Serve.openReported(roots, { log })
-    const watching = input.watch ? { log } : undefined
+    const watching = input.watch
+      ? { log, sweep: input.watchCheck > 0 ? `${input.watchCheck} seconds` as const : false as const }
+      : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(

@@ -159,6 +159,10 @@ export type Skills = ReadonlyArray<Skill.Definition> | DirectorySource.Source
  */
 export interface Watch {
   readonly log: (line: string) => Effect.Effect<void>
+  /** Interval of the periodic stamp check (`DirectorySource.WatchOptions.sweep`). */
+  readonly sweep?: DirectorySource.WatchOptions["sweep"]
+  /** The watcher's own warnings (a change no event reported). Default: stderr. */
+  readonly warn?: ((line: string) => Effect.Effect<void>) | undefined
 }
 
 const isSource = (skills: Skills): skills is DirectorySource.Source => "scan" in skills
@@ -169,6 +173,8 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
     const registry = yield* SkillRegistry.SkillRegistry
     const where = source.roots.map((root) => root.path).join(", ")
     yield* DirectorySource.watch(source, {
+      sweep: watch.sweep,
+      log: watch.warn ?? Console.error,
       onReload: (result) =>
         Exit.match(result, {
           onFailure: (cause) => {

@@ -16,19 +16,45 @@
  * (handler objects keyed by method, `registrationPresence`, `serverInfo.extensions`). The wire
  * tests in `test/` fail if a later effect moves any of these.
  *
+ * Notifications (issue 11 item 3): effect 4.1.0 broadcasts `list_changed` and `resources/updated`
+ * to every listener (`McpServer.ts`, the queue consumer of `runWithRuntime`, and
+ * `mcpProtocol/v2026_07_28.ts`, the `subscriptions/listen` handler), and the per-client delivery
+ * (`projectNotification`) is not told which client it delivers to. So the skills layer never
+ * hands its changes to effect; it tells each listener itself (`Extension.notices`):
+ *
+ * - a 2026-07-28 `subscriptions/listen` request: the handler takes its events from
+ *   `context.subscribeServerNotifications` (`HandlerInstallationContext` in
+ *   `internal/mcpProtocol.ts`), run in the listen request's fiber with the listen's scope. The
+ *   wrapper gives it a subscription of its own carrying effect's events and the skill notices
+ *   decided for that request, as `CanonicalServerNotification` values; the handler then applies
+ *   its own filters (what the listen asked for) and framing.
+ * - a session-revision connection without HTTP (stdio): the connection is learnt from
+ *   `lifecycle.initialize(version, profile, clientId)` and `lifecycle.clientNotification`
+ *   (`internal/mcpRuntime.ts`, `installHandlers`), and its notices are projected with the
+ *   adapter's `projectNotification` and sent with `context.sendNotification`, as effect's own
+ *   delivery does for `canDeliver` clients (initialized, subscribed). The connections are kept
+ *   on the `target` that `installHandlers` of `internal/mcpRuntime.ts` makes once per run
+ *   (`registry.handlerTarget`) and hands to every adapter, and pruned by the transport's
+ *   `clientIds` (`RpcServer.Protocol`, which `runWithRuntime` in `McpServer.ts` runs on).
+ *
  * @internal
  */
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
-import type * as Scope from "effect/Scope"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import type * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
+import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
@@ -60,6 +86,8 @@ export interface RequestInfo {
   readonly middlewareAround: (uri: string, marker: string) => Effect.Effect<boolean>
   /** The `McpServer` service this request belongs to (identifies the server). */
   readonly server: object
+  /** The session-revision connection without HTTP (stdio) this request came on, if it is one. */
+  readonly connection: Connection | undefined
   /** The server's `Implementation` for 2026-07-28 `_meta["io.modelcontextprotocol/serverInfo"]`. */
   readonly serverInfo: Readonly<Record<string, unknown>>
 }
@@ -77,6 +105,29 @@ export type Interceptor = (
   next: Effect.Effect<unknown, unknown>
 ) => Effect.Effect<unknown, unknown>
 
+/** A change one listener is told of: effect's canonical notification tags. */
+export type Notice =
+  | { readonly _tag: "ResourcesChanged" }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
+
+/**
+ * A session-revision connection without HTTP (stdio: effect's client 0), from its `initialize`
+ * until it initializes again or the server stops. What it is told is decided by its latest skills
+ * request, and `resources/updated` only for the URIs it subscribed to through the skills layer.
+ */
+export interface Connection {
+  readonly latest: () => RequestInfo | undefined
+  readonly remember: (request: RequestInfo) => void
+  readonly subscribed: (uri: string) => boolean
+  readonly subscribe: (uri: string) => void
+  readonly unsubscribe: (uri: string) => void
+}
+
+/** Who is being told: a `subscriptions/listen` request, or a stdio connection. */
+export type Listener =
+  | { readonly _tag: "Listen"; readonly request: RequestInfo }
+  | { readonly _tag: "Connection"; readonly server: object; readonly connection: Connection }
+
 /** What the wrapper adds to an adapter. */
 export interface Extension {
   readonly id: string
@@ -85,6 +136,8 @@ export interface Extension {
   readonly rpcs: RpcGroup.RpcGroup<any>
   readonly handlers: Readonly<Record<string, Handler>>
   readonly intercept: Readonly<Record<string, Interceptor>>
+  /** The notices `listener` may hear, from now until the scope closes. */
+  readonly notices: (listener: Listener) => Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope>
 }
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
@@ -96,11 +149,49 @@ interface Learnt {
   readonly directoryRead: boolean
 }
 
+interface Connected {
+  readonly connection: Connection
+  /** Closed when the connection initializes again or the server stops: ends its notices. */
+  readonly scope: Scope.Closeable
+  /** Done on `notifications/initialized`: notices wait for it (MCP lifecycle). */
+  readonly initialized: Deferred.Deferred<void>
+}
+
+const Connections = Symbol.for("@mcp-skills/server/Connections")
+
+/**
+ * The stdio connections of one run of a server, shared by all its wrapped adapters (effect hands
+ * each the same `target`): a connection that initializes again, with any revision, replaces its
+ * record. Kept on `target`, which lives as long as the run.
+ */
+const connectionsOf = (target: object): Map<number, Connected> => {
+  const existing = (target as Record<symbol, Map<number, Connected> | undefined>)[Connections]
+  if (existing !== undefined) return existing
+  const connections = new Map<number, Connected>()
+  Object.defineProperty(target, Connections, { value: connections, enumerable: false })
+  return connections
+}
+
+const makeConnection = (): Connection => {
+  let latest: RequestInfo | undefined
+  const subscriptions = new Set<string>()
+  return {
+    latest: () => latest,
+    remember: (request) => {
+      latest = request
+    },
+    subscribed: (uri) => subscriptions.has(uri),
+    subscribe: (uri) => void subscriptions.add(uri),
+    unsubscribe: (uri) => void subscriptions.delete(uri)
+  }
+}
+
 const requestInfo = (
   modern: boolean,
   core: any,
   server: object,
   serverInfo: Readonly<Record<string, unknown>>,
+  connectionOf: (clientId: number) => Connection | undefined,
   learnt: Learnt | undefined
 ): Effect.Effect<RequestInfo, never, any> =>
   Effect.gen(function*() {
@@ -136,6 +227,7 @@ const requestInfo = (
       headers,
       sessionId: headers[MCP_SESSION_ID_HEADER],
       server,
+      connection: modern || Option.isSome(httpRequest) ? undefined : connectionOf(requestContext.clientId),
       serverInfo,
       readRegisteredResource: (uri: string) =>
         (core.resources.read(uri, invocation) as Effect.Effect<unknown, any>).pipe(
@@ -246,6 +338,12 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
     installHandlers: (core: any, lifecycle: any, target: any) =>
       Effect.gen(function*() {
         const server: object = yield* McpServer.McpServer
+        // The scope of this run of the server (effect's `runWithRuntime` is scoped): stdio
+        // connections are told of changes until it closes.
+        const runScope = yield* Effect.scope
+        // The transport effect runs this server on (`runWithRuntime` reads the same service): its
+        // `clientIds` say which connections are still there.
+        const transport = yield* Effect.serviceOption(RpcServer.Protocol)
         const info = target.context.serverInfo
         const serverInfo: Record<string, unknown> = { name: info.name, version: info.version }
         for (const key of ["description", "websiteUrl", "icons"]) {
@@ -258,24 +356,40 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
             directoryRead: extension.handlers["resources/directory/read"] !== undefined
           }
           : undefined
+        const connections = connectionsOf(target)
+        const connectionOf = (clientId: number) => connections.get(clientId)?.connection
+        const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf, learnt)
         const bind = (handler: Handler) => (params: unknown) =>
-          Effect.flatMap(requestInfo(modern, core, server, serverInfo, learnt), (request) => handler(params, request))
+          Effect.flatMap(currentRequest, (request) => handler(params, request))
+        const context = target.context
         const intercepting = {
           ...target,
           context: modern
             ? {
-              ...target.context,
+              ...context,
               serverInfo: {
-                ...target.context.serverInfo,
-                extensions: withCapability(target.context.serverInfo.extensions)
+                ...context.serverInfo,
+                extensions: withCapability(context.serverInfo.extensions)
               },
               // The extension requires the `resources` capability (spec R84) even before any skill exists.
               registrationPresence: Effect.map(
-                target.context.registrationPresence,
+                context.registrationPresence,
                 (presence: any) => ({ ...presence, resources: true })
-              )
+              ),
+              // Run by the `subscriptions/listen` handler in the listen request's fiber, with the
+              // listen's scope: effect's events for this listener plus the skill notices decided
+              // for this very request.
+              subscribeServerNotifications: Effect.gen(function*() {
+                const events: PubSub.Subscription<unknown> = yield* context.subscribeServerNotifications
+                const notices = yield* extension.notices({ _tag: "Listen", request: yield* currentRequest })
+                const merged = yield* Effect.acquireRelease(PubSub.unbounded<unknown>(), PubSub.shutdown)
+                const subscription = yield* PubSub.subscribe(merged)
+                yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(events), (event) => PubSub.publish(merged, event))))
+                yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => PubSub.publish(merged, { notification: notice })))
+                return subscription
+              })
             }
-            : target.context,
+            : context,
           install: (protocol: unknown, group: unknown, handlers: Record<string, any>) => {
             const replaced: Record<string, any> = { ...handlers }
             for (const [method, interceptor] of Object.entries(extension.intercept)) {
@@ -283,7 +397,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
               if (typeof original !== "function") continue
               replaced[method] = (params: unknown, options: unknown) =>
                 Effect.flatMap(
-                  requestInfo(modern, core, server, serverInfo, learnt),
+                  currentRequest,
                   (request) =>
                     interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
                 )
@@ -291,6 +405,36 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
             return target.install(protocol, group, replaced)
           }
         }
+        // A stdio connection (re)initializes: from now on it is told of the skill changes it may
+        // see, none before it has sent `notifications/initialized` (effect's `deliveryClientIds`);
+        // a change in between is told once it has.
+        const connect = (clientId: number) =>
+          Effect.gen(function*() {
+            // The connections a multi-client transport no longer has go as the next one arrives.
+            const live = Option.isSome(transport) ? yield* transport.value.clientIds : undefined
+            for (const [id, connected] of connections) {
+              if (id === clientId || live?.has(id) === false) {
+                connections.delete(id)
+                yield* Scope.close(connected.scope, Exit.void)
+              }
+            }
+            const scope = yield* Scope.fork(runScope)
+            const connected: Connected = { connection: makeConnection(), scope, initialized: yield* Deferred.make<void>() }
+            connections.set(clientId, connected)
+            const send = context.sendNotification
+            if (send === undefined) return
+            const notices = yield* Scope.provide(extension.notices({ _tag: "Connection", server, connection: connected.connection }), scope)
+            yield* Effect.forkIn(
+              Stream.runForEach(notices, (notice) =>
+                Deferred.await(connected.initialized).pipe(
+                  Effect.andThen(base.projectNotification(notice as any) as Effect.Effect<unknown, unknown>),
+                  Effect.flatMap((projected) =>
+                    projected === undefined ? Effect.void : send(base.protocolVersion, clientId, projected)
+                  )
+                )).pipe(Effect.ignoreCause),
+              scope
+            )
+          })
         const wrappedLifecycle = lifecycle === undefined ? undefined : {
           ...lifecycle,
           initialize: (...args: ReadonlyArray<unknown>) =>
@@ -300,8 +444,8 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                 capabilities: {
                   ...result.capabilities,
                   // A changed catalogue emits notifications/resources/list_changed, and
-                  // resources/updated for subscribed files: effect delivers them over stdio, the
-                  // skills session stream over HTTP (where effect refuses subscriptions).
+                  // resources/updated for subscribed files: to stdio connections (see `connect`),
+                  // and on the skills session stream over HTTP (where effect refuses subscriptions).
                   resources: {
                     ...result.capabilities.resources,
                     listChanged: true,
@@ -309,7 +453,15 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                   },
                   extensions: withCapability(result.capabilities.extensions)
                 }
-              })))
+              })).pipe(Effect.tap(() => Option.isSome(http) ? Effect.void : connect(args[2] as number)))),
+          clientNotification: (notification: any, clientId: number, ...rest: ReadonlyArray<unknown>) =>
+            Effect.tap(lifecycle.clientNotification(notification, clientId, ...rest), () =>
+              Effect.suspend(() => {
+                const connected = connections.get(clientId)
+                return connected !== undefined && notification?._tag === "Initialized"
+                  ? Deferred.succeed(connected.initialized, undefined)
+                  : Effect.void
+              }))
         }
         yield* base.installHandlers(core, wrappedLifecycle, intercepting)
         const handlers: Record<string, unknown> = {}

@@ -126,9 +126,16 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
   }
 
   const listSkills: Encoded["listSkills"] = (snapshot, cursor, visible) => {
+    // A listing goes on into the instances of listed families, rendered per request, and its
+    // cursors may point into them: effect's path answers every page of such a catalogue.
+    if (snapshot.families.some((family) => family.listed)) return undefined
     const listed = snapshot.listed
-    const start = startOf(Handlers.SkillsScope, cursor, (after) => Cursor.startAfter(listed, (skill) => skill.uri, after))
-    if (start === undefined) return undefined
+    const start = startOf(
+      Handlers.SkillsScope,
+      cursor,
+      (after) => after.startsWith(Handlers.FamilyPosition) ? -1 : Cursor.startAfter(listed, (skill) => skill.uri, after)
+    )
+    if (start === undefined || start < 0) return undefined
     const memo = memoOf(snapshot)
     return kept(memo, `skills ${start}`, visible, () => {
       const items: Array<Uint8Array> = []

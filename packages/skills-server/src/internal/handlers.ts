@@ -10,12 +10,16 @@ import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as PubSub from "effect/PubSub"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
+import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
-import type { Interceptor, RequestInfo, WireError } from "./effectMcp.js"
+import type { Interceptor, Listener, Notice, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
 import * as Learning from "./learning.js"
 import * as Sessions from "./sessions.js"
@@ -33,7 +37,13 @@ export interface VisibilityRequest {
 }
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */
-export type Decision = boolean | ((skill: SkillRegistry.SkillEntry) => boolean)
+export type Decision = boolean | ((skill: SkillRegistry.ServedSkill) => boolean)
+
+/** A check's decision, and the request's services as the check saw them. */
+export interface Verdict {
+  readonly decision: Decision
+  readonly services: Context.Context<never> | undefined
+}
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
@@ -44,13 +54,15 @@ export interface State {
   readonly ttlMs: number
   readonly cacheScope: "public" | "private"
   /** Present when a visibility check is configured: runs it once for the request. */
-  readonly decide: ((request: RequestInfo, method: Method) => Effect.Effect<Decision, WireError>) | undefined
+  readonly decide: ((request: RequestInfo, method: Method) => Effect.Effect<Verdict, WireError>) | undefined
   /**
    * 2025-11-25 HTTP sessions and their `resources/subscribe` URIs: effect keeps subscriptions only
    * for stdio connections, so the session stream (`SkillsServer`) filters updates with these.
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
+  /** Every catalogue change, for the listeners to judge each for themselves (`notices`). */
+  readonly changes: PubSub.PubSub<Change>
 }
 
 /** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
@@ -59,10 +71,15 @@ const stateFor = (request: RequestInfo): State | undefined => attached<State>(re
 /** The URI of the hidden effect resource whose read runs the visibility check inside effect's middleware. */
 export const VisibilityResourceUri = "urn:mcp-skills:visibility"
 
-/** Carries the request into the visibility resource's handler and its decision back out. */
+/**
+ * Carries the request into the visibility resource's handler, and its decision and services back
+ * out (`check: false` when only the services are wanted).
+ */
 export interface Slot {
   readonly request: VisibilityRequest
+  readonly check: boolean
   decision: Decision | undefined
+  services: Context.Context<never> | undefined
   /** The read only probes for middleware (see `probeMiddleware`): the handler fails with `ProbeMarker`. */
   readonly probe?: boolean
 }
@@ -93,7 +110,15 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
 /** Visibility of skills for one request under `decision`, each skill decided at most once. */
 export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
-    return { skill: () => decision, any: (owners) => decision && owners.length > 0, checked }
+    return { skill: () => decision, instance: () => decision, any: (owners) => decision && owners.length > 0, checked }
+  }
+  const instances = new Map<string, boolean>()
+  const instance = (skill: SkillRegistry.InstanceSkill) => {
+    const known = instances.get(skill.uri)
+    if (known !== undefined) return known
+    const visible = decision(skill)
+    instances.set(skill.uri, visible)
+    return visible
   }
   const memo = new Int8Array(snapshot.skills.length)
   const skill = (index: number) => {
@@ -104,15 +129,15 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     }
     return known === 1
   }
-  return { skill, any: (owners) => owners.some(skill), checked }
+  return { skill, instance, any: (owners) => owners.some(skill), checked }
 }
 
 /** The cache hint a result about `skill` alone would carry. */
-export const hintOf = (state: State, skill: SkillRegistry.SkillEntry): SkillRegistry.Hint =>
+export const hintOf = (state: State, skill: SkillRegistry.ServedSkill): SkillRegistry.Hint =>
   skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: Kind.kindOf(skill).perCaller ? "private" : state.cacheScope }
 
 /** The hint of a result about several skills: the shortest ttl, public only if every one is. */
-export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.SkillEntry>): SkillRegistry.Hint => {
+export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSkill>): SkillRegistry.Hint => {
   let ttlMs = Infinity
   let cacheScope: "public" | "private" = "public"
   for (const skill of skills) {
@@ -131,26 +156,34 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
   const decided = state.decide === undefined ? undefined : yield* Learning.Decided
-  const decision = state.decide === undefined
-    ? true
+  const verdict: Verdict = state.decide === undefined
+    ? { decision: true, services: undefined }
     : decided !== undefined && decided.method === method
-    ? decided.decision as Decision
+    ? { decision: decided.decision as Decision, services: undefined }
     : yield* state.decide(request, method)
   // A request the fast route learns from tells it whether effect's middleware wraps the check.
   const learning = yield* Learning.CurrentSlot
   if (learning !== undefined && state.decide !== undefined && request.modern && learning.middleware === undefined) {
     learning.middleware = yield* probeMiddleware(request)
   }
-  if (!request.modern && request.sessionId !== undefined && state.decide !== undefined) {
-    yield* state.sessions.remember(request.sessionId, request)
+  if (!request.modern && state.decide !== undefined) {
+    if (request.sessionId !== undefined) yield* state.sessions.remember(request.sessionId, request)
+    else request.connection?.remember(request)
   }
+  // Only a family's callbacks need the services: without a check they are captured on first use.
+  let services = verdict.services
   const call: Call = {
     snapshot,
-    visible: visibleFor(snapshot, decision, state.decide !== undefined),
+    visible: visibleFor(snapshot, verdict.decision, state.decide !== undefined),
     request,
     method,
     renderings: state.renderings,
-    renders: new Map()
+    renders: new Map(),
+    services: Effect.suspend(() =>
+      services !== undefined
+        ? Effect.succeed(services)
+        : Effect.map(throughEffect(request, method, false), (slot) => (services = slot.services ?? Context.empty()))
+    )
   }
   return { state, call }
 })
@@ -203,6 +236,34 @@ export const visibleChange = (
   }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
 }
 
+/**
+ * The notices one listener may hear from now on (until the scope closes), each change judged when
+ * it happens by `visibleChange`: a `subscriptions/listen` request by its own headers and context
+ * (effect then keeps what the listen asked for), a connection or session by its latest skills
+ * request and its subscriptions.
+ */
+export const notices = (
+  state: State,
+  latest: () => unknown,
+  subscribed: (uri: string) => boolean
+): Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope> =>
+  Effect.map(PubSub.subscribe(state.changes), (subscription) =>
+    Stream.flatMap(Stream.fromSubscription(subscription), (change) =>
+      Stream.unwrap(Effect.map(visibleChange(state, latest(), change, subscribed), (told) =>
+        Stream.fromIterable<Notice>([
+          ...(told.listChanged ? [{ _tag: "ResourcesChanged" } as const] : []),
+          ...told.updated.map((uri) => ({ _tag: "ResourceUpdated", uri }) as const)
+        ])))))
+
+/** `notices` for a listener of the wrapped adapters (see `EffectMcp.Extension.notices`). */
+export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope> => {
+  const state = attached<State>(listener._tag === "Listen" ? listener.request.server : listener.server)
+  if (state === undefined) return Effect.succeed(Stream.empty)
+  return listener._tag === "Listen"
+    ? notices(state, () => listener.request, () => true)
+    : notices(state, listener.connection.latest, listener.connection.subscribed)
+}
+
 /** 2026-07-28 result fields; 2025-11-25 results carry none of them (spec §7 item 1). */
 const complete = <A extends object>(
   request: RequestInfo,
@@ -239,32 +300,136 @@ const unknownCursor = invalidParams("Unknown or expired cursor: list again from 
 export const listingScope = (state: State, snapshot: SkillRegistry.Snapshot): "public" | "private" =>
   !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public") ? "public" : "private"
 
+// How many skills of one listing render at once: a page of slow renders takes a fraction of their
+// sum, without starting a whole page's renders at the same moment.
+const RenderConcurrency = 8
+
+// A listing runs through the listed skills (by URI), then each listed family's instances in the
+// order its `list` gives them. A cursor is the position after the last entry sent: a skill URI, or
+// (FamilyPosition-prefixed) a family, the family's own cursor of the page and the offset in it.
+export const FamilyPosition = "\u0000"
+
+// The most pages one request asks of one family: cursors that go round in a circle end here.
+const MaxFamilyPages = 1000
+
+interface Position {
+  readonly key: string
+  readonly cursor: string | null
+  readonly offset: number
+}
+
+const encodePosition = (position: Position) =>
+  FamilyPosition + JSON.stringify([position.key, position.cursor, position.offset])
+
+const decodePosition = (after: string): Position | undefined => {
+  try {
+    const [key, cursor, offset] = JSON.parse(after.slice(FamilyPosition.length)) as [unknown, unknown, unknown]
+    return typeof key === "string" && (cursor === null || typeof cursor === "string") && Number.isSafeInteger(offset) &&
+        (offset as number) >= 0
+      ? { key, cursor, offset: offset as number }
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Calls `visit` with each instance of a listed family the caller may see, in the family's order,
+ * from `from` on, with the position after it, until `visit` says stop (`false`). A `list` that fails
+ * or times out ends that family (logged) and never the listing; an instance whose parameters do
+ * not fit the template is skipped (logged).
+ */
+const eachInstance = Effect.fnUntraced(function*(
+  call: Call,
+  family: SkillRegistry.FamilyEntry,
+  from: Position | undefined,
+  visit: (skill: SkillRegistry.InstanceSkill, after: Position) => boolean
+) {
+  const key = SkillRegistry.familyKey(family)
+  let cursor = from?.cursor ?? null
+  let offset = from?.offset ?? 0
+  for (let pages = 0; pages < MaxFamilyPages; pages++) {
+    const page = yield* Effect.option(Kind.listInstances(call, family, cursor ?? undefined))
+    if (Option.isNone(page)) return true
+    const { instances, nextCursor } = page.value
+    for (let j = offset; j < instances.length; j++) {
+      const expanded = PathTemplate.expand(family.template, instances[j]!)
+      if (Result.isFailure(expanded)) {
+        yield* Effect.logWarning(`the family ${key} listed an instance that does not fit its template: ${expanded.failure.message}`)
+        continue
+      }
+      const skill = SkillRegistry.instance(family, expanded.success)
+      if (call.visible.instance(skill) && !visit(skill, { key, cursor, offset: j + 1 })) return false
+    }
+    // A cursor that does not move would page forever.
+    if (nextCursor === undefined || nextCursor === cursor) return true
+    cursor = nextCursor
+    offset = 0
+  }
+  yield* Effect.logWarning(`the family ${key} gave ${MaxFamilyPages} pages in one request; the rest is not listed`)
+  return true
+})
+
 export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
   const { call, state } = yield* begin(request, "skills/list")
   const { snapshot, visible } = call
   let after: string | undefined
+  let position: Position | undefined
   if (params?.cursor !== undefined) {
     after = Cursor.decode(SkillsScope, params.cursor)
+    if (after?.startsWith(FamilyPosition) === true) {
+      position = decodePosition(after)
+      if (position === undefined) after = undefined
+    }
     if (after === undefined) return yield* Effect.fail(unknownCursor)
   }
-  const listed = snapshot.listed
-  const skills: Array<CoreSkill.Skill> = []
-  const onPage: Array<SkillRegistry.SkillEntry> = []
-  let more = false
-  for (let i = Cursor.startAfter(listed, (skill) => skill.uri, after); i < listed.length; i++) {
-    const skill = listed[i]!
-    if (!visible.skill(skill.index)) continue
-    if (skills.length === state.pageSize) {
-      more = true
-      break
+  const selected: Array<SkillRegistry.ServedSkill> = []
+  // The position after the last selected entry, and the next page's start once a further entry exists.
+  let last: string | undefined
+  let next: string | undefined
+  const take = (skill: SkillRegistry.ServedSkill, after: string) => {
+    if (selected.length === state.pageSize) {
+      next = last
+      return false
     }
-    skills.push(yield* Kind.kindOf(skill).entry(call, skill))
-    onPage.push(skill)
+    selected.push(skill)
+    last = after
+    return true
   }
-  const last = onPage.at(-1)
+  if (position === undefined) {
+    const listed = snapshot.listed
+    for (let i = Cursor.startAfter(listed, (skill) => skill.uri, after); i < listed.length && next === undefined; i++) {
+      const skill = listed[i]!
+      if (visible.skill(skill.index)) take(skill, skill.uri)
+    }
+  }
+  for (const family of snapshot.families) {
+    if (next !== undefined) break
+    const key = SkillRegistry.familyKey(family)
+    if (!family.listed || position !== undefined && key < position.key) continue
+    const from = position !== undefined && key === position.key ? position : undefined
+    yield* eachInstance(call, family, from, (skill, after) => take(skill, encodePosition(after)))
+  }
+  // Instances render concurrently; one that cannot be rendered is left out (its error is logged),
+  // never failing the page.
+  const rendered = yield* Effect.forEach(
+    selected,
+    (skill) =>
+      skill._tag === "Instance"
+        ? Effect.map(Effect.option(Kind.kindOf(skill).entry(call, skill)), Option.getOrUndefined)
+        : Kind.kindOf(skill).entry(call, skill),
+    { concurrency: RenderConcurrency }
+  )
+  const skills: Array<CoreSkill.Skill> = []
+  const onPage: Array<SkillRegistry.ServedSkill> = []
+  for (const [i, entry] of rendered.entries()) {
+    if (entry === undefined) continue
+    skills.push(entry)
+    onPage.push(selected[i]!)
+  }
   const result: Protocol.ListSkillsResult = {
     skills,
-    ...(more && last !== undefined ? { nextCursor: Cursor.make(SkillsScope, last.uri) } : {})
+    ...(next !== undefined ? { nextCursor: Cursor.make(SkillsScope, next) } : {})
   }
   return complete(request, call, result, {
     ttlMs: hintOfAll(state, onPage).ttlMs,
@@ -272,10 +437,46 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   })
 })
 
+/**
+ * The family instance `uri` falls in, if the caller may see it, with the decoded path below its
+ * root; or, for a URI with a family's shape but an invalid parameter, the refusal (-32602, naming
+ * what was wrong unless a visibility check applies, under which it must look like any absent URI).
+ * Nothing is rendered here.
+ */
+const resolveInstance = (
+  call: Call,
+  uri: string
+):
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Invalid"; readonly error: WireError }
+  | { readonly _tag: "Found"; readonly skill: SkillRegistry.InstanceSkill; readonly file: ReadonlyArray<string> } =>
+{
+  for (const family of call.snapshot.families) {
+    const match = PathTemplate.match(family.template, uri)
+    if (match._tag === "Outside") continue
+    if (match._tag === "Invalid") {
+      return call.visible.checked ? none : { _tag: "Invalid", error: invalidParams(match.error.message, { uri }) }
+    }
+    const skill = SkillRegistry.instance(family, match)
+    return call.visible.instance(skill) ? { _tag: "Found", skill, file: match.file } : none
+  }
+  return none
+}
+
+const none = { _tag: "None" } as const
+
 export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
   const { call, state } = yield* begin(request, "skills/get")
-  const skill = call.snapshot.byUri.get(params.uri)
-  if (skill === undefined || !call.visible.skill(skill.index)) {
+  const known = call.snapshot.byUri.get(params.uri)
+  let skill: SkillRegistry.ServedSkill | undefined = known !== undefined && call.visible.skill(known.index) ? known : undefined
+  if (known === undefined) {
+    const resolved = resolveInstance(call, params.uri)
+    if (resolved._tag === "Invalid") return yield* Effect.fail(resolved.error)
+    if (resolved._tag === "Found" && resolved.file.length === 1 && resolved.file[0] === Extension.SkillFileName) {
+      skill = resolved.skill
+    }
+  }
+  if (skill === undefined) {
     const isSkillMd = Result.isSuccess(SkillUri.parseSkillMd(params.uri))
     return yield* Effect.fail(
       invalidParams(
@@ -300,7 +501,11 @@ const ownerOf = (
   call: Call,
   uri: string,
   indexed: { readonly owners: ReadonlyArray<number> } | undefined
-): { readonly skill: SkillRegistry.SkillEntry; readonly owners: ReadonlyArray<SkillRegistry.SkillEntry> } | undefined => {
+):
+  | { readonly skill: SkillRegistry.ServedSkill; readonly owners: ReadonlyArray<SkillRegistry.ServedSkill> }
+  | WireError
+  | undefined =>
+{
   const { snapshot, visible } = call
   if (indexed !== undefined) {
     const first = indexed.owners.find(visible.skill)
@@ -309,7 +514,13 @@ const ownerOf = (
       : { skill: snapshot.skills[first]!, owners: indexed.owners.map((index) => snapshot.skills[index]!) }
   }
   const owner = SkillUri.isCanonical(uri) ? SkillRegistry.dynamicOwner(snapshot, uri) : undefined
-  return owner !== undefined && visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
+  if (owner !== undefined) return visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
+  const resolved = resolveInstance(call, uri)
+  return resolved._tag === "Invalid"
+    ? resolved.error
+    : resolved._tag === "Found"
+    ? { skill: resolved.skill, owners: [resolved.skill] }
+    : undefined
 }
 
 const notADirectory = (uri: string) => invalidParams(`no directory resource is served at ${uri}`, { uri })
@@ -321,6 +532,7 @@ export const readDirectory = Effect.fnUntraced(function*(
   const { call, state } = yield* begin(request, "resources/directory/read")
   const uri = params.uri
   const owner = ownerOf(call, uri, call.snapshot.directories.get(uri))
+  if (isWireError(owner)) return yield* Effect.fail(owner)
   const children = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).directory(call, owner.skill, uri)
   if (owner === undefined || children === undefined) return yield* Effect.fail(notADirectory(uri))
   const scope = directoryScope(uri)
@@ -370,6 +582,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const { call } = yield* begin(request, "resources/read", { state, snapshot })
   const owner = ownerOf(call, uri, file)
+  if (isWireError(owner)) return yield* Effect.fail(owner)
   const answer = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
   if (owner !== undefined && answer !== undefined) {
     return complete(request, call, { contents: [{ uri, mimeType: answer.mimeType, ...answer.content }] }, hintOfAll(state, owner.owners))
@@ -397,9 +610,20 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   if (state === undefined) return base
   const { call } = yield* begin(request, "resources/list")
   const own = base.resources.filter((resource) => resource.uri !== VisibilityResourceUri)
-  const visible = call.snapshot.listed.filter((skill) => call.visible.skill(skill.index))
-  const skills: Array<Protocol.ResourceEntry> = []
-  for (const skill of visible) skills.push(yield* Kind.kindOf(skill).resource(call, skill))
+  const visible: Array<SkillRegistry.ServedSkill> = call.snapshot.listed.filter((skill) => call.visible.skill(skill.index))
+  for (const family of call.snapshot.families) {
+    if (family.listed) yield* eachInstance(call, family, undefined, (skill) => visible.push(skill) > 0)
+  }
+  // Instances render concurrently; one that cannot be rendered is left out (logged), as in skills/list.
+  const resources = yield* Effect.forEach(
+    visible,
+    (skill) =>
+      skill._tag === "Instance"
+        ? Effect.map(Effect.option(Kind.kindOf(skill).resource(call, skill)), Option.getOrUndefined)
+        : Kind.kindOf(skill).resource(call, skill),
+    { concurrency: RenderConcurrency }
+  )
+  const skills = resources.filter((resource) => resource !== undefined)
   const result = { ...base, resources: [...own, ...skills] }
   if (!request.modern) return result
   const ours = complete(request, call, {}, hintOfAll(state, visible))
@@ -411,8 +635,8 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   }
 })
 
-/** Runs the configured check for one request inside effect's middleware (see `VisibilityResourceUri`). */
-export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestInfo, method: Method) {
+// Reads the visibility resource for one request, so effect's middleware runs around its handler.
+const throughEffect = Effect.fnUntraced(function*(request: RequestInfo, method: Method, check: boolean) {
   const slot: Slot = {
     request: {
       method,
@@ -421,12 +645,12 @@ export const decideThroughEffect = Effect.fnUntraced(function*(request: RequestI
       sessionId: request.sessionId,
       requestContext: request.requestContext
     },
-    decision: undefined
+    check,
+    decision: undefined,
+    services: undefined
   }
   const read = yield* Effect.provideService(request.readRegisteredResource(VisibilityResourceUri), CurrentSlot, slot)
-  // Not found: an `McpServer.visibility` provided to the skills layer hid it, which hides every skill.
-  if (Option.isNone(read)) return false
-  return slot.decision ?? false
+  return Option.isSome(read) ? slot : { ...slot, decision: false }
 })
 
 /** Whether effect runs `McpServer` middleware around the visibility check of this server. */
@@ -442,10 +666,17 @@ const probeMiddleware = (request: RequestInfo) =>
         sessionId: request.sessionId,
         requestContext: request.requestContext
       },
+      check: false,
       decision: undefined,
+      services: undefined,
       probe: true
     }
   )
+
+/** Runs the configured check for one request inside effect's middleware (see `VisibilityResourceUri`). */
+export const decideThroughEffect = (request: RequestInfo, method: Method): Effect.Effect<Verdict, WireError> =>
+  // Not found: an `McpServer.visibility` provided to the skills layer hid it, which hides every skill.
+  Effect.map(throughEffect(request, method, true), (slot) => ({ decision: slot.decision ?? false, services: slot.services }))
 
 const subscribeRefused = (uri: string, reason: string): WireError =>
   invalidParams(reason, { uri: uri.length > 256 ? uri.slice(0, 256) + "..." : uri })
@@ -455,7 +686,8 @@ const subscribeRefused = (uri: string, reason: string): WireError =>
  * refused; a skill URI must name a file that exists and that this request may see (otherwise the
  * same -32602 as a read of a missing resource); an HTTP session holds at most
  * `maxSubscriptions`. effect refuses subscriptions on HTTP sessions, so ours are kept with the
- * session (`Sessions`); stdio goes on to effect, which keeps and delivers them itself.
+ * session (`Sessions`); stdio goes on to effect, and a skill URI effect accepted is also kept with
+ * the connection, which the skills layer tells of changes itself (`EffectMcp.Connection`).
  */
 export const subscribe: Interceptor = Effect.fnUntraced(function*(
   params: { readonly uri: string },
@@ -474,10 +706,14 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(
   if (ours) {
     const { call } = yield* begin(request, "resources/read", { state, snapshot })
     const owner = ownerOf(call, uri, file)
-    const exists = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
+    const exists = owner === undefined || isWireError(owner) ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
     if (exists === undefined) return yield* Effect.fail(notFound(uri))
   }
-  if (request.sessionId === undefined) return yield* next
+  if (request.sessionId === undefined) {
+    const answer = yield* next
+    if (ours) request.connection?.subscribe(uri)
+    return answer
+  }
   const refused = yield* state.sessions.subscribe(request.sessionId, uri)
   if (refused === "limit") {
     return yield* Effect.fail(
@@ -488,14 +724,19 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(
   return {}
 })
 
-/** `resources/unsubscribe` of HTTP sessions (see `subscribe`). */
+/** `resources/unsubscribe` of HTTP sessions and stdio connections (see `subscribe`). */
 export const unsubscribe: Interceptor = Effect.fnUntraced(function*(
   params: { readonly uri: string },
   request: RequestInfo,
   next: Effect.Effect<unknown, unknown>
 ) {
   const state = stateFor(request)
-  if (state === undefined || request.modern || request.sessionId === undefined) return yield* next
+  if (state === undefined || request.modern) return yield* next
+  if (request.sessionId === undefined) {
+    const answer = yield* next
+    request.connection?.unsubscribe(params.uri)
+    return answer
+  }
   yield* state.sessions.unsubscribe(request.sessionId, params.uri)
   return {}
 })

@@ -19,6 +19,8 @@
 import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
 import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Cache from "effect/Cache"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Equal from "effect/Equal"
@@ -29,7 +31,9 @@ import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as MimeType from "../MimeType.js"
+import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
+import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 
@@ -44,6 +48,8 @@ export type Method =
 /** Visibility of skills for one request: each skill's decision is computed at most once. */
 export interface Visible {
   readonly skill: (index: number) => boolean
+  /** Whether a family instance is visible (decided once per instance URI per request). */
+  readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
   /** Whether any of these skills (by index) is visible: a file shared by nested skills is. */
   readonly any: (owners: ReadonlyArray<number>) => boolean
   /** Whether a visibility check ran (results then depend on the caller). */
@@ -67,8 +73,16 @@ export interface Call {
   readonly request: RequestInfo
   readonly method: Method
   readonly renderings: RenderCache
-  /** Renderings made for this request, by skill index: a rendered skill is rendered once per request. */
-  readonly renders: Map<number, Rendering>
+  /**
+   * Renderings made for this request, by skill index (rendered skills) or instance URI (family
+   * instances): each is rendered once per request.
+   */
+  readonly renders: Map<number | string, Rendering>
+  /**
+   * The request's services (what effect's and `HttpRouter`'s middleware provide, as the visibility
+   * check sees them), for a family's `list` and `render`; captured once per request, on first use.
+   */
+  readonly services: Effect.Effect<Context.Context<never>, WireError>
 }
 
 /** A file's answer to `resources/read`. */
@@ -86,7 +100,7 @@ export interface Child {
 /**
  * The port: the five surfaces of one skill of one kind, for one request.
  */
-export interface Kind<S extends SkillRegistry.SkillEntry> {
+export interface Kind<S extends SkillRegistry.ServedSkill> {
   /** The entry of `skills/list` and `skills/get`. */
   readonly entry: (call: Call, skill: S) => Effect.Effect<CoreSkill.Skill, WireError>
   /** The skill's `SKILL.md` as `resources/list` lists it (R25). */
@@ -115,7 +129,7 @@ const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
 
 // The children of `directory` given every relative file path of a skill known per request.
 const childrenOf = (
-  skill: SkillRegistry.SkillEntry,
+  skill: SkillRegistry.ServedSkill,
   directory: string,
   paths: Iterable<string>,
   sizes: ReadonlyMap<string, number>
@@ -242,18 +256,21 @@ export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
 const shareFor = (input: Duration.Input | undefined): Duration.Duration =>
   input === undefined ? Duration.zero : Option.getOrElse(Duration.fromInput(input), () => Duration.zero)
 
+/** What a template or a family's callbacks see of the request. */
+const renderRequest = (call: Call): Skill.RenderRequest => ({
+  method: call.method,
+  protocolVersion: call.request.protocolVersion,
+  headers: call.request.headers,
+  sessionId: call.request.sessionId,
+  requestContext: call.request.requestContext
+})
+
 /** The skill rendered for this request's caller (once per request, shared under `shareKey`). */
 export const render = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.RenderedSkill) {
   const known = call.renders.get(skill.index)
   if (known !== undefined) return known
   const definition = skill.definition
-  const request: Skill.RenderRequest = {
-    method: call.method,
-    protocolVersion: call.request.protocolVersion,
-    headers: call.request.headers,
-    sessionId: call.request.sessionId,
-    requestContext: call.request.requestContext
-  }
+  const request = renderRequest(call)
   const key = definition.shareKey?.(request)
   const keep = shareFor(definition.shareFor)
   const rendering = key === undefined || Duration.isZero(keep)
@@ -263,8 +280,83 @@ export const render = Effect.fnUntraced(function*(call: Call, skill: SkillRegist
   return rendering
 })
 
-/** Rendered skills: one rendering per request, from which every surface answers. */
-const Rendered: Kind<SkillRegistry.RenderedSkill> = {
+// A family's callback: run with the request's services and the family's time limit. A failure or
+// a timeout is the author's, logged in full; the caller is told which skill and why, plainly.
+const runCallback = <A>(
+  call: Call,
+  family: SkillRegistry.FamilyEntry,
+  what: string,
+  callback: Effect.Effect<A, unknown, any>
+): Effect.Effect<A, WireError> =>
+  Effect.flatMap(call.services, (services) =>
+    callback.pipe(
+      Effect.provideContext(services),
+      Effect.timeoutOrElse({ duration: family.timeout, orElse: () => Effect.fail(timedOut) }),
+      Effect.catchCause((cause) => {
+        const late = Cause.hasFails(cause) && Cause.squash(cause) === timedOut
+        const why = late ? `it did not finish within ${Duration.format(family.timeout)}` : "it failed"
+        return Effect.andThen(
+          Effect.logError(`${what}: ${why}`, ...(late ? [] : [cause])),
+          Effect.fail({ code: internalError.code, message: `${what}: ${why}` })
+        )
+      })
+    )
+  ) as Effect.Effect<A, WireError>
+
+const timedOut = Symbol.for("@mcp-skills/server/FamilyTimeout")
+
+/** A family instance rendered for this request's caller (once per request). */
+export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.InstanceSkill) {
+  const known = call.renders.get(skill.uri)
+  if (known !== undefined) return known
+  const what = `the skill ${skill.uri} could not be rendered`
+  const files = yield* runCallback(call, skill.family, what, skill.family.definition.render(skill.params, renderRequest(call)))
+  const manifest = Manifest.make({
+    uri: skill.uri,
+    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
+    limits: call.snapshot.limits
+  })
+  if (Result.isFailure(manifest)) {
+    yield* Effect.logError(`${what}: it rendered an invalid skill: ${manifest.failure.message}`)
+    return yield* Effect.fail({ code: internalError.code, message: `${what}: it rendered an invalid skill` })
+  }
+  const rendering: Rendering = {
+    manifest: manifest.success,
+    entry: manifest.success.skill,
+    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
+  }
+  call.renders.set(skill.uri, rendering)
+  return rendering
+})
+
+/** One page of a family's instances: their parameters and the family's cursor of the next page. */
+export interface InstancePage {
+  readonly instances: ReadonlyArray<PathTemplate.Params>
+  readonly nextCursor: string | undefined
+}
+
+/** Asks a family for one page of instances for this request's caller (none for an unlisted one). */
+export const listInstances = (
+  call: Call,
+  family: SkillRegistry.FamilyEntry,
+  cursor: string | undefined
+): Effect.Effect<InstancePage, WireError> => {
+  const list = family.definition.list
+  if (list === undefined) return Effect.succeed({ instances: [], nextCursor: undefined })
+  const what = `the family ${SkillRegistry.familyKey(family)} could not list its skills`
+  return Effect.map(
+    runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
+    (listed: SkillFamily.Instances<PathTemplate.Params>) =>
+      "instances" in listed
+        ? { instances: listed.instances, nextCursor: listed.nextCursor }
+        : { instances: listed, nextCursor: undefined }
+  )
+}
+
+// The surfaces of a skill known through one rendering per request (rendered skills, family instances).
+const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.InstanceSkill>(
+  render: (call: Call, skill: S) => Effect.Effect<Rendering, WireError>
+): Kind<S> => ({
   entry: (call, skill) => Effect.map(render(call, skill), (rendering) => rendering.entry),
   resource: (call, skill) =>
     Effect.map(render(call, skill), (rendering) => {
@@ -287,14 +379,21 @@ const Rendered: Kind<SkillRegistry.RenderedSkill> = {
       return childrenOf(skill, uri, sizes.keys(), sizes)
     }),
   perCaller: true
-}
+})
+
+/** Rendered skills: one rendering per request, from which every surface answers. */
+const Rendered: Kind<SkillRegistry.RenderedSkill> = renderedKind(render)
+
+/** Family instances: resolved from their URI, rendered once per request like a rendered skill. */
+const Instance: Kind<SkillRegistry.InstanceSkill> = renderedKind(renderInstance)
 
 /** Every kind's implementation of the port, by tag: adding a kind without one does not compile. */
-const kinds: { readonly [K in SkillRegistry.SkillEntry["_tag"]]: Kind<Extract<SkillRegistry.SkillEntry, { readonly _tag: K }>> } = {
+const kinds: { readonly [K in SkillRegistry.ServedSkill["_tag"]]: Kind<Extract<SkillRegistry.ServedSkill, { readonly _tag: K }>> } = {
   Static,
   Dynamic,
-  Rendered
+  Rendered,
+  Instance
 }
 
 /** The port implementation of `skill`'s kind. */
-export const kindOf = <S extends SkillRegistry.SkillEntry>(skill: S): Kind<S> => kinds[skill._tag] as unknown as Kind<S>
+export const kindOf = <S extends SkillRegistry.ServedSkill>(skill: S): Kind<S> => kinds[skill._tag] as unknown as Kind<S>

@@ -17,7 +17,6 @@ import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 
 /** Bounds of the per-session state. */
@@ -71,11 +70,11 @@ export interface Sessions {
     never,
     Scope.Scope
   >
-  /** Sessions and subscriptions held right now (for tests and diagnostics). */
+  /** Sessions and subscriptions held right now, expired ones swept first (for tests and diagnostics). */
   readonly size: Effect.Effect<{ readonly sessions: number; readonly subscriptions: number; readonly streams: number }>
 }
 
-/** Sessions for one layer, with an idle sweep that runs for as long as `scope` is open. */
+/** Sessions for one layer; every session ends when `scope` closes. */
 export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scope.Scope> =>
   Effect.gen(function*() {
     const idle = Duration.fromInputUnsafe(options.idleTimeout ?? "30 minutes")
@@ -95,29 +94,34 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
         session.latest = undefined
         return Deferred.succeed(session.ended, undefined)
       })
+    // Expired sessions are swept on the way into the next session request (at most every quarter
+    // of the timeout), not by a timer: a server nobody talks to holds no fiber and grows nothing.
+    let lastSweep = yield* Clock.currentTimeMillis
     const sweep = Effect.gen(function*() {
       const now = yield* Clock.currentTimeMillis
+      if (now - lastSweep < idleMillis / 4) return now
+      lastSweep = now
       const expired = [...sessions].filter(([, session]) => session.streams === 0 && now - session.lastSeen >= idleMillis)
       for (const [id] of expired) yield* end(id)
+      return now
     })
-    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(Duration.divideUnsafe(idle, 4))), { startImmediately: true })
     yield* Effect.addFinalizer(() => Effect.forEach([...sessions.keys()], end, { discard: true }))
     const sessionsApi: Sessions = {
       maxSubscriptions,
       open: (id) =>
         Effect.gen(function*() {
+          const now = yield* sweep
           if (sessions.has(id)) return
           const ended = yield* Deferred.make<void>()
-          sessions.set(id, { subscriptions: new Set(), latest: undefined, lastSeen: yield* Clock.currentTimeMillis, streams: 0, ended })
+          sessions.set(id, { subscriptions: new Set(), latest: undefined, lastSeen: now, streams: 0, ended })
         }),
       touch: (id) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) =>
-          Effect.sync(() => {
-            const session = sessions.get(id)
-            if (session === undefined) return false
-            session.lastSeen = now
-            return true
-          })),
+        Effect.map(sweep, (now) => {
+          const session = sessions.get(id)
+          if (session === undefined) return false
+          session.lastSeen = now
+          return true
+        }),
       subscribe: (id, uri) =>
         Effect.sync(() => {
           const session = sessions.get(id)
@@ -154,7 +158,7 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
             })
           )
         }),
-      size: Effect.sync(() => {
+      size: Effect.map(sweep, () => {
         let subscriptions = 0
         let streams = 0
         for (const session of sessions.values()) {

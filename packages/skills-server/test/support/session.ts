@@ -64,12 +64,17 @@ export const poll = <A>(what: string, check: Effect.Effect<A | undefined>) =>
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
 
-/** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
-export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
+/**
+ * Collects every JSON-RPC message an event-stream response carries into the returned array, until
+ * the scope closes (which aborts the request).
+ */
+export const streamEvents = (
+  request: (signal: AbortSignal) => Promise<Response>
+): Effect.Effect<Array<any>, never, Scope.Scope> =>
   Effect.gen(function*() {
     const abort = new AbortController()
-    const stream = yield* Effect.promise(() => getStream(url, id, abort.signal))
-    if (stream.status !== 200) return yield* Effect.die(new Error(`the session stream answered ${stream.status}`))
+    const stream = yield* Effect.promise(() => request(abort.signal))
+    if (stream.status !== 200) return yield* Effect.die(new Error(`the event stream answered ${stream.status}`))
     const events: Array<any> = []
     const reading = (async () => {
       const decoder = new TextDecoder()
@@ -89,4 +94,44 @@ export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>
     })()
     yield* Effect.addFinalizer(() => Effect.promise(() => (abort.abort(), reading)))
     return events
+  })
+
+/** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
+export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
+  streamEvents((signal) => getStream(url, id, signal))
+
+/** The `_meta` of a 2026-07-28 request. */
+export const modernMeta = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "t", version: "0" }
+}
+
+const Acknowledged = "notifications/subscriptions/acknowledged"
+
+/**
+ * A 2026-07-28 `subscriptions/listen` over HTTP with `headers` and `notifications`, acknowledged:
+ * every message it carried since (the acknowledgement left out), until the scope closes.
+ */
+export const listenEvents = (
+  url: string,
+  headers: Record<string, string>,
+  notifications: Record<string, unknown>
+): Effect.Effect<() => ReadonlyArray<any>, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const events = yield* streamEvents((signal) =>
+      fetch(url, {
+        method: "POST",
+        signal,
+        headers: {
+          ...json,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+          ...headers
+        },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications, _meta: modernMeta } })
+      })
+    )
+    yield* poll("the acknowledgement", Effect.sync(() => events.some((message) => message.method === Acknowledged) ? true : undefined))
+    return () => events.filter((message) => message.method !== Acknowledged)
   })

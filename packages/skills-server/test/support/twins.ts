@@ -34,11 +34,18 @@ const steadyDaily = Skill.dynamic({
   list: Effect.succeed(["SKILL.md", "data/today.json"])
 })
 
-/** The shared catalogue plus a rendered skill and enough plain skills for several pages. */
+// Unlisted: its instances answer by URI only, so skills/list pages stay static.
+const teams = Skill.family({
+  path: "teams/{team}",
+  render: ({ team }) => Effect.succeed({ "SKILL.md": skillMd(String(team)), "notes.md": `# Team ${String(team)}\n` })
+})
+
+/** The shared catalogue plus a rendered skill, a skill family and enough plain skills for several pages. */
 export const skills: ReadonlyArray<Skill.Definition> = [
   ...catalogue.filter((skill) => skill !== daily),
   steadyDaily,
   greeting,
+  teams,
   ...["alpha", "beta", "gamma", "delta"].map((name) => simple(`pages/${name}`, { "ref/one.md": `# ${name}\n`, "two.txt": name })),
   simple("big", { "large.md": "x".repeat(100_000) })
 ]

@@ -1,0 +1,42 @@
+/**
+ * Grouping: which files belong to which skill. Every folder holding a `SKILL.md` is a skill, and
+ * its files are every file below it, the files of skills nested inside it included (R10).
+ */
+import { Extension } from "@mcp-skills/core"
+import type { Left } from "./scan.js"
+import type { Found } from "./stamps.js"
+
+const suffix = `/${Extension.SkillFileName}`
+
+/** Skill folders (relative, `""` for the root) with their files, and misspelt `skill.md` hints. */
+export interface Grouped {
+  readonly skills: Map<string, Array<Found>>
+  readonly hints: Array<Left>
+}
+
+/** Groups files by skill in one pass over them: each file looks up its ancestors by path. */
+export const group = (files: ReadonlyMap<string, Found>): Grouped => {
+  const skills = new Map<string, Array<Found>>()
+  for (const relative of files.keys()) {
+    if (relative === Extension.SkillFileName) skills.set("", [])
+    else if (relative.endsWith(suffix)) skills.set(relative.slice(0, -suffix.length), [])
+  }
+  const hints: Array<Left> = []
+  for (const file of files.values()) {
+    let enclosed = false
+    for (let at = file.relative.lastIndexOf("/"); ; at = file.relative.lastIndexOf("/", at - 1)) {
+      const members = skills.get(at === -1 ? "" : file.relative.slice(0, at))
+      if (members !== undefined) {
+        members.push(file)
+        enclosed = true
+      }
+      if (at <= 0) break
+    }
+    // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
+    const name = file.relative.slice(file.relative.lastIndexOf("/") + 1)
+    if (!enclosed && name !== Extension.SkillFileName && name.toLowerCase() === "skill.md") {
+      hints.push({ path: file.relative, reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
+    }
+  }
+  return { skills, hints }
+}

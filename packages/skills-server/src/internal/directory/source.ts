@@ -1,0 +1,141 @@
+/**
+ * A source over several roots: one scan at a time over shared state, URI collisions between roots,
+ * problems and left-out entries reported once each, and the stamp check a watcher runs.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Semaphore from "effect/Semaphore"
+import * as NodePath from "node:path"
+import type * as DirectorySource from "../../DirectorySource.js"
+import * as Skill from "../../Skill.js"
+import { describeProblem, UriCollision } from "./errors.js"
+import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
+import { walk } from "./scan.js"
+import { sameStamp } from "./stamps.js"
+
+/**
+ * The absolute paths (under each root as given, resolved) a watcher saw change since the last scan:
+ * a scan looks only at those. Unset, a scan walks everything.
+ */
+export class ChangedPaths extends Context.Reference<ReadonlySet<string> | undefined>(
+  "@mcp-skills/server/DirectorySource/ChangedPaths",
+  { defaultValue: () => undefined }
+) {}
+
+export const make = Effect.fnUntraced(function*(
+  roots: ReadonlyArray<DirectorySource.Root>,
+  options: { readonly log?: ((line: string) => Effect.Effect<void>) | undefined } = {}
+) {
+  const state = emptyState()
+  const resolved = roots.map((root) => NodePath.resolve(root.path))
+  let reported = new Map<string, string>()
+  let reportedIgnored = new Map<string, string>()
+  const lock = yield* Semaphore.make(1)
+  const defined = new WeakMap<DirectorySource.LoadedSkill, Skill.Static>()
+  const log = options.log ?? ((line: string) => Effect.logWarning(line))
+
+  // The changed paths that fall under root `index`, relative to it and `/`-separated.
+  const changedUnder = (changed: ReadonlySet<string> | undefined, index: number) => {
+    if (changed === undefined) return undefined
+    const out: Array<string> = []
+    for (const path of changed) {
+      const relative = NodePath.relative(resolved[index]!, path)
+      if (relative.startsWith("..") || NodePath.isAbsolute(relative)) continue
+      out.push(relative.split(NodePath.sep).join("/"))
+    }
+    return out
+  }
+
+  const scanWith = (changed: ReadonlySet<string> | undefined) =>
+    Effect.gen(function*() {
+      const results: Array<{ readonly root: DirectorySource.Root; readonly loaded: RootResult }> = []
+      for (const [index, root] of roots.entries()) {
+        results.push({ root, loaded: yield* loadRoot(state, index, root.path, root, changedUnder(changed, index)) })
+      }
+      state.counters.scans++
+      const owners = new Map<string, string>()
+      const definitions: Array<Skill.Static> = []
+      for (const { root, loaded } of results) {
+        for (const skill of loaded.skills) {
+          const place = `${root.path}/${skill.directory}`
+          const other = owners.get(skill.manifest.uri)
+          if (other !== undefined) return yield* new UriCollision({ uri: skill.manifest.uri, first: other, second: place })
+          owners.set(skill.manifest.uri, place)
+          // An unchanged skill is the same object scan after scan, and keeps its definition.
+          let definition = defined.get(skill)
+          if (definition === undefined) {
+            definition = Skill.fromFiles(skill, { scheme: root.scheme, cacheHint: root.cacheHint })
+            defined.set(skill, definition)
+          }
+          definitions.push(definition)
+        }
+      }
+      const problems = new Map<string, string>()
+      const ignored = new Map<string, string>()
+      for (const [index, { loaded }] of results.entries()) {
+        const where = roots.length === 1 ? "" : `${roots[index]!.path}: `
+        for (const invalid of loaded.skipped) {
+          problems.set(`${index}\n${invalid.directory}`, `${where}${describeProblem(invalid)}; not served`)
+        }
+        for (const invalid of loaded.kept) {
+          problems.set(`${index}\n${invalid.directory}`, `${where}${describeProblem(invalid)}; still serving the last good version`)
+        }
+        const folder = roots.length === 1 ? "" : `${roots[index]!.path}/`
+        for (const entry of loaded.ignored) ignored.set(`${index}\n${entry.path}`, `ignored ${folder}${entry.path}: ${entry.reason}`)
+      }
+      const newProblems = [...problems].filter(([key, line]) => reported.get(key) !== line).map(([, line]) => line)
+      const fixed = [...reported.keys()].filter((key) => !problems.has(key)).map((key) => {
+        const [index, directory] = key.split("\n") as [string, string]
+        return roots.length === 1 ? directory : `${roots[Number(index)]!.path}/${directory}`
+      })
+      const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
+      reported = problems
+      reportedIgnored = ignored
+      return {
+        roots: results.map(({ root, loaded }) => ({
+          root,
+          loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored }
+        })),
+        definitions,
+        newProblems,
+        fixed,
+        newIgnored
+      } satisfies DirectorySource.Scan
+    }).pipe(
+      // One scan at a time: the file cache and the last good versions are shared.
+      Semaphore.withPermits(lock, 1)
+    )
+
+  const check = Effect.gen(function*() {
+    const missed: Array<string> = []
+    const racy: Array<string> = []
+    for (const [index, root] of roots.entries()) {
+      const realRoot = yield* realRootOf(root.path)
+      const before = new Map(state.roots.get(index)?.files)
+      // Reported under the root as given, as a watcher names them.
+      const named = (relative: string) => NodePath.join(resolved[index]!, relative)
+      for (const file of (yield* walk(realRoot)).files) {
+        const last = before.get(file.relative)
+        before.delete(file.relative)
+        if (last === undefined || !sameStamp(last.stamp, file.stamp)) missed.push(named(file.relative))
+        else if (state.cache.get(file.absolute)?.racy === true) racy.push(named(file.relative))
+      }
+      for (const relative of before.keys()) missed.push(named(relative))
+    }
+    return { missed, racy }
+  }).pipe(Semaphore.withPermits(lock, 1))
+
+  return {
+    roots,
+    scan: scanWith(undefined),
+    definitions: Effect.gen(function*() {
+      const result = yield* scanWith(yield* ChangedPaths)
+      for (const line of result.newProblems) yield* log(line)
+      for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
+      for (const line of result.newIgnored) yield* log(line)
+      return result.definitions
+    }),
+    stats: Effect.sync((): DirectorySource.Stats => ({ ...state.counters })),
+    check
+  } satisfies DirectorySource.Source
+})

@@ -1,0 +1,70 @@
+/**
+ * Issue 12, item 3: reload at scale. On a generated 2,000-skill catalogue, one edited file is the
+ * only file read and hashed again, by a full `reload` and by a reload `watch` runs; the watched one
+ * looks again only at the path its event named, so its cost does not grow with the catalogue.
+ */
+import { assert, describe, expect } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { DirectorySource, SkillRegistry } from "../src/index.js"
+import { tree, write } from "./support/tree.js"
+import { live, sleep } from "./support/watched.js"
+
+const Skills = 2_000
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
+
+// A catalogue whose files are older than the racy window, so a scan trusts their stamps alone.
+const catalogue = () => {
+  const files: Record<string, string> = {}
+  for (let i = 0; i < Skills; i++) {
+    const name = `s${String(i).padStart(4, "0")}`
+    files[`team-${i % 20}/${name}/SKILL.md`] = skillMd(name)
+    files[`team-${i % 20}/${name}/references/guide.md`] = `# Guide ${i}\n`
+  }
+  const root = tree(files)
+  const past = new Date(Date.now() - 3_600_000)
+  for (const relative of Object.keys(files)) fs.utimesSync(path.join(root, relative), past, past)
+  return root
+}
+
+const guideOf = (snapshot: SkillRegistry.Snapshot, uri: string) => {
+  const skill = snapshot.byUri.get(uri)
+  assert(skill?._tag === "Static", `${uri} is a static skill`)
+  return new TextDecoder().decode(skill.manifest.files.find((file) => file.path === "references/guide.md")!.bytes)
+}
+
+describe("reload at scale", () => {
+  live("2,000 skills: one edited file is the only file re-read and re-hashed, by reload and by watch", () =>
+    Effect.gen(function*() {
+      const root = catalogue()
+      const source = yield* DirectorySource.make([{ path: root }], { log: () => Effect.void })
+      const registry = yield* SkillRegistry.make(source.definitions)
+      const first = yield* source.stats
+      expect(first).toMatchObject({ readFiles: 2 * Skills, hashedFiles: 2 * Skills })
+
+      // A full reload: every entry looked at again, one file read.
+      write(root, "team-7/s0507/references/guide.md", "# Guide 507, edited\n")
+      expect((yield* registry.reload).changed.map((change) => change.uri)).toEqual(["skill://team-7/s0507/SKILL.md"])
+      const afterReload = yield* source.stats
+      expect(afterReload.readFiles - first.readFiles).toBe(1)
+      expect(afterReload.hashedFiles - first.hashedFiles).toBe(1)
+      expect(afterReload.lookedAt - first.lookedAt).toBeGreaterThan(2 * Skills)
+
+      // A watched reload: only the path the event named is looked at.
+      yield* DirectorySource.watch(source, { sweep: false }).pipe(Effect.provideService(SkillRegistry.SkillRegistry, registry))
+      const before = yield* source.stats
+      write(root, "team-11/s1011/references/guide.md", "# Guide 1011, edited while watched\n")
+      for (let attempt = 0; attempt < 200; attempt++) {
+        if (guideOf(yield* registry.snapshot, "skill://team-11/s1011/SKILL.md").includes("watched")) break
+        yield* sleep(50)
+      }
+      expect(guideOf(yield* registry.snapshot, "skill://team-11/s1011/SKILL.md")).toBe("# Guide 1011, edited while watched\n")
+      const after = yield* source.stats
+      expect(after.readFiles - before.readFiles).toBe(1)
+      expect(after.readBytes - before.readBytes).toBe("# Guide 1011, edited while watched\n".length)
+      expect(after.hashedFiles - before.hashedFiles).toBe(1)
+      expect(after.lookedAt - before.lookedAt).toBeLessThanOrEqual(2)
+    }))
+})
