@@ -338,14 +338,40 @@ export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
 }
 
 // A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
-// and kept with the snapshot, so files nobody reads cost no second copy.
-const lazyContent = <A extends object>(fields: A, bytes: Uint8Array): A & { readonly content: FileEntry["content"] } => {
-  let content: FileEntry["content"] | undefined
-  return Object.defineProperty(fields, "content", {
-    get: () => content ??= wireContent(bytes),
-    enumerable: true
-  }) as A & { readonly content: FileEntry["content"] }
+// and kept with the snapshot, so files nobody reads cost no second copy. A class, so that 80,000
+// files share one shape and one getter.
+class StoredFile implements FileEntry {
+  #content: FileEntry["content"] | undefined
+  readonly #bytes: Uint8Array
+  constructor(
+    readonly uri: string,
+    readonly name: string,
+    readonly mimeType: string,
+    readonly size: number,
+    readonly digest: Digest.Digest,
+    readonly owners: Array<number>,
+    bytes: Uint8Array
+  ) {
+    this.#bytes = bytes
+  }
+  get content() {
+    return this.#content ??= wireContent(this.#bytes)
+  }
+  withOwners(owners: Array<number>) {
+    const file = new StoredFile(this.uri, this.name, this.mimeType, this.size, this.digest, owners, this.#bytes)
+    file.#content = this.#content
+    return file
+  }
 }
+
+/**
+ * The same file entry owned by other skills (indices into `Snapshot.skills`); its wire form, if
+ * already derived, is shared.
+ *
+ * @since 0.1.0
+ */
+export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry =>
+  file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
@@ -703,14 +729,15 @@ const assemble = (
       } else {
         files.set(
           file.uri,
-          lazyContent({
-            uri: file.uri,
-            name: file.path.slice(file.path.lastIndexOf("/") + 1),
+          new StoredFile(
+            file.uri,
+            file.path.slice(file.path.lastIndexOf("/") + 1),
             mimeType,
-            size: file.size,
-            digest: file.digest,
-            owners: [index]
-          }, file.bytes)
+            file.size,
+            file.digest,
+            [index],
+            file.bytes
+          )
         )
       }
       // Every directory from the skill root down to the file, each linked to its child.
