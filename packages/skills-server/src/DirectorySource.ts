@@ -168,8 +168,6 @@ export interface Options {
  */
 export interface Stats {
   readonly scans: number
-  /** Times `definitions` or `changes` handed definitions out. */
-  readonly handedOut: number
   /**
    * Entries looked at on disk (listed or stat'ed): a full scan looks at every one, a reload driven by
    * `watch` only at the paths its events named (and what is below the folders among them).
@@ -221,7 +219,7 @@ export interface Scan {
 }
 
 /**
- * What changed since definitions were last handed out (see `Source.changes`).
+ * What changed since the previous scan (see `Source.changes`).
  *
  * @since 0.1.0
  */
@@ -246,8 +244,8 @@ export interface Source {
    */
   readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static>, SourceDirectoryError | InvalidSkills | UriCollision>
   /**
-   * `definitions` as a change: the definitions that differ from those `definitions` or `changes`
-   * last handed out, and the URIs of the skills that went away; what `watch` hands
+   * `definitions` as a change: the definitions that differ from those of the previous scan (of
+   * any kind), and the URIs of the skills that went away; what `watch` hands
    * `SkillRegistry.update`, so a reload costs the registry what changed, not the catalogue.
    */
   readonly changes: Effect.Effect<Changes, SourceDirectoryError | InvalidSkills | UriCollision>
@@ -371,18 +369,18 @@ const describeReload = (
 export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
   const registry = yield* SkillRegistry.SkillRegistry
   const onReload = options.onReload ?? describeReload
-  // The registry holds the definitions the source last handed out as long as neither changed
-  // since this watch last synchronized them (the registry is built from `source.definitions`).
-  // Then a reload hands it only what changed; otherwise (a failed reload, a `reload` from
-  // elsewhere) it reloads the whole catalogue once and is in step again.
+  // The registry holds the definitions of the source's last scan as long as neither changed since
+  // this watch last brought them in step (the registry is built from the source's first scan).
+  // Then a reload hands it only what changed; otherwise (a failed reload, a scan or a `reload`
+  // from elsewhere) it reloads the whole catalogue once, and is in step again.
   const inStep = Effect.gen(function*() {
-    return { snapshot: yield* registry.snapshot, handedOut: (yield* source.stats).handedOut }
+    return { snapshot: yield* registry.snapshot, scans: (yield* source.stats).scans }
   })
-  let synced: { readonly snapshot: SkillRegistry.Snapshot; readonly handedOut: number } | undefined = yield* inStep
+  let synced: { readonly snapshot: SkillRegistry.Snapshot; readonly scans: number } | undefined = yield* inStep
   const reloadWhatChanged = (paths: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
       const now = yield* inStep
-      const incremental = synced !== undefined && synced.snapshot === now.snapshot && synced.handedOut === now.handedOut
+      const incremental = synced !== undefined && synced.snapshot === now.snapshot && synced.scans === now.scans
       synced = undefined
       const changes = yield* (incremental
         ? source.changes.pipe(

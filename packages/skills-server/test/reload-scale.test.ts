@@ -104,9 +104,29 @@ describe("reload at scale", () => {
       expect(snapshot.skills.length).toBe(Skills)
       expect(snapshot.byUri.has("skill://team-3/s0003/SKILL.md")).toBe(false)
 
+      // A scan from elsewhere leaves the registry behind the source's last scan: the next watched
+      // reload is a full one, and the one after hands over only what changed again.
+      yield* source.scan
+      const resync = yield* registry.stats
+      write(root, "team-5/s0005/references/guide.md", "# Guide 5, edited after a scan\n")
+      yield* until(() => reloads.length === 4)
+      expect(reloads[3]!.changed.map((change) => change.uri)).toEqual(["skill://team-5/s0005/SKILL.md"])
+      expect((yield* registry.stats).builtSkills - resync.builtSkills).toBe(Skills)
+      write(root, "team-6/s0006/references/guide.md", "# Guide 6, edited\n")
+      yield* until(() => reloads.length === 5)
+      expect(reloads[4]!.changed.map((change) => change.uri)).toEqual(["skill://team-6/s0006/SKILL.md"])
+      expect((yield* registry.stats).builtSkills - resync.builtSkills).toBe(Skills + 1)
+
       // The same catalogue a full build of the source's definitions makes.
       const full = yield* SkillRegistry.build(yield* source.definitions)
-      expect(snapshot.revision).toEqual(full.revision)
-      expect([...snapshot.listed.map((skill) => skill.uri)]).toEqual(full.listed.map((skill) => skill.uri))
+      const digestsOf = (of: SkillRegistry.Snapshot) =>
+        new Map([...of.files.values()].map((file) => [file.uri, file.digest]))
+      const final = yield* registry.snapshot
+      const mine = digestsOf(final)
+      const theirs = digestsOf(full)
+      expect([...mine].filter(([uri, digest]) => theirs.get(uri) !== digest)).toEqual([])
+      expect([...theirs].filter(([uri, digest]) => mine.get(uri) !== digest)).toEqual([])
+      expect(final.revision).toEqual(full.revision)
+      expect(final.listed.map((skill) => skill.uri)).toEqual(full.listed.map((skill) => skill.uri))
     }))
 })

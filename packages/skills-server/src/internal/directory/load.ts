@@ -34,14 +34,14 @@ export interface State {
   readonly roots: Map<number, Tree>
   /** The last valid version of each skill folder, by root index and folder. */
   readonly good: Map<string, DirectorySource.LoadedSkill>
-  readonly counters: Counters & { scans: number; lookedAt: number; handedOut: number }
+  readonly counters: Counters & { scans: number; lookedAt: number }
 }
 
 export const emptyState = (): State => ({
   cache: new Map(),
   roots: new Map(),
   good: new Map(),
-  counters: { scans: 0, handedOut: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
+  counters: { scans: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
 })
 
 /** The real path of a root, which must be a folder. */

@@ -46,6 +46,9 @@ export const make = Effect.fnUntraced(function*(
     return out
   }
 
+  // The definitions of the last scan, by URI: what `changes` is relative to.
+  let last = new Map<string, Skill.Static>()
+
   const scanWith = (changed: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
       const results: Array<{ readonly root: DirectorySource.Root; readonly loaded: RootResult }> = []
@@ -93,8 +96,11 @@ export const make = Effect.fnUntraced(function*(
       const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
       reported = problems
       reportedIgnored = ignored
+      const previous = last
+      last = byUri
       return {
         byUri,
+        previous,
         roots: results.map(({ root, loaded }) => ({
           root,
           loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored }
@@ -103,7 +109,10 @@ export const make = Effect.fnUntraced(function*(
         newProblems,
         fixed,
         newIgnored
-      } satisfies DirectorySource.Scan & { readonly byUri: ReadonlyMap<string, Skill.Static> }
+      } satisfies DirectorySource.Scan & {
+        readonly byUri: ReadonlyMap<string, Skill.Static>
+        readonly previous: ReadonlyMap<string, Skill.Static>
+      }
     }).pipe(
       // One scan at a time: the file cache and the last good versions are shared.
       Semaphore.withPermits(lock, 1)
@@ -128,24 +137,19 @@ export const make = Effect.fnUntraced(function*(
     return { missed, racy }
   }).pipe(Semaphore.withPermits(lock, 1))
 
-  // The definitions last handed out by `definitions` or `changes`, by URI: what `changes` is relative to.
-  let handed = new Map<string, Skill.Static>()
   const handOut = Effect.gen(function*() {
     const result = yield* scanWith(yield* ChangedPaths)
     for (const line of result.newProblems) yield* log(line)
     for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
     for (const line of result.newIgnored) yield* log(line)
-    const previous = handed
-    handed = result.byUri
-    state.counters.handedOut++
-    return { result, previous }
+    return result
   })
 
   return {
     roots,
     scan: scanWith(undefined),
-    definitions: Effect.map(handOut, ({ result }) => result.definitions),
-    changes: Effect.map(handOut, ({ previous, result }): DirectorySource.Changes => {
+    definitions: Effect.map(handOut, (result) => result.definitions),
+    changes: Effect.map(handOut, ({ previous, ...result }): DirectorySource.Changes => {
       // An unchanged skill is the same definition object scan after scan: comparing pointers finds
       // what changed without looking into any skill.
       const upsert: Array<Skill.Static> = []
