@@ -219,6 +219,17 @@ export interface Scan {
 }
 
 /**
+ * What changed since the previous scan (see `Source.changes`).
+ *
+ * @since 0.1.0
+ */
+export interface Changes {
+  readonly upsert: ReadonlyArray<Skill.Static>
+  /** `SKILL.md` URIs. */
+  readonly remove: ReadonlyArray<string>
+}
+
+/**
  * Skill folders that can be scanned again, cheaply.
  *
  * @since 0.1.0
@@ -232,6 +243,12 @@ export interface Source {
    * `SkillsServer.layer({ skills })` takes, run again by `SkillRegistry.reload`.
    */
   readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static>, SourceDirectoryError | InvalidSkills | UriCollision>
+  /**
+   * `definitions` as a change: the definitions that differ from those of the previous scan (of
+   * any kind), and the URIs of the skills that went away; what `watch` hands
+   * `SkillRegistry.update`, so a reload costs the registry what changed, not the catalogue.
+   */
+  readonly changes: Effect.Effect<Changes, SourceDirectoryError | InvalidSkills | UriCollision>
   readonly stats: Effect.Effect<Stats>
   /**
    * Stats every file under the roots and reads none: `missed` lists the absolute paths whose size,
@@ -352,11 +369,32 @@ const describeReload = (
 export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
   const registry = yield* SkillRegistry.SkillRegistry
   const onReload = options.onReload ?? describeReload
+  // The registry holds the definitions of the source's last scan as long as neither changed since
+  // this watch last brought them in step (the registry is built from the source's first scan).
+  // Then a reload hands it only what changed; otherwise (a failed reload, a scan or a `reload`
+  // from elsewhere) it reloads the whole catalogue once, and is in step again.
+  const inStep = Effect.gen(function*() {
+    return { snapshot: yield* registry.snapshot, scans: (yield* source.stats).scans }
+  })
+  let synced: { readonly snapshot: SkillRegistry.Snapshot; readonly scans: number } | undefined = yield* inStep
+  const reloadWhatChanged = (paths: ReadonlySet<string> | undefined) =>
+    Effect.gen(function*() {
+      const now = yield* inStep
+      const incremental = synced !== undefined && synced.snapshot === now.snapshot && synced.scans === now.scans
+      synced = undefined
+      const changes = yield* (incremental
+        ? source.changes.pipe(
+          Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
+          Effect.flatMap(registry.update)
+        )
+        : registry.reload).pipe(Effect.provideService(Sources.ChangedPaths, paths))
+      synced = yield* inStep
+      return changes
+    })
   yield* Watcher.run({
     roots: source.roots.map((root) => NodePath.resolve(root.path)),
     // The reload looks again only at what the events named (everything, after an overflow).
-    reload: (paths) =>
-      registry.reload.pipe(Effect.provideService(Sources.ChangedPaths, paths), Effect.exit, Effect.flatMap(onReload)),
+    reload: (paths) => reloadWhatChanged(paths).pipe(Effect.exit, Effect.flatMap(onReload)),
     check: source.check.pipe(
       Effect.catch((error) => Effect.as(Effect.logWarning(`periodic check failed: ${error.message}`), { missed: [], racy: [] }))
     ),

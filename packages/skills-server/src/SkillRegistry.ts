@@ -338,14 +338,40 @@ export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
 }
 
 // A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
-// and kept with the snapshot, so files nobody reads cost no second copy.
-const lazyContent = <A extends object>(fields: A, bytes: Uint8Array): A & { readonly content: FileEntry["content"] } => {
-  let content: FileEntry["content"] | undefined
-  return Object.defineProperty(fields, "content", {
-    get: () => content ??= wireContent(bytes),
-    enumerable: true
-  }) as A & { readonly content: FileEntry["content"] }
+// and kept with the snapshot, so files nobody reads cost no second copy. A class, so that 80,000
+// files share one shape and one getter.
+class StoredFile implements FileEntry {
+  #content: FileEntry["content"] | undefined
+  readonly #bytes: Uint8Array
+  constructor(
+    readonly uri: string,
+    readonly name: string,
+    readonly mimeType: string,
+    readonly size: number,
+    readonly digest: Digest.Digest,
+    readonly owners: Array<number>,
+    bytes: Uint8Array
+  ) {
+    this.#bytes = bytes
+  }
+  get content() {
+    return this.#content ??= wireContent(this.#bytes)
+  }
+  withOwners(owners: Array<number>) {
+    const file = new StoredFile(this.uri, this.name, this.mimeType, this.size, this.digest, owners, this.#bytes)
+    file.#content = this.#content
+    return file
+  }
 }
+
+/**
+ * The same file entry owned by other skills (indices into `Snapshot.skills`); its wire form, if
+ * already derived, is shared.
+ *
+ * @since 0.1.0
+ */
+export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry =>
+  file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
@@ -703,14 +729,15 @@ const assemble = (
       } else {
         files.set(
           file.uri,
-          lazyContent({
-            uri: file.uri,
-            name: file.path.slice(file.path.lastIndexOf("/") + 1),
+          new StoredFile(
+            file.uri,
+            file.path.slice(file.path.lastIndexOf("/") + 1),
             mimeType,
-            size: file.size,
-            digest: file.digest,
-            owners: [index]
-          }, file.bytes)
+            file.size,
+            file.digest,
+            [index],
+            file.bytes
+          )
         )
       }
       // Every directory from the skill root down to the file, each linked to its child.
@@ -874,6 +901,11 @@ export interface Stats {
   /** Files hashed by every build so far; a skill whose files did not change is not hashed again. */
   readonly hashedFiles: number
   readonly hashedBytes: number
+  /**
+   * Skill definitions validated by every build so far: a full build goes through the whole
+   * catalogue (reusing unchanged manifests), `upsert` and `update` only through what changed.
+   */
+  readonly builtSkills: number
 }
 
 /**
@@ -922,6 +954,17 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    */
   readonly remove: (uris: Iterable<string>) => Effect.Effect<Changes, RegistrationError>
   /**
+   * A change of the catalogue's source, in one swap: `upsert` puts skills in (each replacing the
+   * one with the same URI) and `remove` takes skills out by URI, at the cost of `upsert` and
+   * `remove`. Unlike `upsert`, these definitions stay the source's: the next `replace` or `reload`
+   * replaces them, and a skill added by `upsert` keeps precedence over them. What a watched
+   * directory hands over instead of its whole catalogue.
+   */
+  readonly update: (change: {
+    readonly upsert: Iterable<Skill.Definition>
+    readonly remove: Iterable<string>
+  }) => Effect.Effect<Changes, RegistrationError>
+  /**
    * Asks the source the registry was made from for its definitions again and replaces the
    * catalogue with them: for sources without file events (a database, an object store), or to
    * force a directory rescan. A registry made from plain definitions reloads the same ones.
@@ -956,6 +999,8 @@ const keyed = (into: HashMap.HashMap<string, Skill.Definition>, definitions: Ite
     for (const definition of definitions) HashMap.set(map, keyOf(definition), definition)
   })
 
+const noChanges: Changes = { added: [], removed: [], changed: [], listChanged: false, updated: [] }
+
 const describeFailure = (error: unknown) =>
   typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
     ? error.message
@@ -977,17 +1022,23 @@ export const make = <E = never>(
     const initial = yield* build(first, options)
     const ref = yield* SubscriptionRef.make(initial)
     const lock = yield* Semaphore.make(1)
-    let stats: Stats = { builds: 1, hashedFiles: initial.hashed.files, hashedBytes: initial.hashed.bytes }
+    let stats: Stats = {
+      builds: 1,
+      hashedFiles: initial.hashed.files,
+      hashedBytes: initial.hashed.bytes,
+      builtSkills: initial.skills.length
+    }
     // The definitions of the current catalogue, and those added by `upsert` (which outlive a
     // `replace` or `reload`), by key; persistent, so an upsert copies neither.
     let current = keyed(HashMap.empty(), first)
     let runtime = HashMap.empty<string, Skill.Definition>()
-    const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>) =>
+    const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>, built: number) =>
       Effect.gen(function*() {
         stats = {
           builds: stats.builds + 1,
           hashedFiles: stats.hashedFiles + after.hashed.files,
-          hashedBytes: stats.hashedBytes + after.hashed.bytes
+          hashedBytes: stats.hashedBytes + after.hashed.bytes,
+          builtSkills: stats.builtSkills + built
         }
         current = definitions
         yield* SubscriptionRef.set(ref, after)
@@ -996,7 +1047,7 @@ export const make = <E = never>(
     const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
       Effect.flatMap(
         build(list ?? HashMap.values(definitions), options, before),
-        (after) => commit(after, diff(before, after), definitions)
+        (after) => commit(after, diff(before, after), definitions, after.skills.length)
       )
     const replace = (next: Iterable<Skill.Definition>) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
@@ -1005,55 +1056,61 @@ export const make = <E = never>(
         const list = [...[...next].filter((definition) => !HashMap.has(runtime, keyOf(definition))), ...HashMap.values(runtime)]
         return yield* rebuild(before, keyed(HashMap.empty(), list), list)
       }))
-    const upsert = (next: Iterable<Skill.Definition>) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const before = yield* SubscriptionRef.get(ref)
-        const batch = [...next]
-        const keys = batch.map(keyOf)
-        const twice = keys.filter((key, i) => keys.indexOf(key) !== i)
+    // Puts `batch` in and takes `keys` out, validating only these; a family or a nested skill
+    // makes it a full rebuild.
+    const change = (before: Snapshot, batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const twice = batch.map(keyOf).filter((key, i, all) => all.indexOf(key) !== i)
         if (twice.length > 0) {
           return yield* new RegistrationError({
             problems: [...new Set(twice)].map((skill) => ({ skill, reason: "registered twice (duplicate skill URI)" }))
           })
         }
-        const definitions = keyed(current, batch)
-        const changes = yield* (batch.some((definition) => definition._tag === "Family")
-          ? rebuild(before, definitions)
-          : Effect.gen(function*() {
-            // Only the new definitions are validated and hashed (unchanged files are reused).
-            const added = yield* build(batch, options, before)
-            const conflicts = familyConflicts(
-              before.families,
-              added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))
-            )
-            if (conflicts.length > 0) return yield* new RegistrationError({ problems: conflicts })
-            const applied = Incremental.apply(before, added, [])
-            return applied === undefined
-              ? yield* rebuild(before, definitions)
-              : yield* commit(applied.snapshot, applied.changes, definitions)
-          }))
+        const definitions = HashMap.removeMany(keyed(current, batch), keys)
+        if (
+          batch.some((definition) => definition._tag === "Family") ||
+          keys.some((key) => before.families.some((family) => familyKey(family) === key))
+        ) return yield* rebuild(before, definitions)
+        // Only the new definitions are validated and hashed (unchanged files are reused).
+        const added = batch.length === 0 ? undefined : yield* build(batch, options, before)
+        const conflicts = added === undefined ? [] : familyConflicts(
+          before.families,
+          added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))
+        )
+        if (conflicts.length > 0) return yield* new RegistrationError({ problems: conflicts })
+        const applied = Incremental.apply(before, added, keys)
+        return applied === undefined
+          ? yield* rebuild(before, definitions)
+          : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)
+      })
+    const upsert = (next: Iterable<Skill.Definition>) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        const batch = [...next]
+        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, [])
         runtime = keyed(runtime, batch)
         return changes
       }))
     const remove = (uris: Iterable<string>) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const before = yield* SubscriptionRef.get(ref)
         const keys = [...uris]
-        const definitions = HashMap.removeMany(current, keys)
-        const applied = keys.some((key) => before.families.some((family) => familyKey(family) === key))
-          ? undefined
-          : Incremental.apply(before, undefined, keys)
-        const changes = applied === undefined
-          ? yield* rebuild(before, definitions)
-          : yield* commit(applied.snapshot, applied.changes, definitions)
+        const changes = yield* change(yield* SubscriptionRef.get(ref), [], keys)
         runtime = HashMap.removeMany(runtime, keys)
         return changes
+      }))
+    const update = (next: { readonly upsert: Iterable<Skill.Definition>; readonly remove: Iterable<string> }) =>
+      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+        // A skill added by `upsert` takes precedence over the source's version of it.
+        const batch = [...next.upsert].filter((definition) => !HashMap.has(runtime, keyOf(definition)))
+        const keys = [...next.remove].filter((key) => !HashMap.has(runtime, key))
+        if (batch.length + keys.length === 0) return noChanges
+        return yield* change(yield* SubscriptionRef.get(ref), batch, keys)
       }))
     return SkillRegistry.of({
       snapshot: SubscriptionRef.get(ref),
       replace,
       upsert,
       remove,
+      update,
       reload: load === undefined
         ? replace(first)
         : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),

@@ -543,6 +543,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       replace: (next) => published(built.replace(next)),
       upsert: (next) => published(built.upsert(next)),
       remove: (uris) => published(built.remove(uris)),
+      update: (change) => published(built.update(change)),
       reload: published(built.reload)
     })
     const check = options.visibility

@@ -109,7 +109,7 @@ export const apply = (
     live.set(placed.uri, placed)
     if (placed._tag !== "Static") dynamicRoots.push([placed.root, placed])
     const { directories: dirs, files: uris } = owned(placed)
-    for (const uri of uris) files.push([uri, { ...from.files.get(uri)!, owners: [index] }])
+    for (const uri of uris) files.push([uri, SkillRegistry.withOwners(from.files.get(uri)!, [index])])
     for (const uri of dirs) {
       const directory = from.directories.get(uri)!
       directories.push([uri, {

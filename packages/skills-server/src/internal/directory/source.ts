@@ -46,6 +46,9 @@ export const make = Effect.fnUntraced(function*(
     return out
   }
 
+  // The definitions of the last scan, by URI: what `changes` is relative to.
+  let last = new Map<string, Skill.Static>()
+
   const scanWith = (changed: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
       const results: Array<{ readonly root: DirectorySource.Root; readonly loaded: RootResult }> = []
@@ -55,6 +58,7 @@ export const make = Effect.fnUntraced(function*(
       state.counters.scans++
       const owners = new Map<string, string>()
       const definitions: Array<Skill.Static> = []
+      const byUri = new Map<string, Skill.Static>()
       for (const { root, loaded } of results) {
         for (const skill of loaded.skills) {
           const place = `${root.path}/${skill.directory}`
@@ -68,6 +72,7 @@ export const make = Effect.fnUntraced(function*(
             defined.set(skill, definition)
           }
           definitions.push(definition)
+          byUri.set(skill.manifest.uri, definition)
         }
       }
       const problems = new Map<string, string>()
@@ -91,7 +96,11 @@ export const make = Effect.fnUntraced(function*(
       const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
       reported = problems
       reportedIgnored = ignored
+      const previous = last
+      last = byUri
       return {
+        byUri,
+        previous,
         roots: results.map(({ root, loaded }) => ({
           root,
           loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored }
@@ -100,7 +109,10 @@ export const make = Effect.fnUntraced(function*(
         newProblems,
         fixed,
         newIgnored
-      } satisfies DirectorySource.Scan
+      } satisfies DirectorySource.Scan & {
+        readonly byUri: ReadonlyMap<string, Skill.Static>
+        readonly previous: ReadonlyMap<string, Skill.Static>
+      }
     }).pipe(
       // One scan at a time: the file cache and the last good versions are shared.
       Semaphore.withPermits(lock, 1)
@@ -125,15 +137,26 @@ export const make = Effect.fnUntraced(function*(
     return { missed, racy }
   }).pipe(Semaphore.withPermits(lock, 1))
 
+  const handOut = Effect.gen(function*() {
+    const result = yield* scanWith(yield* ChangedPaths)
+    for (const line of result.newProblems) yield* log(line)
+    for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
+    for (const line of result.newIgnored) yield* log(line)
+    return result
+  })
+
   return {
     roots,
     scan: scanWith(undefined),
-    definitions: Effect.gen(function*() {
-      const result = yield* scanWith(yield* ChangedPaths)
-      for (const line of result.newProblems) yield* log(line)
-      for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
-      for (const line of result.newIgnored) yield* log(line)
-      return result.definitions
+    definitions: Effect.map(handOut, (result) => result.definitions),
+    changes: Effect.map(handOut, ({ previous, ...result }): DirectorySource.Changes => {
+      // An unchanged skill is the same definition object scan after scan: comparing pointers finds
+      // what changed without looking into any skill.
+      const upsert: Array<Skill.Static> = []
+      for (const [uri, definition] of result.byUri) if (previous.get(uri) !== definition) upsert.push(definition)
+      const remove: Array<string> = []
+      for (const uri of previous.keys()) if (!result.byUri.has(uri)) remove.push(uri)
+      return { upsert, remove }
     }),
     stats: Effect.sync((): DirectorySource.Stats => ({ ...state.counters })),
     check

@@ -60,21 +60,21 @@ export const describeError = (error: unknown): string => {
 }
 
 /**
- * Reads the `size` bytes a file had when stat'ed: open, read, close, without the `fstat` that
- * `readFileSync` adds. A file that grew or shrank meanwhile has another stamp when stat'ed again
- * after the read, which is how the caller finds out.
+ * Reads the `size` bytes a file had when stat'ed into `into` (exactly `size` long): open, read,
+ * close, without the `fstat` that `readFileSync` adds. A file that grew or shrank meanwhile has
+ * another stamp when stat'ed again after the read, which is how the caller finds out.
  */
-const readSized = (absolute: string, size: number): Uint8Array => {
+const readSized = (absolute: string, into: Uint8Array): Uint8Array => {
   const fd = NodeFs.openSync(absolute, "r")
   try {
-    const bytes = Buffer.allocUnsafeSlow(size)
+    const size = into.byteLength
     let filled = 0
     while (filled < size) {
-      const read = NodeFs.readSync(fd, bytes, filled, size - filled, filled)
+      const read = NodeFs.readSync(fd, into, filled, size - filled, filled)
       if (read === 0) break
       filled += read
     }
-    return filled === size ? bytes : bytes.subarray(0, filled)
+    return filled === size ? into : into.subarray(0, filled)
   } finally {
     NodeFs.closeSync(fd)
   }
@@ -106,16 +106,28 @@ export const readSkill = (
   for (let attempt = 0; attempt < ReadAttempts; attempt++) {
     const fresh = new Map<string, Cached>()
     const inputs: Array<Manifest.FileInput> = []
+    const stale = new Set(current.filter((file) => {
+      const cached = cache.get(file.absolute)
+      return cached === undefined || (cached.racy && recheck(file)) || !sameStamp(cached.stamp, file.stamp)
+    }))
+    // The files read together share one allocation: one buffer per skill rather than per file is
+    // what keeps a catalogue of small files from costing an allocation (and a collection) each.
+    // A file read again later gets its own; the rest of the skill keeps the old buffer.
+    let total = 0
+    for (const file of stale) total += file.stamp.size
+    const slab = Buffer.allocUnsafeSlow(total)
+    let offset = 0
     for (const file of current) {
       const path = file.relative.slice(base.length)
       const cached = cache.get(file.absolute)
-      if (cached !== undefined && !(cached.racy && recheck(file)) && sameStamp(cached.stamp, file.stamp)) {
-        inputs.push({ path, bytes: cached.bytes })
+      if (!stale.has(file)) {
+        inputs.push({ path, bytes: cached!.bytes })
         continue
       }
       let read: Uint8Array
       try {
-        read = readSized(file.absolute, file.stamp.size)
+        read = readSized(file.absolute, slab.subarray(offset, offset + file.stamp.size))
+        offset += file.stamp.size
       } catch (error) {
         return new UnreadableFile({ path: file.relative, reason: describeError(error) })
       }

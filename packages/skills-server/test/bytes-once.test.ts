@@ -1,0 +1,47 @@
+/**
+ * Issue 12, item 2: each byte held once. A file's bytes are one array shared by the directory
+ * source (what it keeps to tell unchanged files) and the registry's snapshot; the wire form is
+ * derived only when the file is read, and a reload of an unchanged skill keeps the same array.
+ */
+import { assert, describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { DirectorySource, SkillRegistry } from "../src/index.js"
+import { tree } from "./support/tree.js"
+
+const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
+
+describe("each byte held once", () => {
+  it.effect("the source's bytes are the snapshot's bytes; text is derived on the first read only", () =>
+    Effect.gen(function*() {
+      const root = tree({
+        "a/SKILL.md": skillMd("a"),
+        "a/references/guide.md": "# Guide\n",
+        "b/SKILL.md": skillMd("b"),
+        "b/assets/logo.bin": new Uint8Array([0xff, 0x00, 0x01])
+      })
+      const source = yield* DirectorySource.make([{ path: root }], { log: () => Effect.void })
+      const registry = yield* SkillRegistry.make(source.definitions)
+      const loaded = (yield* source.scan).roots[0]!.loaded.skills
+      const snapshot = yield* registry.snapshot
+      for (const skill of loaded) {
+        const entry = snapshot.byUri.get(skill.manifest.uri)
+        assert(entry?._tag === "Static")
+        expect(entry.manifest).toBe(skill.manifest)
+        for (const [i, file] of skill.files.entries()) expect(entry.manifest.files[i]!.bytes).toBe(file.bytes)
+      }
+      // No wire form is kept as an own field of a file entry: it is derived when first read.
+      const guide = snapshot.files.get("skill://a/references/guide.md")!
+      expect(Object.keys(guide)).not.toContain("content")
+      expect(guide.content).toEqual({ text: "# Guide\n" })
+      expect(snapshot.files.get("skill://b/assets/logo.bin")!.content).toEqual({ blob: "/wAB" })
+
+      // A rescan with nothing changed hands out the very same arrays.
+      yield* registry.reload
+      const again = yield* registry.snapshot
+      const before = snapshot.byUri.get("skill://a/SKILL.md")
+      const after = again.byUri.get("skill://a/SKILL.md")
+      assert(before?._tag === "Static" && after?._tag === "Static")
+      expect(after.manifest.files.map((file) => file.bytes)).toEqual(before.manifest.files.map((file) => file.bytes))
+      for (const [i, file] of after.manifest.files.entries()) expect(file.bytes).toBe(before.manifest.files[i]!.bytes)
+    }).pipe(Effect.scoped))
+})
