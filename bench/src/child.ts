@@ -97,3 +97,7 @@ export const sdk = (dir: string, pageSize: number, timeoutMs?: number) =>
 export const floor = (answers: string) => start("floor", [dist("bench/dist/servers/floor.js"), answers])
 
 export const oursLayer = (dir: string) => start("ours", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir])
+
+/** Our server (Layer) with the fast route disabled: effect's dispatch for every request. */
+export const oursRouteOff = (dir: string) =>
+  start("ours-off", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir, "--no-fast-route"])

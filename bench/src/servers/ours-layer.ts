@@ -4,7 +4,8 @@
  * a plain recursive `readdir` + `readFileSync` instead of `DirectorySource.load`. It isolates the
  * serving path from the directory loader's start-up cost.
  *
- * Usage: node ours-layer.js DIR. Prints `loaded ...` and `listening URL`.
+ * Usage: node ours-layer.js DIR [--no-fast-route]. Prints `loaded ...` and `listening URL`. With
+ * `--no-fast-route` every request takes effect's dispatch (the bench's "route off" row).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Skill } from "@mcp-skills/server"
@@ -44,6 +45,7 @@ Layer.launch(Serve.http(definitions, {
   path: "/mcp",
   protocols: [],
   allowedOrigins: [],
+  fastRoute: !process.argv.includes("--no-fast-route"),
   onListening: (url) =>
     Effect.sync(() => {
       console.log(`loaded ${definitions.length} skills (files read in ${readMs.toFixed(0)} ms, registered in ${(performance.now() - started - readMs).toFixed(0)} ms)`)

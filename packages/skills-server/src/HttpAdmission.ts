@@ -50,6 +50,8 @@ import {
   HttpServerRequest,
   HttpServerResponse
 } from "effect/http"
+import type * as Types from "effect/Types"
+import * as Learning from "./internal/learning.js"
 
 /**
  * The body limit when none is given: 4 MiB, far above any MCP request a client sends to this
@@ -155,9 +157,12 @@ export const middleware = (options?: Options) => {
     message: `Request body is larger than ${maxBytes} bytes`,
     data: { maxBodySize: maxBytes }
   })
-  return HttpRouter.middleware((httpEffect) =>
+  const admit = Learning.markAdmission((httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
+      // Tells the skills fast route the limit it must honour on this endpoint.
+      const learning = yield* Learning.CurrentSlot
+      if (learning !== undefined) learning.maxBodySize = Math.min(learning.maxBodySize ?? maxBytes, maxBytes)
       let body: Result.Result<ArrayBuffer, unknown> | undefined
       if (request.method === "POST") {
         const declared = request.headers["content-length"]
@@ -181,6 +186,7 @@ export const middleware = (options?: Options) => {
       return withBody(request, response, body)
     })
   )
+  return HttpRouter.middleware(admit)
 }
 
 /**

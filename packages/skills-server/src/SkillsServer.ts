@@ -138,6 +138,16 @@
  * and retry once, rather than failing. Servers whose skills change should keep `ttl` short; a
  * static catalogue can use a long ttl and, without visibility checks, `scope: "public"`.
  *
+ * **Fast route.** With an `HttpRouter`, the layer installs a global router middleware that answers
+ * stateless 2026-07-28 reads of static skills (`skills/list`, `skills/get`, `resources/read`,
+ * `resources/directory/read`) from answers encoded once per snapshot, ahead of effect's dispatch,
+ * with the same results; everything it is not sure effect would admit and answer alike goes to
+ * effect (see `internal/fastRoute.ts` for the admission rules it mirrors). It steps aside where
+ * an `McpServer.middleware` runs around the visibility check, and is not installed when the layer
+ * sees `HttpRouter` route middleware other than `HttpAdmission` around it, or is not the server's
+ * `registrations` (then it cannot see that middleware). Global `HttpRouter`
+ * middleware built after this layer runs inside it. `fastRoute: false` turns it off.
+ *
  * **Gotchas.** effect's `McpServer.middleware`/`visibility` reach the skills only when a
  * `visibility` option is set (even `() => Effect.succeed(true)`): that option is what routes the
  * decision through effect's middleware. An open 2025-11-25 session stream holds an HTTP server's
@@ -167,8 +177,10 @@ import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
+import * as FastRoute from "./internal/fastRoute.js"
 import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
+import * as Learning from "./internal/learning.js"
 import * as Sessions from "./internal/sessions.js"
 
 /**
@@ -250,6 +262,12 @@ export interface Options<E extends CheckError, R, SE, SR> {
   readonly sessions?: SessionOptions | undefined
   /** How errors name this registry (default: its skill count and first skill URIs). */
   readonly name?: string | undefined
+  /**
+   * Answer stateless 2026-07-28 HTTP reads of static skills (`skills/list`, `skills/get`,
+   * `resources/read`, `resources/directory/read`) from answers encoded once per catalogue, ahead
+   * of effect's dispatch (default `true`). Results are the same either way; see "Fast route".
+   */
+  readonly fastRoute?: boolean | undefined
 }
 
 /**
@@ -342,11 +360,6 @@ const event = (method: string, params: Record<string, unknown>) =>
     Sse.encoder.write({ _tag: "Event", event: "message", id: undefined, data: JSON.stringify({ jsonrpc: "2.0", method, params }) })
   )
 
-const pathOf = (url: string) => {
-  const query = url.indexOf("?")
-  return query === -1 ? url : url.slice(0, query)
-}
-
 const isEventStreamGet = (request: HttpServerRequest.HttpServerRequest) => {
   const version = request.headers["mcp-protocol-version"]
   return request.method === "GET" && (request.headers.accept ?? "").includes("text/event-stream") &&
@@ -374,13 +387,13 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
       yield* HttpEffect.appendPreResponseHandler((_request, final) => {
         const created = final.headers["mcp-session-id"]
         if (created === undefined || final.status !== 200) return Effect.succeed(final)
-        mcpPaths.add(pathOf(request.url))
+        mcpPaths.add(FastRoute.pathOf(request.url))
         return Effect.as(sessions.open(created), final)
       })
       // 2026-07-28 `subscriptions/listen` answers are event streams that a buffering proxy would hold.
       return EventStreams.noProxyBuffering(response)
     }
-    if (!mcpPaths.has(pathOf(request.url))) return yield* httpEffect
+    if (!mcpPaths.has(FastRoute.pathOf(request.url))) return yield* httpEffect
     if (!(yield* sessions.touch(session))) return isEventStreamGet(request) || request.method !== "GET" ? notFound : yield* httpEffect
     const response = yield* httpEffect
     if (request.method === "DELETE") {
@@ -537,6 +550,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
+      if (slot.probe === true) return yield* Effect.fail(new Error(Handlers.ProbeMarker))
       // What the middleware provided, for a skill family's callbacks.
       slot.services = yield* Effect.context<never>()
       if (slot.check && check !== undefined) slot.decision = yield* check(slot.request)
@@ -566,6 +580,15 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
+      // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
+      // the endpoint, so its presence keeps the fast route off; a layer outside the server's own
+      // (provided on top of it) cannot see that middleware, so it installs no fast route either.
+      const context = yield* Effect.context<never>()
+      const guarded = !EffectMcp.isInsideServer(context) ||
+        EffectMcp.routeMiddleware(context).some((fn) => !Learning.isAdmission(fn))
+      if (options.fastRoute !== false && !guarded) {
+        yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
+      }
       yield* router.value.addGlobalMiddleware(sessionMiddleware(state, new Set()) as any)
     }
     yield* Effect.mapError(

@@ -39,11 +39,14 @@
  *
  * @internal
  */
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
+import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as Headers from "effect/http/Headers"
@@ -52,6 +55,7 @@ import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
+import * as Learning from "./learning.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -74,6 +78,12 @@ export interface RequestInfo {
    * reports the resource as not found (absent, or hidden by an `McpServer.visibility`).
    */
   readonly readRegisteredResource: (uri: string) => Effect.Effect<Option.Option<unknown>, WireError>
+  /**
+   * Whether effect runs any `McpServer` middleware (local or global) around the registered
+   * resource `uri`, whose handler must fail with an error whose message is `marker` for this
+   * read: effect annotates a handler failure that crossed middleware.
+   */
+  readonly middlewareAround: (uri: string, marker: string) => Effect.Effect<boolean>
   /** The `McpServer` service this request belongs to (identifies the server). */
   readonly server: object
   /** The session-revision connection without HTTP (stdio) this request came on, if it is one. */
@@ -132,6 +142,13 @@ export interface Extension {
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
 
+/** What a stateless adapter tells the fast route about itself (see `learning.ts`). */
+interface Learnt {
+  readonly protocolVersion: string
+  readonly profile: (metadata: unknown) => unknown
+  readonly directoryRead: boolean
+}
+
 interface Connected {
   readonly connection: Connection
   /** Closed when the connection initializes again or the server stops: ends its notices. */
@@ -174,12 +191,22 @@ const requestInfo = (
   core: any,
   server: object,
   serverInfo: Readonly<Record<string, unknown>>,
-  connectionOf: (clientId: number) => Connection | undefined
+  connectionOf: (clientId: number) => Connection | undefined,
+  learnt: Learnt | undefined
 ): Effect.Effect<RequestInfo, never, any> =>
   Effect.gen(function*() {
     const requestContext = yield* McpSchema.McpRequestContext
     const serverClient = yield* Effect.serviceOption(McpSchema.McpServerClient)
     const httpRequest = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
+    const slot = yield* Learning.CurrentSlot
+    if (slot !== undefined && learnt !== undefined && Option.isSome(httpRequest)) {
+      slot.server = server
+      slot.request = httpRequest.value
+      slot.protocolVersion = learnt.protocolVersion
+      slot.profile = learnt.profile
+      slot.serverInfo = serverInfo
+      slot.directoryRead = learnt.directoryRead
+    }
     const headers: Headers.Headers = Option.isSome(httpRequest) ? httpRequest.value.headers : ({} as Headers.Headers)
     // Same invocation record effect builds in `invocationFromRequestContext` / `invocationFromClient`.
     const invocation = {
@@ -217,9 +244,25 @@ const requestInfo = (
                 Effect.fail<WireError>({ code: McpSchema.INTERNAL_ERROR_CODE, message: "Internal error" })
               )
           )
+        ),
+      middlewareAround: (uri: string, marker: string) =>
+        (core.resources.read(uri, invocation) as Effect.Effect<unknown, unknown>).pipe(
+          // Answered: some middleware answered in the handler's place.
+          Effect.as(true),
+          Effect.catchCause((cause) => {
+            const failure = Cause.findFail(cause)
+            if (Result.isFailure(failure)) return Effect.succeed(true)
+            const error = failure.success.error as { readonly message?: unknown } | undefined
+            const ours = typeof error?.message === "string" && error.message.includes(marker)
+            return Effect.succeed(!ours || Cause.reasonAnnotations(failure.success).mapUnsafe.has(HandlerFailureKey))
+          })
         )
     } satisfies RequestInfo
   })
+
+// effect 4.1.0 `McpServer.runMiddleware` annotates a handler's failure with this key when the
+// handler ran inside middleware.
+const HandlerFailureKey = "effect/ai/McpServer/HandlerFailure"
 
 const Attached = Symbol.for("@mcp-skills/server/SkillsServer")
 
@@ -244,6 +287,31 @@ export const attach = <S>(server: object, state: S): Effect.Effect<void, { reado
 
 /** The state attached to `server` by `attach`, if any. */
 export const attached = <S>(server: object): S | undefined => (server as Record<symbol, S | undefined>)[Attached]
+
+// effect 4.1.0 `HttpRouter`: a route middleware provided around a layer is a context entry under
+// this key prefix, holding the stack of middleware functions that `router.add` applies.
+const RouteMiddlewareKeyPrefix = "effect/http/HttpRouter/Middleware-"
+
+/**
+ * The `HttpRouter` route middleware functions in `context` (those provided around the layer that
+ * built it, such as middleware provided to `McpServer.layerHttp`).
+ */
+export const routeMiddleware = (context: Context.Context<never>): ReadonlyArray<unknown> => {
+  const found: Array<unknown> = []
+  for (const [key, value] of context.mapUnsafe) {
+    if (key.startsWith(RouteMiddlewareKeyPrefix) && Array.isArray(value)) found.push(...value)
+  }
+  return found
+}
+
+// effect 4.1.0: the MCP runtime service `McpServer.layerHttp` provides to its registrations.
+const ServerRuntimeKey = "effect/ai/McpRuntime/ServerRuntime"
+
+/**
+ * Whether `context` is a server layer's own (the skills layer given as `registrations`): only
+ * then does it hold the route middleware provided to that server.
+ */
+export const isInsideServer = (context: Context.Context<never>): boolean => context.mapUnsafe.has(ServerRuntimeKey)
 
 /** Whether a failure has the JSON-RPC error shape effect sends as is. */
 export const isWireError = (error: unknown): error is WireError =>
@@ -281,9 +349,16 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         for (const key of ["description", "websiteUrl", "icons"]) {
           if (info[key] !== undefined) serverInfo[key] = info[key]
         }
+        const learnt: Learnt | undefined = modern
+          ? {
+            protocolVersion: base.protocolVersion,
+            profile: baseAny.runtime.profileFromRequestMetadata,
+            directoryRead: extension.handlers["resources/directory/read"] !== undefined
+          }
+          : undefined
         const connections = connectionsOf(target)
         const connectionOf = (clientId: number) => connections.get(clientId)?.connection
-        const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf)
+        const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf, learnt)
         const bind = (handler: Handler) => (params: unknown) =>
           Effect.flatMap(currentRequest, (request) => handler(params, request))
         const context = target.context

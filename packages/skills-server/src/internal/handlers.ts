@@ -21,6 +21,7 @@ import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, Listener, Notice, RequestInfo, WireError } from "./effectMcp.js"
 import * as Kind from "./kind.js"
+import * as Learning from "./learning.js"
 import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
 
@@ -79,7 +80,12 @@ export interface Slot {
   readonly check: boolean
   decision: Decision | undefined
   services: Context.Context<never> | undefined
+  /** The read only probes for middleware (see `probeMiddleware`): the handler fails with `ProbeMarker`. */
+  readonly probe?: boolean
 }
+
+/** The message the visibility resource fails with when probed. */
+export const ProbeMarker = "mcp-skills: probing for McpServer middleware"
 
 /** The slot of the request being decided. */
 export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/VisibilitySlot", {
@@ -101,7 +107,8 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
   return state === undefined ? Effect.fail(notConfigured) : Effect.succeed(state)
 }
 
-const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
+/** Visibility of skills for one request under `decision`, each skill decided at most once. */
+export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
     return { skill: () => decision, instance: () => decision, any: (owners) => decision && owners.length > 0, checked }
   }
@@ -126,11 +133,11 @@ const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checke
 }
 
 /** The cache hint a result about `skill` alone would carry. */
-const hintOf = (state: State, skill: SkillRegistry.ServedSkill): SkillRegistry.Hint =>
+export const hintOf = (state: State, skill: SkillRegistry.ServedSkill): SkillRegistry.Hint =>
   skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: Kind.kindOf(skill).perCaller ? "private" : state.cacheScope }
 
 /** The hint of a result about several skills: the shortest ttl, public only if every one is. */
-const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSkill>): SkillRegistry.Hint => {
+export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSkill>): SkillRegistry.Hint => {
   let ttlMs = Infinity
   let cacheScope: "public" | "private" = "public"
   for (const skill of skills) {
@@ -148,9 +155,17 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
+  const decided = state.decide === undefined ? undefined : yield* Learning.Decided
   const verdict: Verdict = state.decide === undefined
     ? { decision: true, services: undefined }
+    : decided !== undefined && decided.method === method
+    ? { decision: decided.decision as Decision, services: undefined }
     : yield* state.decide(request, method)
+  // A request the fast route learns from tells it whether effect's middleware wraps the check.
+  const learning = yield* Learning.CurrentSlot
+  if (learning !== undefined && state.decide !== undefined && request.modern && learning.middleware === undefined) {
+    learning.middleware = yield* probeMiddleware(request)
+  }
   if (!request.modern && state.decide !== undefined) {
     if (request.sessionId !== undefined) yield* state.sessions.remember(request.sessionId, request)
     else request.connection?.remember(request)
@@ -267,11 +282,23 @@ const complete = <A extends object>(
   }
 }
 
-const SkillsScope = "skills"
+/** The cursor scope of `skills/list`. */
+export const SkillsScope = "skills"
+
+/** The cursor scope of one directory's listing. */
+export const directoryScope = (uri: string) => `dir ${uri}`
 
 // A cursor is a position (the last URI served), not a handle on a snapshot: every replica honours
 // it, across catalogue revisions too. One we cannot read tells the client how to recover.
 const unknownCursor = invalidParams("Unknown or expired cursor: list again from the start, without a cursor")
+
+/**
+ * R36: every page of one listing carries the same scope, so the scope is the whole listing's
+ * (public only if every listed skill is, and no visibility check applies), while the ttl is the
+ * shortest of the page's entries.
+ */
+export const listingScope = (state: State, snapshot: SkillRegistry.Snapshot): "public" | "private" =>
+  !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public") ? "public" : "private"
 
 // How many skills of one listing render at once: a page of slow renders takes a fraction of their
 // sum, without starting a whole page's renders at the same moment.
@@ -280,7 +307,7 @@ const RenderConcurrency = 8
 // A listing runs through the listed skills (by URI), then each listed family's instances in the
 // order its `list` gives them. A cursor is the position after the last entry sent: a skill URI, or
 // (FamilyPosition-prefixed) a family, the family's own cursor of the page and the offset in it.
-const FamilyPosition = "\u0000"
+export const FamilyPosition = "\u0000"
 
 // The most pages one request asks of one family: cursors that go round in a circle end here.
 const MaxFamilyPages = 1000
@@ -400,17 +427,13 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
     skills.push(entry)
     onPage.push(selected[i]!)
   }
-  // R36: every page of one listing carries the same scope, so the scope is the whole listing's
-  // (public only if every listed skill is, and no visibility check applies), while the ttl is the
-  // shortest of this page's entries.
-  const listingPublic = !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public")
   const result: Protocol.ListSkillsResult = {
     skills,
     ...(next !== undefined ? { nextCursor: Cursor.make(SkillsScope, next) } : {})
   }
   return complete(request, call, result, {
     ttlMs: hintOfAll(state, onPage).ttlMs,
-    cacheScope: listingPublic ? "public" : "private"
+    cacheScope: listingScope(state, snapshot)
   })
 })
 
@@ -512,7 +535,7 @@ export const readDirectory = Effect.fnUntraced(function*(
   if (isWireError(owner)) return yield* Effect.fail(owner)
   const children = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).directory(call, owner.skill, uri)
   if (owner === undefined || children === undefined) return yield* Effect.fail(notADirectory(uri))
-  const scope = `dir ${uri}`
+  const scope = directoryScope(uri)
   let after: string | undefined
   if (params.cursor !== undefined) {
     after = Cursor.decode(scope, params.cursor)
@@ -629,6 +652,26 @@ const throughEffect = Effect.fnUntraced(function*(request: RequestInfo, method: 
   const read = yield* Effect.provideService(request.readRegisteredResource(VisibilityResourceUri), CurrentSlot, slot)
   return Option.isSome(read) ? slot : { ...slot, decision: false }
 })
+
+/** Whether effect runs `McpServer` middleware around the visibility check of this server. */
+const probeMiddleware = (request: RequestInfo) =>
+  Effect.provideService(
+    request.middlewareAround(VisibilityResourceUri, ProbeMarker),
+    CurrentSlot,
+    {
+      request: {
+        method: "resources/read",
+        protocolVersion: request.protocolVersion,
+        headers: request.headers,
+        sessionId: request.sessionId,
+        requestContext: request.requestContext
+      },
+      check: false,
+      decision: undefined,
+      services: undefined,
+      probe: true
+    }
+  )
 
 /** Runs the configured check for one request inside effect's middleware (see `VisibilityResourceUri`). */
 export const decideThroughEffect = (request: RequestInfo, method: Method): Effect.Effect<Verdict, WireError> =>

@@ -1,0 +1,210 @@
+/**
+ * Equivalence of the fast route (issue 11 item 6): generated requests (valid and invalid params,
+ * headers, ids and cursors; visible, hidden, unlisted, dynamic, rendered and static skills;
+ * unknown URIs and traversal attempts) get the same HTTP status, the same content type and
+ * JSON-equal bodies from a server with the fast route and the same server without it. The
+ * catalogue holds an unlisted skill family too, and cursors that point into a family's instances.
+ */
+import { assert, describe, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { exchange, meta, Twins, twins } from "./support/twins.js"
+
+const cursor = (scope: string, after: string) => Buffer.from(`${scope}\n${after}`).toString("base64url")
+
+const Uri = Schema.Literals([
+  "skill://pdf-processing/SKILL.md",
+  "skill://pdf-processing/templates/invoice.md",
+  "skill://pdf-processing/templates",
+  "skill://pdf-processing",
+  "skill://acme/billing/refunds",
+  "skill://acme/billing/refunds/references",
+  "skill://acme/billing/refunds/data/latin1.txt",
+  "skill://acme/billing/refunds/data/bom.txt",
+  "skill://toolbox/SKILL.md",
+  "skill://toolbox/git/cheatsheet.md",
+  "skill://toolbox",
+  "skill://secret/hidden-gem/SKILL.md",
+  "skill://secret/hidden-gem/notes.md",
+  "skill://reports/daily/SKILL.md",
+  "skill://reports/daily/data/today.json",
+  "skill://greeting/SKILL.md",
+  "skill://greeting/notes/hello.md",
+  "skill://greeting",
+  "skill://pages/alpha/ref",
+  "skill://big/large.md",
+  "skill://teams/red/SKILL.md",
+  "skill://teams/red/notes.md",
+  "skill://teams/red",
+  "skill://teams/Not A Name/SKILL.md",
+  "skill://nope/SKILL.md",
+  "skill://pdf-processing/../toolbox/SKILL.md",
+  "skill://pdf-processing/%2e%2e/toolbox/guide.md",
+  "skill://toolbox/./guide.md",
+  "file:///etc/passwd",
+  "urn:mcp-skills:visibility",
+  "",
+  "not a uri"
+])
+
+const Cursor = Schema.Literals([
+  "none",
+  "garbage",
+  "skills-after-big",
+  "skills-after-pages",
+  "skills-after-end",
+  "dir-after-data",
+  "dir-of-another-listing",
+  "family-position",
+  "number"
+])
+
+const cursorValue = (kind: typeof Cursor.Type, uri: string): unknown => {
+  switch (kind) {
+    case "none":
+      return undefined
+    case "garbage":
+      return "%%%"
+    case "skills-after-big":
+      return cursor("skills", "skill://big/SKILL.md")
+    case "skills-after-pages":
+      return cursor("skills", "skill://pages/alpha/SKILL.md")
+    case "skills-after-end":
+      return cursor("skills", "skill://zzz/SKILL.md")
+    case "dir-after-data":
+      return cursor(`dir ${uri}`, `${uri}/data`)
+    case "dir-of-another-listing":
+      return cursor("dir skill://toolbox", "skill://toolbox/git")
+    case "family-position":
+      return cursor("skills", `\u0000${JSON.stringify(["teams/{team}", null, 0])}`)
+    case "number":
+      return 3
+  }
+}
+
+const Flaw = Schema.Literals([
+  "none",
+  "no-accept-events",
+  "text-plain",
+  "origin",
+  "no-version",
+  "old-version",
+  "meta-version",
+  "no-capabilities",
+  "method-header",
+  "name-header",
+  "base64-name",
+  "no-id",
+  "null-id",
+  "batch",
+  "uri-number",
+  "session"
+])
+
+const Request = Schema.Struct({
+  method: Schema.Literals([
+    "skills/list",
+    "skills/get",
+    "resources/read",
+    "resources/directory/read",
+    "resources/list",
+    "ping"
+  ]),
+  uri: Uri,
+  cursor: Cursor,
+  id: Schema.Union([Schema.Int, Schema.String]),
+  flaw: Flaw,
+  /** Half the requests have no flaw and a URI that suits their method. */
+  clean: Schema.Boolean,
+  good: Schema.Literals([0, 1, 2]),
+  visible: Schema.Literals(["", "pdf-processing,refunds,toolbox,git,alpha,big", "hidden-gem,daily,greeting,beta,red"]),
+  user: Schema.Literals(["ann", "bob"])
+})
+
+// URIs each method answers for static skills (and one more kind), for the well-formed half.
+const suited: Record<string, ReadonlyArray<string>> = {
+  "skills/get": ["skill://pdf-processing/SKILL.md", "skill://toolbox/git/SKILL.md", "skill://teams/red/SKILL.md"],
+  "resources/read": ["skill://toolbox/guide.md", "skill://acme/billing/refunds/data/latin1.txt", "skill://teams/red/notes.md"],
+  "resources/directory/read": ["skill://acme/billing/refunds", "skill://toolbox", "skill://greeting"]
+}
+
+const build = (request: typeof Request.Type) => {
+  const { method } = request
+  const flaw = request.clean ? "none" : request.flaw
+  const uri = request.clean ? (suited[method]?.[request.good] ?? request.uri) : request.uri
+  const params: Record<string, unknown> = { _meta: meta }
+  if (method !== "skills/list" && method !== "resources/list" && method !== "ping") {
+    params.uri = flaw === "uri-number" ? 42 : uri
+  }
+  const cursorValueOf = cursorValue(request.cursor, uri)
+  if (cursorValueOf !== undefined && method !== "skills/get" && method !== "resources/read") params.cursor = cursorValueOf
+  if (flaw === "meta-version") params._meta = { ...meta, "io.modelcontextprotocol/protocolVersion": "2025-11-25" }
+  if (flaw === "no-capabilities") params._meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }
+  const message: Record<string, unknown> = { jsonrpc: "2.0", method, params }
+  if (flaw !== "no-id") message.id = flaw === "null-id" ? null : request.id
+  const headers: Record<string, string> = {
+    "content-type": flaw === "text-plain" ? "text/plain" : "application/json",
+    accept: flaw === "no-accept-events" ? "application/json" : "application/json, text/event-stream",
+    "mcp-method": flaw === "method-header" ? "skills/get" : method,
+    "x-visible": request.visible,
+    "x-user": request.user
+  }
+  if (flaw !== "no-version") headers["mcp-protocol-version"] = flaw === "old-version" ? "2025-11-25" : "2026-07-28"
+  if (flaw === "origin") headers.origin = "https://example.com"
+  if (flaw === "session") headers["mcp-session-id"] = "s-1"
+  if (method === "resources/read" && typeof params.uri === "string" && flaw !== "name-header") {
+    headers["mcp-name"] = flaw === "base64-name"
+      ? `=?base64?${Buffer.from(params.uri, "utf8").toString("base64")}?=`
+      : /^[\x20-\x7e]*$/.test(params.uri) ? params.uri : `=?base64?${Buffer.from(params.uri, "utf8").toString("base64")}?=`
+  }
+  const body = JSON.stringify(flaw === "batch" ? [message] : message)
+  return { headers, body }
+}
+
+// Requests sent to each server with the route, and how many of them it answered (never reaching effect's route).
+const tallies = new Map<string, { sent: number; fast: number }>()
+
+const equivalent = Effect.fnUntraced(function*(request: typeof Request.Type) {
+  const { off, on, reached } = yield* Twins
+  const { body, headers } = build(request)
+  const before = reached.count
+  const fast = yield* exchange(on, headers, body)
+  const tally = tallies.get(on) ?? { sent: 0, fast: 0 }
+  tallies.set(on, tally)
+  tally.sent++
+  if (reached.count === before) tally.fast++
+  const slow = yield* exchange(off, headers, body)
+  assert.deepStrictEqual(fast, slow, `${JSON.stringify(headers)} ${body}`)
+})
+
+const exercised = (it: { readonly effect: (name: string, self: () => Effect.Effect<void, never, Twins>) => void }) =>
+  it.effect("the generated requests exercised the fast route", () =>
+    Effect.gen(function*() {
+      const tally = tallies.get((yield* Twins).on) ?? { sent: 0, fast: 0 }
+      assert.isAbove(tally.fast, tally.sent / 30, `${tally.fast} of ${tally.sent} answered by the fast route`)
+      assert.isBelow(tally.fast, tally.sent, "every request was answered by the fast route")
+    }))
+
+describe("fast route equivalence", () => {
+  layer(twins())((it) => {
+    it.effect.prop("route on and off answer alike (no visibility check)", [Request], ([request]) => equivalent(request), {
+      timeout: 120_000,
+      arbitrary: { runs: 300 }
+    } as any)
+
+    exercised(it)
+  })
+
+  layer(twins({
+    visibility: ({ headers }) => {
+      const visible = new Set((headers["x-visible"] ?? "").split(","))
+      return Effect.succeed((skill) => visible.has(skill.name))
+    }
+  }))((it) => {
+    it.effect.prop("route on and off answer alike (visibility check)", [Request], ([request]) => equivalent(request), {
+      timeout: 120_000,
+      arbitrary: { runs: 300 }
+    } as any)
+    exercised(it)
+  })
+})
