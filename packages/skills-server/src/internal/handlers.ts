@@ -370,6 +370,18 @@ const eachInstance = Effect.fnUntraced(function*(
   return true
 })
 
+// What a listing shows of each skill, rendered concurrently; a family instance that cannot be
+// rendered is left out (`undefined`, its error logged), never failing the listing.
+const eachListed = <A>(
+  skills: ReadonlyArray<SkillRegistry.ServedSkill>,
+  answer: (skill: SkillRegistry.ServedSkill) => Effect.Effect<A, WireError>
+) =>
+  Effect.forEach(
+    skills,
+    (skill) => skill._tag === "Instance" ? Effect.map(Effect.option(answer(skill)), Option.getOrUndefined) : answer(skill),
+    { concurrency: RenderConcurrency }
+  )
+
 export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?: string | undefined } | undefined, request: RequestInfo) {
   const { call, state } = yield* begin(request, "skills/list")
   const { snapshot, visible } = call
@@ -410,16 +422,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
     const from = position !== undefined && key === position.key ? position : undefined
     yield* eachInstance(call, family, from, (skill, after) => take(skill, encodePosition(after)))
   }
-  // Instances render concurrently; one that cannot be rendered is left out (its error is logged),
-  // never failing the page.
-  const rendered = yield* Effect.forEach(
-    selected,
-    (skill) =>
-      skill._tag === "Instance"
-        ? Effect.map(Effect.option(Kind.kindOf(skill).entry(call, skill)), Option.getOrUndefined)
-        : Kind.kindOf(skill).entry(call, skill),
-    { concurrency: RenderConcurrency }
-  )
+  const rendered = yield* eachListed(selected, (skill) => Kind.kindOf(skill).entry(call, skill))
   const skills: Array<CoreSkill.Skill> = []
   const onPage: Array<SkillRegistry.ServedSkill> = []
   for (const [i, entry] of rendered.entries()) {
@@ -614,15 +617,7 @@ export const listResources: Interceptor = Effect.fnUntraced(function*(
   for (const family of call.snapshot.families) {
     if (family.listed) yield* eachInstance(call, family, undefined, (skill) => visible.push(skill) > 0)
   }
-  // Instances render concurrently; one that cannot be rendered is left out (logged), as in skills/list.
-  const resources = yield* Effect.forEach(
-    visible,
-    (skill) =>
-      skill._tag === "Instance"
-        ? Effect.map(Effect.option(Kind.kindOf(skill).resource(call, skill)), Option.getOrUndefined)
-        : Kind.kindOf(skill).resource(call, skill),
-    { concurrency: RenderConcurrency }
-  )
+  const resources = yield* eachListed(visible, (skill) => Kind.kindOf(skill).resource(call, skill))
   const skills = resources.filter((resource) => resource !== undefined)
   const result = { ...base, resources: [...own, ...skills] }
   if (!request.modern) return result
