@@ -159,6 +159,7 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   let services = verdict.services
   const call: Call = {
     snapshot,
+    registry: state.registry,
     visible: visibleFor(snapshot, verdict.decision, state.decide !== undefined),
     request,
     method,
