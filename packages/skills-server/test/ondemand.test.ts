@@ -8,15 +8,15 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, SkillRegistry } from "../src/index.js"
+import { DirectorySource, SkillRegistry, SkillsServer } from "../src/index.js"
 import { httpServer } from "./cli-server.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { tree } from "./support/tree.js"
-import { type Client, legacyHttp, modernHttp } from "./support/wire.js"
+import { type Client, httpServer as inProcess, legacyHttp, modernHttp, ServerUrl } from "./support/wire.js"
 
 const skillMd = (name: string, padding = 0) =>
   `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n${"s".repeat(padding)}\n`
@@ -198,6 +198,28 @@ describe("files served on demand", () => {
         expect(new TextDecoder().decode(yield* read(client, "skill://alpha/references/small.md"))).toBe("# Small\n")
       }).pipe(Effect.scoped), 60_000)
   }
+
+  it.live("a reload caused by a read is answered only if the caller may still see the file", () =>
+    Effect.gen(function*() {
+      const root = catalogue()
+      const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
+      const Skills = SkillsServer.layer({
+        skills: source.definitions,
+        // Skills described as secret are hidden from everyone.
+        visibility: () => Effect.succeed((skill) => !String(skill.frontmatter.description).includes("secret"))
+      })
+      const client = modernHttp(Context.get(yield* Layer.build(inProcess(Skills)), ServerUrl))
+      expect(yield* read(client, bigUri)).toEqual(fill(0x01, 8 * Threshold))
+
+      // Behind the server's back, the skill becomes secret and the file changes: the read reloads,
+      // and the new catalogue hides the skill, so the new bytes are not sent either.
+      fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skillMd("alpha").replace("The alpha skill.", "A secret skill."))
+      replace(path.join(root, "alpha/data/big.bin"), fill(0x08, 8 * Threshold))
+      const hidden = yield* client.fail("resources/read", { uri: bigUri })
+      expect(hidden.code).toBe(-32602)
+      expect(hidden.message).toBe("Resource not found")
+      expect((yield* client.fail("skills/get", { uri: "skill://alpha/SKILL.md" })).code).toBe(-32602)
+    }).pipe(Effect.scoped), 60_000)
 
   it.live("SkillsClient reads files on demand verified, also after an edit behind the server's back", () =>
     Effect.gen(function*() {

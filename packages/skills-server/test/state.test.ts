@@ -52,6 +52,9 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
     Kind.render({
       snapshot,
       registry: noRegistry,
+      visibleIn: () => {
+        throw new Error("rendering used another snapshot")
+      },
       visible: { skill: () => true, instance: () => true, any: () => true, checked: false },
       request: requestFor(tenant),
       method: "skills/get",

@@ -2,9 +2,10 @@
  * `resources/read` of a file served on demand (`SkillRegistry.OnDiskFile`): its bytes are read from
  * disk on every request and sent only if their size and SHA-256 are the snapshot's. A file changed
  * behind the server's back (no watcher, or a write the watcher has not reported yet) makes the
- * registry reload; the request is then answered from the reloaded snapshot, verified the same way,
- * or with a `-32602` asking the client to try again. Bytes of another digest are never sent: a
- * client pinning digests (R14) would reject them, and a cache would keep them under a wrong key.
+ * registry reload; the request is then answered from the reloaded snapshot (if the caller may see
+ * the file there), verified the same way, or with a `-32602` asking the client to try again. Bytes
+ * of another digest are never sent: a client pinning digests (R14) would reject them, and a cache
+ * would keep them under a wrong key.
  */
 import { Digest } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
@@ -71,8 +72,10 @@ export const read = (call: Call, file: SkillRegistry.OnDiskFile): Effect.Effect<
       // A failed reload keeps the snapshot, whose entry then fails the check again below.
       yield* Effect.ignore(call.registry.reload)
     }
-    const current = (yield* call.registry.snapshot).files.get(file.uri)
-    if (current === undefined) return undefined
+    const after = yield* call.registry.snapshot
+    const current = after.files.get(file.uri)
+    // The reload may also have changed what the caller may see: hidden is "not found", as before.
+    if (current === undefined || !call.visibleIn(after).any(current.owners)) return undefined
     switch (current._tag) {
       case "InMemory":
         return { mimeType: current.mimeType, content: current.content }
