@@ -8,7 +8,7 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Exit, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -120,6 +120,32 @@ describe("files served on demand", () => {
       yield* plain.scan
       expect((yield* plain.stats).onDiskFiles).toBe(0)
     }).pipe(Effect.scoped))
+
+  it.live("under watch, an edit to a file on disk gives the skill a new entry, and its bytes are still not held", () =>
+    Effect.gen(function*() {
+      const root = catalogue()
+      const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
+      const registry = yield* SkillRegistry.make(source.definitions)
+      const reloads: Array<SkillRegistry.Changes> = []
+      yield* DirectorySource.watch(source, {
+        sweep: false,
+        onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))
+      }).pipe(Effect.provideService(SkillRegistry.SkillRegistry, registry))
+      const before = yield* source.stats
+      replace(path.join(root, "alpha/data/big.bin"), fill(0x09, 16 * Threshold))
+      for (let attempt = 0; attempt < 400 && reloads.length === 0; attempt++) yield* Effect.sleep("50 millis")
+      expect(reloads[0]?.updated).toEqual([bigUri])
+      const file = (yield* registry.snapshot).files.get(bigUri)
+      assert(file?._tag === "OnDisk")
+      expect(file.digest).toBe(sha256(fill(0x09, 16 * Threshold)))
+      expect(file.size).toBe(16 * Threshold)
+      const after = yield* source.stats
+      // The new manifest needs the bytes of the skill's other file on disk once more (core's
+      // `Manifest.make` takes bytes); the files held in memory are not read again.
+      expect(after.readFiles - before.readFiles).toBe(2)
+      expect(after.onDiskFiles).toBe(2)
+      expect(after.heldBytes).toBe(before.heldBytes)
+    }).pipe(Effect.scoped), 60_000)
 
   it.effect("a file on disk nested in another skill is on disk in both; a definition on disk without its manifest is refused", () =>
     Effect.gen(function*() {
