@@ -16,7 +16,17 @@ import { DirectorySource, SkillRegistry, SkillsServer } from "../src/index.js"
 import { httpServer } from "./cli-server.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { tree } from "./support/tree.js"
-import { type Client, httpServer as inProcess, legacyHttp, modernHttp, ServerUrl } from "./support/wire.js"
+import {
+  type Client,
+  httpServer as inProcess,
+  legacyHttp,
+  legacyStdio,
+  modernHttp,
+  modernStdio,
+  ServerUrl,
+  StdioPipe,
+  stdioServer
+} from "./support/wire.js"
 
 const skillMd = (name: string, padding = 0) =>
   `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n${"s".repeat(padding)}\n`
@@ -222,6 +232,29 @@ describe("files served on demand", () => {
         expect(yield* entryDigest(client, bigUri)).toBeUndefined()
         // The rest of the skill is still served.
         expect(new TextDecoder().decode(yield* read(client, "skill://alpha/references/small.md"))).toBe("# Small\n")
+      }).pipe(Effect.scoped), 60_000)
+  }
+
+  for (const revision of ["2026-07-28", "2025-11-25"] as const) {
+    it.live(`stdio, ${revision}: a file edited behind the server's back is answered verified or refused`, () =>
+      Effect.gen(function*() {
+        const root = catalogue()
+        const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
+        const pipe = Context.get(yield* Layer.build(stdioServer(SkillsServer.layer({ skills: source.definitions }))), StdioPipe)
+        const client: Client = revision === "2026-07-28" ? modernStdio(pipe) : yield* legacyStdio(pipe)
+        const big = path.join(root, "alpha/data/big.bin")
+        expect(yield* read(client, bigUri)).toEqual(fill(0x01, 8 * Threshold))
+
+        const before = fs.statSync(big)
+        fs.writeFileSync(big, fill(0x0a, 8 * Threshold))
+        fs.utimesSync(big, before.atime, before.mtime)
+        const refused = yield* client.fail("resources/read", { uri: bigUri })
+        expect(refused).toMatchObject({ code: -32602, data: { uri: bigUri } })
+
+        replace(big, fill(0x0b, 8 * Threshold))
+        const fresh = yield* read(client, bigUri)
+        expect(fresh).toEqual(fill(0x0b, 8 * Threshold))
+        expect(sha256(fresh)).toBe(yield* entryDigest(client, bigUri))
       }).pipe(Effect.scoped), 60_000)
   }
 
