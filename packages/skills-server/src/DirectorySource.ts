@@ -36,6 +36,12 @@
  * it was read is read again on the next full scan, or on a watched one whose events name it
  * (timestamps are coarser than writes), and served anew only if its bytes differ.
  *
+ * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
+ * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
+ * the stamps keep their digest); a read takes them from disk and sends them only if they still have
+ * the entry's size and digest (see the README). A new version of a skill reads its files on disk
+ * once more, since a manifest is made from bytes.
+ *
  * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
  * version, with one line naming the file and the rule
  * (`acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version`);
