@@ -41,7 +41,7 @@ const program = Effect.gen(function*() {
   const relative = Path.relative(folder, file).split(Path.sep).join("/")
   const served = Effect.map(registry.snapshot, (now) => {
     const entry = now.byUri.get(skill.uri)
-    return entry?._tag === "Static" && entry.manifest.files.some((file) =>
+    return entry?._tag === "Static" && entry.inputs.some((file) =>
       file.path === relative && Buffer.from(file.bytes).toString("utf8").endsWith(marker)
     )
   })

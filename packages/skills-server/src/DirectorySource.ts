@@ -36,6 +36,12 @@
  * it was read is read again on the next full scan, or on a watched one whose events name it
  * (timestamps are coarser than writes), and served anew only if its bytes differ.
  *
+ * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
+ * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
+ * the stamps keep their digest); a read takes them from disk and sends them only if they still have
+ * the entry's size and digest (see the README). A new version of a skill reads its files on disk
+ * once more, since a manifest is made from bytes.
+ *
  * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
  * version, with one line naming the file and the rule
  * (`acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version`);
@@ -128,10 +134,18 @@ export interface LoadedSkill {
   readonly directory: string
   /** The decoded skill-path segments: prefix, then the folder path. */
   readonly path: ReadonlyArray<string>
-  /** Every file, `SKILL.md` first, with its path relative to the skill folder and its bytes. */
+  /**
+   * Every file held in memory, `SKILL.md` first, with its path relative to the skill folder and
+   * its bytes.
+   */
   readonly files: ReadonlyArray<Manifest.FileInput>
-  /** The validated skill: entry, frontmatter and every file with its bytes, digest and size. */
-  readonly manifest: Manifest.Manifest
+  /** The files served on demand (above `onDemandAbove`): where they are, their size and digest. */
+  readonly onDisk: ReadonlyArray<Skill.DiskFile>
+  /**
+   * The validated skill: entry, frontmatter and every file with its digest and size (and its bytes
+   * when held in memory).
+   */
+  readonly manifest: Skill.ManifestView
 }
 
 /**
@@ -159,6 +173,16 @@ export interface Options {
   readonly strict?: boolean | undefined
   /** Per-skill limits (R15, R16). Default: those of the specification. */
   readonly limits?: Limits.Limits | undefined
+  /**
+   * Files larger than this many bytes (except `SKILL.md`) are served on demand, for catalogues
+   * larger than memory: read and hashed once when scanned, their bytes then kept neither by the
+   * catalogue nor by the file stamps; each `resources/read` reads the file again and sends it only
+   * if its size and SHA-256 are those of the catalogue. A file changed behind the server's back
+   * triggers a reload and is answered from the reloaded catalogue, verified the same way, or with
+   * an error asking to try again (see the README); never with bytes of another digest.
+   * Default: every file is held in memory.
+   */
+  readonly onDemandAbove?: number | undefined
 }
 
 /**
@@ -179,6 +203,10 @@ export interface Stats {
   /** Files hashed; a skill whose files are all unchanged is not hashed again. */
   readonly hashedFiles: number
   readonly hashedBytes: number
+  /** Files of the last scan served on demand: their bytes are not held (see `onDemandAbove`). */
+  readonly onDiskFiles: number
+  /** Bytes of file content the source holds (shared with the catalogue). */
+  readonly heldBytes: number
 }
 
 /**

@@ -34,7 +34,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type { McpSchema } from "effect/ai"
 import type * as Headers from "effect/http/Headers"
-import type { Manifest } from "@mcp-skills/core"
+import type { Digest, Manifest } from "@mcp-skills/core"
 import * as SkillFamily from "./SkillFamily.js"
 
 /**
@@ -83,6 +83,32 @@ export interface Common {
 }
 
 /**
+ * A file of a static skill served on demand: left on disk at `location` (an absolute path), read
+ * on every `resources/read` and sent only if its size and SHA-256 are still `size` and `digest`.
+ * What `DirectorySource` makes of files above its `onDemandAbove` threshold.
+ *
+ * @since 0.1.0
+ */
+export interface DiskFile {
+  /** Relative to the skill root, `/`-separated. */
+  readonly path: string
+  readonly location: string
+  readonly size: number
+  readonly digest: Digest.Digest
+}
+
+/**
+ * A manifest as a static skill keeps it: every file's path, URI, digest and size, without the bytes
+ * (those of files held in memory are the skill's `files`; files on disk are read on request). A
+ * `Manifest.Manifest` is one.
+ *
+ * @since 0.1.0
+ */
+export interface ManifestView extends Omit<Manifest.Manifest, "files"> {
+  readonly files: ReadonlyArray<Omit<Manifest.ManifestFile, "bytes">>
+}
+
+/**
  * A skill whose files are known when the server starts: every file is hashed once and served with
  * its digest (R7, R9, R14).
  *
@@ -92,10 +118,15 @@ export interface Static extends Common {
   readonly _tag: "Static"
   readonly files: ReadonlyArray<File>
   /**
-   * The manifest of exactly `files` when the caller already validated and hashed them (a
-   * directory source does): the registry then hashes nothing again.
+   * Files served on demand (see `DiskFile`). They need `manifest`: the registry cannot hash bytes
+   * it does not hold.
    */
-  readonly manifest?: Manifest.Manifest | undefined
+  readonly onDisk?: ReadonlyArray<DiskFile> | undefined
+  /**
+   * The manifest of exactly `files` and `onDisk` when the caller already validated and hashed them
+   * (a directory source does): the registry then hashes nothing again.
+   */
+  readonly manifest?: ManifestView | undefined
 }
 
 /**
@@ -222,12 +253,16 @@ export const make = (options: Options & { readonly files: Readonly<Record<string
  * @since 0.1.0
  */
 export const fromFiles = (
-  loaded: Loaded & { readonly manifest?: Manifest.Manifest | undefined },
+  loaded: Loaded & {
+    readonly onDisk?: ReadonlyArray<DiskFile> | undefined
+    readonly manifest?: ManifestView | undefined
+  },
   options?: Omit<Options, "path">
 ): Static => ({
   _tag: "Static",
   ...common({ ...options, path: loaded.path }),
   files: loaded.files,
+  ...(loaded.onDisk === undefined || loaded.onDisk.length === 0 ? {} : { onDisk: loaded.onDisk }),
   ...(loaded.manifest === undefined ? {} : { manifest: loaded.manifest })
 })
 

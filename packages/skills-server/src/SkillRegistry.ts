@@ -82,22 +82,56 @@ export interface Options {
 }
 
 /**
- * A file ready for `resources/read`: its wire content was decided once. Text only when the bytes
- * round-trip UTF-8 exactly, so a client hashing the UTF-8 of `text` gets the published digest;
- * otherwise a base64 blob.
+ * A file's content on the wire: text only when the bytes round-trip UTF-8 exactly, so a client
+ * hashing the UTF-8 of `text` gets the published digest; otherwise a base64 blob.
  *
  * @since 0.1.0
  */
-export interface FileEntry {
+export type WireContent = { readonly text: string } | { readonly blob: string }
+
+/**
+ * What every file of the snapshot has.
+ *
+ * @since 0.1.0
+ */
+export interface FileBase {
   readonly uri: string
   readonly name: string
   readonly mimeType: string
   readonly size: number
   readonly digest: Digest.Digest
-  readonly content: { readonly text: string } | { readonly blob: string }
   /** Indices (into `Snapshot.skills`) of every skill whose manifest lists this file. */
   readonly owners: ReadonlyArray<number>
 }
+
+/**
+ * A file held in memory, ready for `resources/read`: its wire content is derived from the bytes
+ * once, on its first read.
+ *
+ * @since 0.1.0
+ */
+export interface InMemoryFile extends FileBase {
+  readonly _tag: "InMemory"
+  readonly content: WireContent
+}
+
+/**
+ * A file served on demand (`Skill.DiskFile`): its bytes are not in the snapshot; a read takes them
+ * from `location` and sends them only if their size and digest are this entry's.
+ *
+ * @since 0.1.0
+ */
+export interface OnDiskFile extends FileBase {
+  readonly _tag: "OnDisk"
+  readonly location: string
+}
+
+/**
+ * A file of the snapshot, by where its bytes are.
+ *
+ * @since 0.1.0
+ */
+export type FileEntry = InMemoryFile | OnDiskFile
 
 /**
  * One child of a directory, as `resources/directory/read` returns it.
@@ -150,8 +184,9 @@ export interface StaticSkill extends SkillBase {
   readonly _tag: "Static"
   /** The wire entry of `skills/list` and `skills/get`. */
   readonly entry: CoreSkill.Skill
-  readonly manifest: Manifest.Manifest
-  /** The files the manifest was built from, so a rebuild can tell unchanged skills. */
+  /** Every file's path, URI, digest and size (bytes are in `inputs`, or on disk). */
+  readonly manifest: Skill.ManifestView
+  /** The files held in memory the manifest was built from, so a rebuild can tell unchanged skills. */
   readonly inputs: ReadonlyArray<Skill.File>
 }
 
@@ -327,7 +362,7 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
  *
  * @since 0.1.0
  */
-export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
+export const wireContent = (bytes: Uint8Array): WireContent => {
   try {
     const text = utf8.decode(bytes)
     if (sameBytes(encoder.encode(text), bytes)) return { text }
@@ -340,8 +375,12 @@ export const wireContent = (bytes: Uint8Array): FileEntry["content"] => {
 // A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
 // and kept with the snapshot, so files nobody reads cost no second copy. A class, so that 80,000
 // files share one shape and one getter.
-class StoredFile implements FileEntry {
-  #content: FileEntry["content"] | undefined
+class StoredFile implements InMemoryFile {
+  // On the prototype: one tag for every file, no slot in each.
+  get _tag(): "InMemory" {
+    return "InMemory"
+  }
+  #content: WireContent | undefined
   readonly #bytes: Uint8Array
   constructor(
     readonly uri: string,
@@ -370,8 +409,14 @@ class StoredFile implements FileEntry {
  *
  * @since 0.1.0
  */
-export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry =>
-  file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
+export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry => {
+  switch (file._tag) {
+    case "InMemory":
+      return file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
+    case "OnDisk":
+      return { ...file, owners }
+  }
+}
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
@@ -386,12 +431,13 @@ interface Pending {
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
   readonly files: Array<Skill.File>
+  readonly onDisk: Array<Skill.DiskFile>
   readonly cacheHint: Hint | undefined
 }
 
 // A definition that passed validation, with what its kind needs to be served.
 type Resolved = Pending & (
-  | { readonly _tag: "Static"; readonly manifest: Manifest.Manifest }
+  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView }
   | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
   | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
 )
@@ -450,6 +496,7 @@ export const build = Effect.fnUntraced(function*(
       uri: uri.success,
       root: SkillUri.root(uri.success),
       files: definition._tag === "Static" ? [...definition.files] : [],
+      onDisk: definition._tag === "Static" ? [...definition.onDisk ?? []] : [],
       cacheHint: hint?.success
     })
   }
@@ -482,6 +529,17 @@ export const build = Effect.fnUntraced(function*(
           problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
         }
       }
+      const onDisk = new Map(outer.onDisk.map((file) => [file.path, file.digest]))
+      for (const file of inner.onDisk) {
+        const path = `${prefix}/${file.path}`
+        const present = onDisk.get(path)
+        if (present === undefined) {
+          outer.onDisk.push({ ...file, path })
+          onDisk.set(path, file.digest)
+        } else if (present !== file.digest) {
+          problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
+        }
+      }
     }
   }
 
@@ -494,13 +552,22 @@ export const build = Effect.fnUntraced(function*(
     const definition = skill.definition
     if (definition._tag === "Static") {
       const before = previous?.byUri.get(skill.uri)
-      const reused = definition.manifest !== undefined && skill.files.length === definition.files.length
+      const reused = definition.manifest !== undefined && skill.files.length === definition.files.length &&
+          skill.onDisk.length === (definition.onDisk?.length ?? 0)
         ? definition.manifest
         : before?._tag === "Static" && sameInputs(before.inputs, skill.files)
         ? before.manifest
         : undefined
       if (reused !== undefined) {
         resolved.push({ ...skill, _tag: "Static", manifest: reused })
+        continue
+      }
+      // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
+      if (skill.onDisk.length > 0) {
+        problems.push({
+          skill: skill.uri,
+          reason: "files on disk (onDisk) need the manifest that lists them, with no file added by a nested skill"
+        })
         continue
       }
       hashed.files += skill.files.length
@@ -704,7 +771,9 @@ const assemble = (
     for (const prefix of ancestors(skill.root)) nested.set(prefix, (nested.get(prefix) ?? 0) + 1)
   }
   const skills: Array<SkillEntry> = []
-  const files = new Map<string, Omit<FileEntry, "owners"> & { owners: Array<number> }>()
+  const files = new Map<string, FileEntry>()
+  // The owners array of each file, grown as nested skills list it too.
+  const ownersOf = new Map<string, Array<number>>()
   const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
   const dynamicRoots = new Map<string, DynamicSkill | RenderedSkill>()
   const directory = (uri: string) => {
@@ -721,23 +790,23 @@ const assemble = (
       dynamicRoots.set(skill.root, entry)
       continue
     }
+    const held = new Map(skill.files.map((file) => [file.path, file.bytes]))
+    const onDisk = new Map(skill.onDisk.map((file) => [file.path, file.location]))
     for (const file of entry.manifest.files) {
-      const existing = files.get(file.uri)
+      const existing = ownersOf.get(file.uri)
       const mimeType = file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path)
       if (existing !== undefined) {
-        existing.owners.push(index)
+        existing.push(index)
       } else {
+        const owners = [index]
+        ownersOf.set(file.uri, owners)
+        const name = file.path.slice(file.path.lastIndexOf("/") + 1)
+        const location = onDisk.get(file.path)
         files.set(
           file.uri,
-          new StoredFile(
-            file.uri,
-            file.path.slice(file.path.lastIndexOf("/") + 1),
-            mimeType,
-            file.size,
-            file.digest,
-            [index],
-            file.bytes
-          )
+          location === undefined
+            ? new StoredFile(file.uri, name, mimeType, file.size, file.digest, owners, held.get(file.path)!)
+            : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners, location }
         )
       }
       // Every directory from the skill root down to the file, each linked to its child.

@@ -27,13 +27,15 @@ describe("each byte held once", () => {
         const entry = snapshot.byUri.get(skill.manifest.uri)
         assert(entry?._tag === "Static")
         expect(entry.manifest).toBe(skill.manifest)
-        for (const [i, file] of skill.files.entries()) expect(entry.manifest.files[i]!.bytes).toBe(file.bytes)
+        for (const [i, file] of skill.files.entries()) expect(entry.inputs[i]!.bytes).toBe(file.bytes)
       }
       // No wire form is kept as an own field of a file entry: it is derived when first read.
-      const guide = snapshot.files.get("skill://a/references/guide.md")!
+      const guide = snapshot.files.get("skill://a/references/guide.md")
+      const logo = snapshot.files.get("skill://b/assets/logo.bin")
+      assert(guide?._tag === "InMemory" && logo?._tag === "InMemory")
       expect(Object.keys(guide)).not.toContain("content")
       expect(guide.content).toEqual({ text: "# Guide\n" })
-      expect(snapshot.files.get("skill://b/assets/logo.bin")!.content).toEqual({ blob: "/wAB" })
+      expect(logo.content).toEqual({ blob: "/wAB" })
 
       // A rescan with nothing changed hands out the very same arrays.
       yield* registry.reload
@@ -41,7 +43,7 @@ describe("each byte held once", () => {
       const before = snapshot.byUri.get("skill://a/SKILL.md")
       const after = again.byUri.get("skill://a/SKILL.md")
       assert(before?._tag === "Static" && after?._tag === "Static")
-      expect(after.manifest.files.map((file) => file.bytes)).toEqual(before.manifest.files.map((file) => file.bytes))
-      for (const [i, file] of after.manifest.files.entries()) expect(file.bytes).toBe(before.manifest.files[i]!.bytes)
+      expect(after.inputs.map((file) => file.bytes)).toEqual(before.inputs.map((file) => file.bytes))
+      for (const [i, file] of after.inputs.entries()) expect(file.bytes).toBe(before.inputs[i]!.bytes)
     }).pipe(Effect.scoped))
 })

@@ -61,16 +61,16 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
           }
         }
         expect(checked).toBeGreaterThan(20)
-        const logo = loaded.skills.find((s) => s.manifest.uri === "skill://pdf-processing/SKILL.md")!.manifest.files
+        const logo = loaded.skills.find((s) => s.manifest.uri === "skill://pdf-processing/SKILL.md")!.files
           .find((f) => f.path === "assets/logo.png")!
         expect([...logo.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-        const style = loaded.skills.find((s) => s.manifest.uri === "skill://changelog-writer/SKILL.md")!.manifest.files
+        const style = loaded.skills.find((s) => s.manifest.uri === "skill://changelog-writer/SKILL.md")!.files
           .find((f) => f.path === "references/STYLE.md")!
         const text = new TextDecoder().decode(style.bytes)
         expect(text).toContain("José")
         expect(text).toContain("漢字")
         expect(text).toContain("🐛")
-        expect(style.size).toBeGreaterThan(text.length)
+        expect(style.bytes.byteLength).toBeGreaterThan(text.length)
       }))
 
     it.effect("R3: the frontmatter is kept whole, with optional fields typed as written", () =>
@@ -134,7 +134,7 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
         fs.symlinkSync(path.join(root, "nowhere.md"), path.join(root, "alpha/broken.md"))
         const loaded = yield* DirectorySource.load(root)
         expect(filesOf(loaded, "skill://alpha/SKILL.md")).toEqual(["SKILL.md", "common.md", "real.md"])
-        const common = loaded.skills[0]!.manifest.files.find((file) => file.path === "common.md")!
+        const common = loaded.skills[0]!.files.find((file) => file.path === "common.md")!
         expect(new TextDecoder().decode(common.bytes)).toBe("shared content")
         expect(loaded.ignored.map((entry) => entry.path).sort()).toEqual([
           "alpha/broken.md",
@@ -146,7 +146,7 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
           "alpha/shared-dir"
         ])
         for (const skill of loaded.skills) {
-          for (const file of skill.manifest.files) {
+          for (const file of skill.files) {
             expect(new TextDecoder().decode(file.bytes)).not.toMatch(/outside|private key/)
           }
         }

@@ -38,7 +38,7 @@ const until = (done: () => boolean) =>
 const guideOf = (snapshot: SkillRegistry.Snapshot, uri: string) => {
   const skill = snapshot.byUri.get(uri)
   assert(skill?._tag === "Static", `${uri} is a static skill`)
-  return new TextDecoder().decode(skill.manifest.files.find((file) => file.path === "references/guide.md")!.bytes)
+  return new TextDecoder().decode(skill.inputs.find((file) => file.path === "references/guide.md")!.bytes)
 }
 
 describe("reload at scale", () => {

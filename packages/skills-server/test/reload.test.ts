@@ -202,7 +202,7 @@ layer(NodeServices.layer)("reload", (it) => {
         yield* Effect.ignore(registry.reload)
         const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as SkillRegistry.StaticSkill
         const description = String(skill.frontmatter.description)
-        const data = new TextDecoder().decode(skill.manifest.files.find((file) => file.path === "data.md")!.bytes)
+        const data = new TextDecoder().decode(skill.inputs.find((file) => file.path === "data.md")!.bytes)
         const versions = new Set([/Version (\d+)/.exec(description)![1], /version (\d+)/.exec(data)![1]])
         // A SKILL.md of version n may sit beside data.md of version n-1 only if that pair was on disk
         // at one moment (the writer writes SKILL.md first): never data from a later version.

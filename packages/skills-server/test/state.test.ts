@@ -39,11 +39,22 @@ const requestFor = (tenant: string) =>
     serverInfo: {}
   }) as unknown as RequestInfo
 
+// Rendering never reloads: any use of the registry fails the test.
+const noRegistry = new Proxy({}, {
+  get: () => {
+    throw new Error("rendering used the registry")
+  }
+}) as SkillRegistry.SkillRegistry["Service"]
+
 // One request: a fresh Call on the snapshot, as the handlers make one.
 const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
   Effect.map(
     Kind.render({
       snapshot,
+      registry: noRegistry,
+      visibleIn: () => {
+        throw new Error("rendering used another snapshot")
+      },
       visible: { skill: () => true, instance: () => true, any: () => true, checked: false },
       request: requestFor(tenant),
       method: "skills/get",

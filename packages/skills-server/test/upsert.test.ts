@@ -44,7 +44,7 @@ const view = (snapshot: SkillRegistry.Snapshot) => {
     })),
     size: [snapshot.skills.length, snapshot.byUri.size, snapshot.files.size, snapshot.directories.size],
     listed: snapshot.listed.map((skill) => skill.uri),
-    files: sorted(snapshot.files.values(), (file) => file.uri).map((file) => ({ ...file, content: file.content, owners: owners(file.owners) })),
+    files: sorted(snapshot.files.values(), (file) => file.uri).map((file) => ({ ...file, ...(file._tag === "InMemory" ? { content: file.content } : {}), owners: owners(file.owners) })),
     directories: sorted(snapshot.directories.values(), (directory) => directory.uri).map((directory) => ({
       uri: directory.uri,
       owners: owners(directory.owners),

@@ -92,17 +92,28 @@ const redis = Flag.String("redis").pipe(
   Flag.optional
 )
 
-const maxBodySize = Flag.String("max-body-size").pipe(
-  Flag.withDescription("Largest HTTP request body (or stdio line) accepted, e.g. 4MiB, 512KiB, 1000000 bytes (default 4MiB)"),
-  Flag.filterMap(
-    (value) =>
-      Option.filter(
-        /^\s*\d+\s*$/.test(value) ? Option.some(ByteSize.bytes(BigInt(value.trim()))) : ByteSize.fromString(value),
-        (size) => !ByteSize.isZero(size)
-      ),
-    () => "a positive size such as 4MiB, 512KiB or 1000000 (bytes)"
-  ),
-  Flag.optional
+const sizeFlag = (name: string, description: string) =>
+  Flag.String(name).pipe(
+    Flag.withDescription(description),
+    Flag.filterMap(
+      (value) =>
+        Option.filter(
+          /^\s*\d+\s*$/.test(value) ? Option.some(ByteSize.bytes(BigInt(value.trim()))) : ByteSize.fromString(value),
+          (size) => !ByteSize.isZero(size)
+        ),
+      () => "a positive size such as 4MiB, 512KiB or 1000000 (bytes)"
+    ),
+    Flag.optional
+  )
+
+const maxBodySize = sizeFlag(
+  "max-body-size",
+  "Largest HTTP request body (or stdio line) accepted, e.g. 4MiB, 512KiB, 1000000 bytes (default 4MiB)"
+)
+
+const onDemandAbove = sizeFlag(
+  "on-demand-above",
+  "Serve files larger than this (e.g. 1MiB) from disk on each read, verified against their digest, instead of holding them in memory"
 )
 
 const pageSize = Flag.Int("page-size").pipe(
@@ -112,19 +123,23 @@ const pageSize = Flag.Int("page-size").pipe(
 
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize },
+  { directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize, onDemandAbove },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
     const log = input.stdio ? Console.error : Console.log
     const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
     const prefixed = input.prefix._tag === "Some" ? segments(input.prefix.value) : undefined
+    const common = {
+      strict: input.strict,
+      onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))
+    }
     const roots: Array<DirectorySource.Root> = [
-      ...input.directory.map((path) => ({ path, strict: input.strict, prefix: prefixed })),
+      ...input.directory.map((path) => ({ path, ...common, prefix: prefixed })),
       ...input.root.map((spec) => {
         const at = spec.lastIndexOf("=")
         return at === -1
-          ? { path: spec, strict: input.strict }
-          : { path: spec.slice(0, at), strict: input.strict, prefix: segments(spec.slice(at + 1)) }
+          ? { path: spec, ...common }
+          : { path: spec.slice(0, at), ...common, prefix: segments(spec.slice(at + 1)) }
       })
     ]
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")

@@ -72,10 +72,10 @@ export const maxListedSkills = 50
 
 const listSkills = (skills: ReadonlyArray<DirectorySource.LoadedSkill>, log: (line: string) => Effect.Effect<void>) => {
   if (skills.length > maxListedSkills) {
-    const files = skills.reduce((sum, skill) => sum + skill.files.length, 0)
+    const files = skills.reduce((sum, skill) => sum + skill.manifest.files.length, 0)
     return log(`  ${plural(files, "file")} in all (one line per skill up to ${maxListedSkills} skills)`)
   }
-  return Effect.forEach(skills, (skill) => log(`  ${skill.manifest.uri} (${plural(skill.files.length, "file")})`), {
+  return Effect.forEach(skills, (skill) => log(`  ${skill.manifest.uri} (${plural(skill.manifest.files.length, "file")})`), {
     discard: true
   })
 }

@@ -174,6 +174,8 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   let services = verdict.services
   const call: Call = {
     snapshot,
+    registry: state.registry,
+    visibleIn: (other) => visibleFor(other, verdict.decision, state.decide !== undefined),
     visible: visibleFor(snapshot, verdict.decision, state.decide !== undefined),
     request,
     method,

@@ -36,6 +36,7 @@ import * as Skill from "../Skill.js"
 import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
+import * as OnDemand from "./onDemand.js"
 
 /** The methods a visibility decision is made for. */
 export type Method =
@@ -69,6 +70,10 @@ export type RenderCache = Cache.Cache<RenderKey, Rendering, WireError>
 /** One request being answered: the snapshot it reads from start to end and what it may see. */
 export interface Call {
   readonly snapshot: SkillRegistry.Snapshot
+  /** The registry the snapshot came from: a file on disk that changed makes it reload. */
+  readonly registry: SkillRegistry.SkillRegistry["Service"]
+  /** What this request's caller may see in another snapshot (one reloaded meanwhile). */
+  readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
   readonly visible: Visible
   readonly request: RequestInfo
   readonly method: Method
@@ -88,7 +93,7 @@ export interface Call {
 /** A file's answer to `resources/read`. */
 export interface FileAnswer {
   readonly mimeType: string
-  readonly content: SkillRegistry.FileEntry["content"]
+  readonly content: SkillRegistry.WireContent
 }
 
 /** One child of a directory, with the URI it sorts and pages by. */
@@ -167,7 +172,16 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
 const Static: Kind<SkillRegistry.StaticSkill> = {
   entry: (_call, skill) => Effect.succeed(skill.entry),
   resource: (_call, skill) => Effect.succeed(skill.resource),
-  read: (call, _skill, uri) => Effect.succeed(call.snapshot.files.get(uri)),
+  read: (call, _skill, uri) => {
+    const file = call.snapshot.files.get(uri)
+    if (file === undefined) return Effect.succeed(undefined)
+    switch (file._tag) {
+      case "InMemory":
+        return Effect.succeed(file)
+      case "OnDisk":
+        return OnDemand.read(call, file)
+    }
+  },
   directory: (call, _skill, uri) => {
     const directory = call.snapshot.directories.get(uri)
     return Effect.succeed(directory?.children.filter((child) => call.visible.any(child.owners)))

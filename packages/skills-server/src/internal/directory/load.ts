@@ -12,7 +12,8 @@ import * as Errors from "./errors.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "./errors.js"
 import { group, type Grouped } from "./grouping.js"
 import { classify, isHidden, walk } from "./scan.js"
-import { type Cached, type Counters, describeError, type Found, readSkill } from "./stamps.js"
+import type * as Skill from "../../Skill.js"
+import { type Cached, type Content, type Counters, describeError, type Found, readSkill } from "./stamps.js"
 
 /**
  * What the last scan of one root found: files by relative path, entries left out, folders, the
@@ -180,6 +181,7 @@ export const loadRoot = Effect.fnUntraced(function*(
   const scheme = options.scheme ?? "skill"
   const prefix = options.prefix ?? []
   const limits = options.limits ?? Limits.defaults
+  const onDemandAbove = options.onDemandAbove ?? Infinity
   const { tree, dirty } = yield* refresh(state, rootIndex, root, changed)
   // Compared with file modification times, which come from the wall clock, not from `Clock`.
   const now = Date.now()
@@ -217,32 +219,67 @@ export const loadRoot = Effect.fnUntraced(function*(
         })
       )
     }
-    const contents = readSkill(state.cache, state.counters, members, folder === "" ? "" : `${folder}/`, now, recheck)
+    const folderBase = folder === "" ? "" : `${folder}/`
+    const read = (everything: boolean) =>
+      readSkill(state.cache, state.counters, members, folderBase, now, recheck, onDemandAbove, everything)
+    let contents = read(false)
     if (contents instanceof UnreadableFile) return Result.fail(contents)
     const previous = state.good.get(key)
-    // A file whose bytes are the very buffer of the last good version keeps its digest.
-    const known = new Map(previous?.manifest.files.map((file) => [file.path, file]))
+    // A file whose bytes are the very buffer of the last good version keeps its digest; a file on
+    // disk is the same when its digest is.
+    const known = new Map(previous?.manifest.files.map((file) => [file.path, file.digest]))
+    const held = new Map(previous?.files.map((file) => [file.path, file.bytes]))
+    const onDisk = new Set(previous?.onDisk.map((file) => file.path))
+    const unchanged = (content: Content) =>
+      content._tag === "InMemory"
+        ? held.get(content.path) === content.bytes
+        : onDisk.has(content.path) && known.get(content.path) === content.digest
     if (
       previous !== undefined && previous.manifest.uri === uri.success &&
-      previous.manifest.files.length === contents.length &&
-      contents.every((file) => known.get(file.path)?.bytes === file.bytes)
+      previous.manifest.files.length === contents.length && contents.every(unchanged)
     ) return Result.succeed(previous)
-    const inputs = contents.map((file) => {
-      const before = known.get(file.path)
-      return before !== undefined && before.bytes === file.bytes ? { ...file, digest: before.digest } : file
-    })
-    for (const file of inputs) {
-      if (file.digest !== undefined) continue
-      state.counters.hashedFiles++
-      state.counters.hashedBytes += file.bytes.byteLength
+    // A new manifest needs every file's bytes once: files on disk are read again.
+    if (contents.some((content) => content._tag === "OnDisk")) {
+      contents = read(true)
+      if (contents instanceof UnreadableFile) return Result.fail(contents)
     }
+    const inputs: Array<Manifest.FileInput> = []
+    const disk: Array<Skill.DiskFile> = []
+    for (const content of contents) {
+      switch (content._tag) {
+        case "InMemory": {
+          const digest = held.get(content.path) === content.bytes ? known.get(content.path) : undefined
+          if (digest === undefined) {
+            state.counters.hashedFiles++
+            state.counters.hashedBytes += content.bytes.byteLength
+          }
+          inputs.push(digest === undefined ? content : { ...content, digest })
+          break
+        }
+        case "Transient":
+          inputs.push(content)
+          disk.push({ path: content.path, location: content.location, size: content.bytes.byteLength, digest: content.digest })
+          break
+        case "OnDisk":
+          // `read(true)` reads every file, so this is only a contract between the two modules.
+          return Result.fail(new UnreadableFile({ path: `${folderBase}${content.path}`, reason: "was not read again" }))
+      }
+    }
+    const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
       (manifest): DirectorySource.LoadedSkill => ({
         directory: folder === "" ? "." : folder,
         path: skillPath,
-        files: manifest.files,
-        manifest
+        files: manifest.files.filter((file) => !located.has(file.path)),
+        onDisk: disk,
+        // Without the bytes of files on disk, so that the snapshot does not hold them either.
+        manifest: disk.length === 0 ? manifest : {
+          ...manifest,
+          files: manifest.files.map((file) =>
+            located.has(file.path) ? { uri: file.uri, path: file.path, digest: file.digest, size: file.size } : file
+          )
+        }
       })
     )
   }

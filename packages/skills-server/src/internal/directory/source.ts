@@ -158,7 +158,15 @@ export const make = Effect.fnUntraced(function*(
       for (const uri of previous.keys()) if (!result.byUri.has(uri)) remove.push(uri)
       return { upsert, remove }
     }),
-    stats: Effect.sync((): DirectorySource.Stats => ({ ...state.counters })),
+    stats: Effect.sync((): DirectorySource.Stats => {
+      let onDiskFiles = 0
+      let heldBytes = 0
+      for (const cached of state.cache.values()) {
+        if (cached._tag === "OnDisk") onDiskFiles++
+        else heldBytes += cached.bytes.byteLength
+      }
+      return { ...state.counters, onDiskFiles, heldBytes }
+    }),
     check
   } satisfies DirectorySource.Source
 })

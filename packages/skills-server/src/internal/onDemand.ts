@@ -1,0 +1,92 @@
+/**
+ * `resources/read` of a file served on demand (`SkillRegistry.OnDiskFile`): its bytes are read from
+ * disk on every request and sent only if their size and SHA-256 are the snapshot's. A file changed
+ * behind the server's back (no watcher, or a write the watcher has not reported yet) makes the
+ * registry reload; the request is then answered from the reloaded snapshot (if the caller may see
+ * the file there), verified the same way, or with a `-32602` asking the client to try again. Bytes
+ * of another digest are never sent: a client pinning digests (R14) would reject them, and a cache
+ * would keep them under a wrong key.
+ */
+import { Digest } from "@mcp-skills/core"
+import * as Effect from "effect/Effect"
+import { McpSchema } from "effect/ai"
+import * as NodeFs from "node:fs/promises"
+import * as SkillRegistry from "../SkillRegistry.js"
+import type { WireError } from "./effectMcp.js"
+import type { Call, FileAnswer } from "./kind.js"
+
+type Checked =
+  | { readonly _tag: "Verified"; readonly bytes: Uint8Array }
+  | { readonly _tag: "Changed"; readonly reason: string }
+
+const describe = (error: unknown) => {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  return code === "ENOENT" ? "it is gone" : code ?? String(error)
+}
+
+// One byte more than expected is read, so a file that grew is told without reading all of it.
+const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
+  Effect.tryPromise(async () => {
+    const handle = await NodeFs.open(file.location, "r")
+    try {
+      const into = new Uint8Array(file.size + 1)
+      let filled = 0
+      while (filled < into.byteLength) {
+        const { bytesRead } = await handle.read(into, filled, into.byteLength - filled, filled)
+        if (bytesRead === 0) break
+        filled += bytesRead
+      }
+      return into.subarray(0, filled)
+    } finally {
+      await handle.close()
+    }
+  }).pipe(
+    Effect.map((bytes): Checked =>
+      bytes.byteLength !== file.size
+        ? { _tag: "Changed", reason: `its size is no longer ${file.size} bytes` }
+        : Digest.make(bytes) !== file.digest
+        ? { _tag: "Changed", reason: "its SHA-256 differs" }
+        : { _tag: "Verified", bytes }
+    ),
+    Effect.catch((error) => Effect.succeed<Checked>({ _tag: "Changed", reason: describe(error.cause) }))
+  )
+
+const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => ({
+  mimeType: file.mimeType,
+  content: SkillRegistry.wireContent(bytes)
+})
+
+/**
+ * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from
+ * the new snapshot (`undefined` when the file is no longer served).
+ */
+export const read = (call: Call, file: SkillRegistry.OnDiskFile): Effect.Effect<FileAnswer | undefined, WireError> =>
+  Effect.gen(function*() {
+    const first = yield* check(file)
+    if (first._tag === "Verified") return answer(file, first.bytes)
+    // Unless a reload since this request began already gave the file another entry (readers of one
+    // changed file reload once, not once each, when they come one after another).
+    const latest = (yield* call.registry.snapshot).files.get(file.uri)
+    if (latest !== undefined && latest._tag === file._tag && latest.digest === file.digest && latest.size === file.size) {
+      yield* Effect.logWarning(`${file.uri} changed on disk (${first.reason}); reloading the catalogue`)
+      // A failed reload keeps the snapshot, whose entry then fails the check again below.
+      yield* Effect.ignore(call.registry.reload)
+    }
+    const after = yield* call.registry.snapshot
+    const current = after.files.get(file.uri)
+    // The reload may also have changed what the caller may see: hidden is "not found", as before.
+    if (current === undefined || !call.visibleIn(after).any(current.owners)) return undefined
+    switch (current._tag) {
+      case "InMemory":
+        return { mimeType: current.mimeType, content: current.content }
+      case "OnDisk": {
+        const second = yield* check(current)
+        if (second._tag === "Verified") return answer(current, second.bytes)
+        return yield* Effect.fail<WireError>({
+          code: McpSchema.INVALID_PARAMS_ERROR_CODE,
+          message: "Resource changed on disk while being read; try again",
+          data: { uri: file.uri }
+        })
+      }
+    }
+  })
