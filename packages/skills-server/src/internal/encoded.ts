@@ -183,7 +183,8 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
 
   const readResource: Encoded["readResource"] = (snapshot, uri, visible) => {
     const file = snapshot.files.get(uri)
-    if (file === undefined || !file.owners.some(visible.skill)) return undefined
+    // A file served on demand is read and verified per request (`onDemand.ts`): effect's path.
+    if (file === undefined || file._tag !== "InMemory" || !file.owners.some(visible.skill)) return undefined
     const memo = memoOf(snapshot)
     const build = () =>
       result(
