@@ -15,6 +15,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { simple, skillMd } from "./support/fixtures.js"
+import { listen, poll } from "./support/session.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 
 const revisionOf = (definitions: ReadonlyArray<Skill.Definition>) =>
@@ -304,49 +305,13 @@ describe("servers on one bus", () => {
       yield* replicaServer()
       const other = yield* replicaServer()
       yield* settle
-      const abort = new AbortController()
-      yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
-      const response = yield* Effect.promise(() =>
-        fetch(other, {
-          method: "POST",
-          signal: abort.signal,
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "subscriptions/listen"
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "subscriptions/listen",
-            params: {
-              notifications: { resourcesListChanged: true },
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { name: "bus-test", version: "0" }
-              }
-            }
-          })
-        })
-      )
-      assert.strictEqual(response.headers.get("x-accel-buffering"), "no")
-      const reader = response.body!.getReader()
-      let text = ""
-      const readUntil = (pattern: string) =>
-        Effect.promise(async () => {
-          while (!text.includes(pattern)) {
-            const { value, done } = await reader.read()
-            if (done) break
-            text += new TextDecoder().decode(value)
-          }
-        })
-      yield* readUntil("notifications/subscriptions/acknowledged")
+      const stream = yield* listen(other, {}, { resourcesListChanged: true })
+      assert.strictEqual(stream.headers.get("x-accel-buffering"), "no")
       source.current = [...v1, simple("gamma")]
       yield* registries[0]!.replace(source.current)
-      yield* readUntil("notifications/resources/list_changed")
-      assert.include(text, "notifications/resources/list_changed")
+      yield* poll("list_changed", Effect.sync(() =>
+        stream.events().some((message) => message.method === "notifications/resources/list_changed") ? true : undefined
+      ))
       assert.strictEqual((yield* registries[1]!.snapshot).skills.length, 3)
     }).pipe(Effect.scoped), { timeout: 30_000 })
 })

@@ -8,7 +8,7 @@
  */
 import { assert, describe, expect, it } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { Context, Effect, Exit, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -16,6 +16,7 @@ import { DirectorySource, SkillRegistry, SkillsServer } from "../src/index.js"
 import { httpServer } from "./cli-server.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { tree } from "./support/tree.js"
+import { watchReloads } from "./support/watched.js"
 import {
   type Client,
   httpServer as inProcess,
@@ -136,11 +137,7 @@ describe("files served on demand", () => {
       const root = catalogue()
       const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
       const registry = yield* SkillRegistry.make(source.definitions)
-      const reloads: Array<SkillRegistry.Changes> = []
-      yield* DirectorySource.watch(source, {
-        sweep: false,
-        onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))
-      }).pipe(Effect.provideService(SkillRegistry.SkillRegistry, registry))
+      const reloads = yield* watchReloads(source, registry)
       const before = yield* source.stats
       replace(path.join(root, "alpha/data/big.bin"), fill(0x09, 16 * Threshold))
       for (let attempt = 0; attempt < 400 && reloads.length === 0; attempt++) yield* Effect.sleep("50 millis")

@@ -4,12 +4,12 @@
  * looks again only at the path its event named, so its cost does not grow with the catalogue.
  */
 import { assert, describe, expect } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { DirectorySource, SkillRegistry } from "../src/index.js"
 import { tree, write } from "./support/tree.js"
-import { live, sleep } from "./support/watched.js"
+import { live, sleep, watchReloads } from "./support/watched.js"
 
 const Skills = 2_000
 
@@ -60,11 +60,7 @@ describe("reload at scale", () => {
 
       // A watched reload: only the path the event named is looked at, and the registry is handed
       // only the changed skill (the full reload above went through all 2,000).
-      const reloads: Array<SkillRegistry.Changes> = []
-      yield* DirectorySource.watch(source, {
-        sweep: false,
-        onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))
-      }).pipe(Effect.provideService(SkillRegistry.SkillRegistry, registry))
+      const reloads = yield* watchReloads(source, registry)
       const before = yield* source.stats
       const registryBefore = yield* registry.stats
       write(root, "team-11/s1011/references/guide.md", "# Guide 1011, edited while watched\n")

@@ -13,6 +13,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
+import { listen, poll } from "./support/session.js"
 import { tree, write } from "./support/tree.js"
 
 const skillMd = (name: string, description = `The ${name} skill.`) =>
@@ -278,58 +279,20 @@ describe("mcp-skills-server serve --watch", () => {
     Effect.gen(function*() {
       const root = tree({ "alpha/SKILL.md": skillMd("alpha"), "alpha/references/guide.md": guide(1) })
       const { running, url } = yield* httpServer(root, ["--watch"])
-      const abort = new AbortController()
-      const notifications: Array<any> = []
-      yield* Effect.addFinalizer(() => Effect.sync(() => abort.abort()))
-      const response = yield* Effect.promise(() =>
-        fetch(url, {
-          method: "POST",
-          signal: abort.signal,
-          headers: {
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "subscriptions/listen"
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "subscriptions/listen",
-            params: {
-              notifications: { resourcesListChanged: true, resourceSubscriptions: ["skill://alpha/references/guide.md"] },
-              _meta: {
-                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-                "io.modelcontextprotocol/clientCapabilities": {},
-                "io.modelcontextprotocol/clientInfo": { name: "watch-test", version: "0" }
-              }
-            }
-          })
-        })
-      )
-      expect(response.status).toBe(200)
-      expect(response.headers.get("x-accel-buffering")).toBe("no")
-      const reader = response.body!.getReader()
-      const decoder = new TextDecoder()
-      let buffer = ""
-      const pump = Effect.promise(async () => {
-        const { value, done } = await reader.read()
-        if (done) return
-        buffer += decoder.decode(value, { stream: true })
-        for (let newline = buffer.indexOf("\n"); newline !== -1; newline = buffer.indexOf("\n")) {
-          const line = buffer.slice(0, newline).trim()
-          buffer = buffer.slice(newline + 1)
-          if (line.startsWith("data:") && line.length > 5) notifications.push(JSON.parse(line.slice(5)))
-        }
+      const stream = yield* listen(url, {}, {
+        resourcesListChanged: true,
+        resourceSubscriptions: ["skill://alpha/references/guide.md"]
       })
-      const methods = () => notifications.map((message) => message.method)
-      while (!methods().includes("notifications/subscriptions/acknowledged")) yield* pump
+      expect(stream.headers.get("x-accel-buffering")).toBe("no")
       write(root, "alpha/references/guide.md", guide(2))
-      while (!(methods().includes("notifications/resources/updated") && methods().includes("notifications/resources/list_changed"))) {
-        yield* pump
-      }
-      const updated = notifications.find((message) => message.method === "notifications/resources/updated")
+      const methods = () => stream.events().map((message) => message.method)
+      yield* poll("updated and list_changed", Effect.sync(() =>
+        methods().includes("notifications/resources/updated") && methods().includes("notifications/resources/list_changed")
+          ? true
+          : undefined
+      ))
+      const updated = stream.events().find((message) => message.method === "notifications/resources/updated")
       expect(updated.params.uri).toBe("skill://alpha/references/guide.md")
-      abort.abort()
       expect(yield* Effect.promise(() => stop(running))).toBe(0)
-    }), { timeout: 60_000 })
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 })

@@ -65,12 +65,12 @@ export const poll = <A>(what: string, check: Effect.Effect<A | undefined>) =>
   })
 
 /**
- * Collects every JSON-RPC message an event-stream response carries into the returned array, until
- * the scope closes (which aborts the request).
+ * Collects every JSON-RPC message an event-stream response carries into `events`, until the scope
+ * closes (which aborts the request); `headers` are the response's.
  */
-export const streamEvents = (
+export const eventStream = (
   request: (signal: AbortSignal) => Promise<Response>
-): Effect.Effect<Array<any>, never, Scope.Scope> =>
+): Effect.Effect<{ readonly events: Array<any>; readonly headers: Headers }, never, Scope.Scope> =>
   Effect.gen(function*() {
     const abort = new AbortController()
     const stream = yield* Effect.promise(() => request(abort.signal))
@@ -93,8 +93,12 @@ export const streamEvents = (
       }
     })()
     yield* Effect.addFinalizer(() => Effect.promise(() => (abort.abort(), reading)))
-    return events
+    return { events, headers: stream.headers }
   })
+
+/** The messages of `eventStream`. */
+export const streamEvents = (request: (signal: AbortSignal) => Promise<Response>): Effect.Effect<Array<any>, never, Scope.Scope> =>
+  Effect.map(eventStream(request), (stream) => stream.events)
 
 /** Opens the session's stream and collects every JSON-RPC message it carries, until the scope closes. */
 export const sessionEvents = (url: string, id: string): Effect.Effect<Array<any>, never, Scope.Scope> =>
@@ -111,15 +115,16 @@ const Acknowledged = "notifications/subscriptions/acknowledged"
 
 /**
  * A 2026-07-28 `subscriptions/listen` over HTTP with `headers` and `notifications`, acknowledged:
- * every message it carried since (the acknowledgement left out), until the scope closes.
+ * `events()` is every message it carried since (the acknowledgement left out), until the scope
+ * closes; `headers` are the stream's response headers.
  */
-export const listenEvents = (
+export const listen = (
   url: string,
   headers: Record<string, string>,
   notifications: Record<string, unknown>
-): Effect.Effect<() => ReadonlyArray<any>, never, Scope.Scope> =>
+): Effect.Effect<{ readonly events: () => ReadonlyArray<any>; readonly headers: Headers }, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const events = yield* streamEvents((signal) =>
+    const stream = yield* eventStream((signal) =>
       fetch(url, {
         method: "POST",
         signal,
@@ -132,6 +137,13 @@ export const listenEvents = (
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "subscriptions/listen", params: { notifications, _meta: modernMeta } })
       })
     )
-    yield* poll("the acknowledgement", Effect.sync(() => events.some((message) => message.method === Acknowledged) ? true : undefined))
-    return () => events.filter((message) => message.method !== Acknowledged)
+    yield* poll("the acknowledgement", Effect.sync(() => stream.events.some((message) => message.method === Acknowledged) ? true : undefined))
+    return { events: () => stream.events.filter((message) => message.method !== Acknowledged), headers: stream.headers }
   })
+
+/** The messages of `listen`. */
+export const listenEvents = (
+  url: string,
+  headers: Record<string, string>,
+  notifications: Record<string, unknown>
+): Effect.Effect<() => ReadonlyArray<any>, never, Scope.Scope> => Effect.map(listen(url, headers, notifications), (stream) => stream.events)

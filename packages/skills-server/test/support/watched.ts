@@ -6,10 +6,12 @@ import { NodeServices } from "@effect/platform-node"
 import { it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as DirectorySource from "../../src/DirectorySource.js"
+import * as SkillRegistry from "../../src/SkillRegistry.js"
 import * as Serve from "../../src/bin/serve.js"
 import { modernHttp } from "./wire.js"
 
@@ -79,4 +81,18 @@ export const serve = (root: string, sweep: DirectorySource.WatchOptions["sweep"]
 export const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =>
   it.live(name, () => body().pipe(Effect.scoped, Effect.provide(NodeServices.layer)) as Effect.Effect<A, E>, {
     timeout: 120_000
+  })
+
+/**
+ * Watches `source` into `registry` (events only, no periodic check) for the rest of the scope; the
+ * returned array collects the changes of every reload that succeeded.
+ */
+export const watchReloads = (source: DirectorySource.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
+  Effect.gen(function*() {
+    const reloads: Array<SkillRegistry.Changes> = []
+    yield* DirectorySource.watch(source, {
+      sweep: false,
+      onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))
+    }).pipe(Effect.provideService(SkillRegistry.SkillRegistry, registry))
+    return reloads
   })
