@@ -181,6 +181,7 @@ import * as FastRoute from "./internal/fastRoute.js"
 import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
+import * as OnDemand from "./internal/onDemand.js"
 import * as Sessions from "./internal/sessions.js"
 
 /**
@@ -570,6 +571,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const state: Handlers.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
+      rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
