@@ -39,6 +39,14 @@
  * The middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
  * not to other routes of the same router.
  *
+ * `SkillsServer.layer` needs no extra line: where it serves HTTP and sees no `HttpAdmission`
+ * provided to its endpoint, it puts this admission, with the default limit, in front of its
+ * router itself. A global router middleware runs before the route is known, so that guard admits
+ * every POST an MCP endpoint of the router would read (JSON sent with `Accept` listing
+ * `application/json` and `text/event-stream`), whatever its path. Provide this layer to choose the
+ * limit; a skills layer provided on top of the server (not as its `registrations`) cannot see it
+ * and keeps its guard at the default limit in front.
+ *
  * @since 0.1.0
  */
 import * as ByteSize from "effect/ByteSize"

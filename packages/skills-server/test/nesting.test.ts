@@ -1,14 +1,19 @@
 /**
  * A message nested deeper than the bound (128 levels of arrays and objects) is answered `-32600`
- * with its id over HTTP, on both revisions, by `HttpAdmission` (the CLI), rather than overflowing the stack into an empty 500; at the
+ * with its id over HTTP, on both revisions, by the skills layer's own admission (no extra layer)
+ * and by `HttpAdmission` (the CLI), rather than overflowing the stack into an empty 500; at the
  * bound it is served. stdio: test/stdio-framing.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { SkillsServer } from "../src/index.js"
 import { examples, httpServer as cliServer } from "./cli-server.js"
+import { catalogue } from "./support/catalogue.js"
 import { deepRequest, open } from "./support/session.js"
 import { errorOf, upload } from "./support/upload.js"
-import { modernHttp, type Revision } from "./support/wire.js"
+import { httpServer, modernHttp, type Revision, ServerUrl } from "./support/wire.js"
 
 const MaxDepth = 128
 
@@ -43,6 +48,12 @@ const crossesTheBound = (url: string) =>
   })
 
 describe("messages nested deeper than 128 levels, over HTTP", () => {
+  it.live("SkillsServer.layer alone: answered -32600 with the id on both revisions", () =>
+    Effect.gen(function*() {
+      const url = Context.get(yield* Layer.build(httpServer(SkillsServer.layer({ skills: catalogue }))), ServerUrl)
+      yield* crossesTheBound(url)
+    }).pipe(Effect.scoped))
+
   it.live("serve (HttpAdmission): answered -32600 with the id on both revisions", () =>
     Effect.gen(function*() {
       const { url } = yield* cliServer(examples)

@@ -1,6 +1,8 @@
 /**
  * What HTTP admission does to a request (see `HttpAdmission`): the body limit, the nesting bound
- * (`nesting.ts`) and a JSON-RPC error body on every refusal.
+ * (`nesting.ts`) and a JSON-RPC error body on every refusal. One implementation, used by
+ * `HttpAdmission`'s route middleware and by the guard `SkillsServer.layer` puts on its router
+ * where no `HttpAdmission` is provided to its endpoint (`guard`).
  *
  * @internal
  */
@@ -136,4 +138,31 @@ export const make = (maxBodySize: ByteSize.ByteSize) => {
       return withBody(request, response, body)
     })
   )
+}
+
+/**
+ * Whether an MCP endpoint of effect 4.1.0 would read this request's body: a POST whose
+ * `Content-Type` and `Accept` name `application/json`, and `Accept` also `text/event-stream`
+ * (`McpServer.addMcpHttpRoutes` answers any other POST 415 or 406 unread). Looser than effect, so
+ * no body it reads escapes the guard.
+ */
+const isMcpPost = (request: HttpServerRequest.HttpServerRequest) => {
+  if (request.method !== "POST") return false
+  const accept = request.headers.accept?.toLowerCase()
+  return request.headers["content-type"]?.toLowerCase().includes("application/json") === true &&
+    accept !== undefined && accept.includes("application/json") && accept.includes("text/event-stream")
+}
+
+/**
+ * A global router middleware: the admission of `make(maxBodySize)` for every request an MCP
+ * endpoint would read, whatever its path (a global middleware runs before the router knows the
+ * route); other requests pass untouched.
+ */
+export const guard = (maxBodySize: ByteSize.ByteSize) => {
+  const admit = make(maxBodySize)
+  return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+    Effect.flatMap(
+      HttpServerRequest.HttpServerRequest,
+      (request) => isMcpPost(request) ? admit(httpEffect) : httpEffect
+    )
 }
