@@ -69,18 +69,26 @@ export const makeRescan = (
   scope: Scope.Scope
 ): (why: string) => Effect.Effect<void> => {
   let running: Deferred.Deferred<void> | undefined
-  return (why) => Effect.suspend(() => {
-    if (running !== undefined) return Deferred.await(running)
-    const done = Deferred.makeUnsafe<void>()
-    running = done
-    const run = Effect.ignore(Effect.andThen(Effect.logWarning(why), reload)).pipe(
-      Effect.ensuring(Effect.suspend(() => {
-        running = undefined
-        return Deferred.succeed(done, undefined)
-      }))
+  // Uninterruptible until the run is observed, so no reader leaves `running` set with no run.
+  return (why) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        if (running !== undefined) return restore(Deferred.await(running))
+        const done = Deferred.makeUnsafe<void>()
+        running = done
+        const started = Effect.forkIn(Effect.ignore(Effect.andThen(Effect.logWarning(why), reload)), scope)
+        // Observed, not awaited: waiters are released however the run ends, even one never
+        // started because the scope has closed.
+        return Effect.andThen(
+          Effect.map(started, (fiber) =>
+            fiber.addObserver(() => {
+              running = undefined
+              Deferred.doneUnsafe(done, Effect.void)
+            })),
+          restore(Deferred.await(done))
+        )
+      })
     )
-    return Effect.andThen(Effect.forkIn(run, scope), Deferred.await(done))
-  })
 }
 
 /**
