@@ -7,7 +7,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpAdmission, SkillsServer } from "../src/index.js"
 import { examples, httpServer as cliServer } from "./cli-server.js"
 import { catalogue } from "./support/catalogue.js"
@@ -177,6 +177,56 @@ describe("HttpAdmission", () => {
         const after = process.memoryUsage()
         assert.isBelow(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed, 64 * 1024 * 1024)
         assert.isArray((yield* modern.call("skills/list")).skills)
+      }))
+  })
+
+  // SkillsServer.layer with no HttpAdmission: its own guard, on every MCP POST of the router only.
+  const upload5MiB = HttpRouter.add("POST", "/upload", (request) =>
+    Effect.map(Effect.orDie(request.arrayBuffer), (body) => HttpServerResponse.text(String(body.byteLength))))
+  const bare = (admission: Layer.Layer<never> | undefined) => {
+    const mcp = McpServer.layerHttp({
+      name: "guard-test",
+      version: "1.0.0",
+      path: "/mcp",
+      protocols: adapters(),
+      registrations: SkillsServer.layer({ skills: catalogue })
+    })
+    return serveApp(Layer.mergeAll(admission === undefined ? mcp : mcp.pipe(Layer.provide(admission)), upload5MiB))
+  }
+  const fiveMiB = { chunk: new Uint8Array(1024 * 1024).fill(0x20), count: 5 }
+  layer(bare(undefined))("SkillsServer.layer alone", (it) => {
+    it.effect("guards MCP POSTs of the router at the default limit, and leaves other POSTs alone", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        for (const declareLength of [true, false]) {
+          const mcp = yield* upload(url, { ...fiveMiB, declareLength })
+          assert.strictEqual(mcp.status, 413)
+          assert.strictEqual(errorOf(mcp).data.maxBodySize, 4 * 1024 * 1024)
+          // What an MCP endpoint would read is guarded whatever its path (the guard cannot know the route).
+          const shaped = yield* upload(url.replace("/mcp", "/upload"), { ...fiveMiB, declareLength })
+          assert.strictEqual(shaped.status, 413)
+          const plain = yield* upload(url.replace("/mcp", "/upload"), {
+            ...fiveMiB,
+            declareLength,
+            headers: { accept: "application/json" }
+          })
+          assert.strictEqual(plain.status, 200)
+          assert.strictEqual(plain.text, String(5 * 1024 * 1024))
+        }
+        assert.isArray((yield* modernHttp(url).call("skills/list")).skills)
+      }))
+  })
+  layer(bare(HttpAdmission.layer({ maxBodySize: "8 MiB" })))("SkillsServer.layer with HttpAdmission", (it) => {
+    it.effect("HttpAdmission's limit governs its endpoint: the skills layer adds no guard of its own", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const read = yield* upload(url, { ...fiveMiB, declareLength: true })
+        // Read whole (5 MiB of spaces is no JSON): effect's own answer, not a 413.
+        assert.strictEqual(read.status, 200, read.text)
+        assert.strictEqual(errorOf(read).code, -32700)
+        const over = yield* upload(url, { chunk: fiveMiB.chunk, count: 9, declareLength: true })
+        assert.strictEqual(over.status, 413)
+        assert.strictEqual(errorOf(over).data.maxBodySize, 8 * 1024 * 1024)
       }))
   })
 
