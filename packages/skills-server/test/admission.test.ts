@@ -14,17 +14,16 @@ import { catalogue } from "./support/catalogue.js"
 import { errorOf, upload } from "./support/upload.js"
 import { adapters, legacyHttp, modernHttp, serveApp, ServerUrl } from "./support/wire.js"
 
-const server = (options?: HttpAdmission.Options) =>
-  serveApp(
-    McpServer.layerHttp({
-      name: "admission-test",
-      version: "1.0.0",
-      path: "/mcp",
-      protocols: adapters(),
-      allowSessionTermination: true,
-      registrations: SkillsServer.layer({ skills: catalogue })
-    }).pipe(Layer.provide(HttpAdmission.layer(options)))
-  )
+const endpoint = McpServer.layerHttp({
+  name: "admission-test",
+  version: "1.0.0",
+  path: "/mcp",
+  protocols: adapters(),
+  allowSessionTermination: true,
+  registrations: SkillsServer.layer({ skills: catalogue })
+})
+
+const server = (options?: HttpAdmission.Options) => serveApp(endpoint.pipe(Layer.provide(HttpAdmission.layer(options))))
 
 const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
@@ -183,16 +182,8 @@ describe("HttpAdmission", () => {
   // SkillsServer.layer with no HttpAdmission: its own guard, on every MCP POST of the router only.
   const upload5MiB = HttpRouter.add("POST", "/upload", (request) =>
     Effect.map(Effect.orDie(request.arrayBuffer), (body) => HttpServerResponse.text(String(body.byteLength))))
-  const bare = (admission: Layer.Layer<never> | undefined) => {
-    const mcp = McpServer.layerHttp({
-      name: "guard-test",
-      version: "1.0.0",
-      path: "/mcp",
-      protocols: adapters(),
-      registrations: SkillsServer.layer({ skills: catalogue })
-    })
-    return serveApp(Layer.mergeAll(admission === undefined ? mcp : mcp.pipe(Layer.provide(admission)), upload5MiB))
-  }
+  const bare = (admission: Layer.Layer<never> | undefined) =>
+    serveApp(Layer.mergeAll(admission === undefined ? endpoint : endpoint.pipe(Layer.provide(admission)), upload5MiB))
   const fiveMiB = { chunk: new Uint8Array(1024 * 1024).fill(0x20), count: 5 }
   layer(bare(undefined))("SkillsServer.layer alone", (it) => {
     it.effect("guards MCP POSTs of the router at the default limit, and leaves other POSTs alone", () =>
