@@ -142,9 +142,9 @@ export const make = (maxBodySize: ByteSize.ByteSize) => {
 
 /**
  * Whether an MCP endpoint of effect 4.1.0 would read this request's body: a POST whose
- * `Content-Type` and `Accept` name `application/json`, and `Accept` also `text/event-stream`
- * (`McpServer.addMcpHttpRoutes` answers any other POST 415 or 406 unread). Looser than effect, so
- * no body it reads escapes the guard.
+ * `Content-Type` names `application/json` and whose `Accept` names it and `text/event-stream`
+ * (`McpServer.addMcpHttpRoutes` answers any other POST 415 or 406 unread). Looser than effect's
+ * own test, so no body it reads escapes the guard.
  */
 const isMcpPost = (request: HttpServerRequest.HttpServerRequest) => {
   if (request.method !== "POST") return false
