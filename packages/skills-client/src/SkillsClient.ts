@@ -248,7 +248,12 @@ const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
 const InvalidParams = -32602
 // effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
 // 2025-11-25; the extension answers -32602 on both revisions (R65, R66).
-const ResourceNotFoundCodes = [InvalidParams, -32002]
+const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -32002]
+
+// A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
+const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
+<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
+  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
 
 /**
  * Connects over an existing transport. The scope owns the connection.
@@ -289,11 +294,6 @@ const makeWith = Effect.fnUntraced(function*(
   const requireExtension = capability === undefined
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
-
-  // A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
-  const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
-  <A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
-    Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
 
   // Follows cursors with a repeated-cursor and a page-count guard (R34, R35). A refused first page
   // is `onFirstRefused`'s to type (a request without a cursor has nothing else to refuse).
