@@ -432,6 +432,7 @@ interface Placed {
   readonly path: string
 }
 
+// A uri outside the skill has no place; staging refuses it when it comes to read it.
 const placed = (skill: Skill.Skill, folder: string, uris: Iterable<string>): Array<Placed> => {
   const out: Array<Placed> = []
   for (const uri of uris) {
