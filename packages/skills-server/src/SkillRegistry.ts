@@ -348,6 +348,12 @@ export interface Snapshot {
    * `skill://acme/billing/refunds`): what tells, without a scan, whether a skill encloses another.
    */
   readonly nested: ReadonlyMap<string, number>
+  /**
+   * The skills strictly inside each rendered or dynamic skill (by its root URI; SKILL.md URIs): a
+   * rendered parent's manifest takes in their files per request, a dynamic parent's directories
+   * their entries (R10).
+   */
+  readonly enclosed: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -420,6 +426,8 @@ export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry =>
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
+
+const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
 
 const lastSegment = (uri: string) => decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1))
 
@@ -508,13 +516,13 @@ export const build = Effect.fnUntraced(function*(
     for (const ancestor of ancestors(inner.root)) {
       const outer = byRoot.get(ancestor)
       if (outer === undefined) continue
-      if (inner.definition._tag !== "Static" && outer.definition._tag === "Static") {
-        problems.push({
-          skill: inner.uri,
-          reason: `a ${inner.definition._tag.toLowerCase()} skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
-        })
+      const refused = nestingRefusal(outer, inner)
+      if (refused !== undefined) {
+        problems.push({ skill: inner.uri, reason: refused })
         continue
       }
+      // A rendered parent takes its nested skills' files per request (`internal/kind.ts`); a
+      // dynamic one has no manifest to complete.
       if (outer.definition._tag !== "Static") continue
       const prefix = SkillUri.relativePath(outer.uri, inner.root + "/" + Extension.SkillFileName)!.split("/").slice(0, -1)
         .join("/")
@@ -538,6 +546,23 @@ export const build = Effect.fnUntraced(function*(
           onDisk.set(path, file.digest)
         } else if (present !== file.digest) {
           problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
+        }
+      }
+    }
+  }
+
+  // A file a parent holds inside a nested skill's folder is that skill's file: the nested skill
+  // must hold it too, with the same bytes (checked above), or its own manifest is incomplete (R7).
+  for (const inner of pending) {
+    if (inner.definition._tag !== "Static") continue
+    for (const ancestor of ancestors(inner.root)) {
+      const outer = byRoot.get(ancestor)
+      if (outer?.definition._tag !== "Static") continue
+      const prefix = inner.root.slice(outer.root.length + 1) + "/"
+      const held = new Set([...inner.files, ...inner.onDisk].map((file) => prefix + file.path))
+      for (const file of [...outer.files, ...outer.onDisk]) {
+        if (file.path.startsWith(prefix) && !held.has(file.path)) {
+          problems.push({ skill: outer.uri, reason: `${file.path} lies inside the nested skill ${inner.uri}, which does not hold it (R7, R10)` })
         }
       }
     }
@@ -626,6 +651,28 @@ export const build = Effect.fnUntraced(function*(
   }
   return assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
 })
+
+// Why `inner` cannot sit inside `outer`, if it cannot: a static parent's manifest lists every file
+// with its digest, known at registration; a rendered parent's, every file with the digest of the
+// bytes rendered for the caller, so only skills whose bytes are known (static, held in memory) or
+// rendered can sit in it (R7, R10). A dynamic parent has no manifest: anything may.
+const nestingRefusal = (outer: Pending, inner: Pending): string | undefined => {
+  const kind = inner.definition._tag.toLowerCase()
+  switch (outer.definition._tag) {
+    case "Static":
+      return inner.definition._tag === "Static"
+        ? undefined
+        : `a ${kind} skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
+    case "Rendered":
+      return inner.definition._tag === "Dynamic"
+        ? `a dynamic skill cannot be nested in the rendered skill ${outer.uri}, whose manifest must list every file with its digest (R7, R10)`
+        : inner.onDisk.length > 0
+        ? `files served on demand cannot be nested in the rendered skill ${outer.uri}, whose manifest is made of bytes in memory (R10)`
+        : undefined
+    case "Dynamic":
+      return undefined
+  }
+}
 
 /**
  * The key a family is known and sorted by: `<scheme>://<template>`.
@@ -794,7 +841,7 @@ const assemble = (
     const onDisk = new Map(skill.onDisk.map((file) => [file.path, file.location]))
     for (const file of entry.manifest.files) {
       const existing = ownersOf.get(file.uri)
-      const mimeType = file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path)
+      const mimeType = mimeTypeOf(file.path)
       if (existing !== undefined) {
         existing.push(index)
       } else {
@@ -809,18 +856,27 @@ const assemble = (
             : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners, location }
         )
       }
-      // Every directory from the skill root down to the file, each linked to its child.
+    }
+  }
+  // Every directory from each skill root down to each file, each linked to its child. A directory
+  // is owned by the skills that hold a file below it (each file's innermost owner), so a hidden
+  // nested skill takes its folder out of its parent's listing.
+  for (const skill of skills) {
+    if (skill._tag !== "Static") continue
+    for (const file of skill.manifest.files) {
+      const holder = innermost(skills, ownersOf.get(file.uri)!)
+      const mimeType = mimeTypeOf(file.path)
       let child: string = file.uri
       let parent = child.slice(0, child.lastIndexOf("/"))
       let isFile = true
       while (parent.length >= skill.root.length) {
         const dir = directory(parent)
-        dir.owners.add(index)
+        dir.owners.add(holder)
         if (!dir.children.has(child)) {
           const name = lastSegment(child)
           dir.children.set(child, {
             uri: child,
-            owners: [],
+            owners: isFile ? [holder] : [],
             resource: isFile
               ? { uri: child, name, mimeType, size: file.size }
               : { uri: child, name, mimeType: Extension.DirectoryMimeType }
@@ -835,11 +891,19 @@ const assemble = (
   }
   const frozenDirectories = new Map<string, DirectoryEntry>()
   for (const dir of directories.values()) {
-    const children = [...dir.children.values()].sort(byUri).map((child) => ({
-      ...child,
-      owners: files.get(child.uri)?.owners ?? [...(directories.get(child.uri)?.owners ?? [])]
-    }))
+    const children = [...dir.children.values()].sort(byUri).map((child) =>
+      child.owners.length > 0 ? child : { ...child, owners: [...(directories.get(child.uri)?.owners ?? [])] }
+    )
     frozenDirectories.set(dir.uri, { uri: dir.uri, children, owners: [...dir.owners] })
+  }
+  const enclosed = new Map<string, Array<string>>()
+  for (const skill of skills) {
+    for (const prefix of ancestors(skill.root)) {
+      if (!dynamicRoots.has(prefix)) continue
+      const inside = enclosed.get(prefix)
+      if (inside === undefined) enclosed.set(prefix, [skill.uri])
+      else inside.push(skill.uri)
+    }
   }
   const listed = skills.filter((skill) => skill.listed)
   return {
@@ -859,7 +923,8 @@ const assemble = (
     hashed,
     limits,
     listing: listingOf(listed, families),
-    nested
+    nested,
+    enclosed
   }
 }
 
@@ -978,20 +1043,37 @@ export interface Stats {
 }
 
 /**
- * The dynamic skill whose directory contains `uri`, if any (walks up the URI, no catalogue scan).
+ * The innermost skill whose root is `uri` or contains it, if any (walks up the URI, no catalogue
+ * scan): the skill a file or directory belongs to, nested skills included.
  *
  * @since 0.1.0
  */
-export const dynamicOwner = (snapshot: Snapshot, uri: string): DynamicSkill | RenderedSkill | undefined => {
-  if (snapshot.dynamicRoots.size === 0) return undefined
+export const enclosing = (snapshot: Snapshot, uri: string): SkillEntry | undefined => {
   let end = uri.length
   while (end > 0) {
-    const owner = snapshot.dynamicRoots.get(uri.slice(0, end))
+    const prefix = uri.slice(0, end)
+    const owner = snapshot.dynamicRoots.get(prefix) ??
+      (snapshot.directories.has(prefix) ? snapshot.byUri.get(prefix + "/" + Extension.SkillFileName) : undefined)
     if (owner !== undefined) return owner
     end = uri.lastIndexOf("/", end - 1)
     if (end <= uri.indexOf("://") + 2) return undefined
   }
   return undefined
+}
+
+/**
+ * The innermost of the skills (indices into `skills`) whose manifests list one file: the skill
+ * the file belongs to, whose visibility decides the file's (a hidden nested skill is carved out of
+ * every skill that contains it).
+ *
+ * @since 0.1.0
+ */
+export const innermost = (skills: ReadonlyArray<SkillBase>, owners: ReadonlyArray<number>): number => {
+  let best = owners[0]!
+  for (let i = 1; i < owners.length; i++) {
+    if (skills[owners[i]!]!.root.length > skills[best]!.root.length) best = owners[i]!
+  }
+  return best
 }
 
 /**
