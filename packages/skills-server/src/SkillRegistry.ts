@@ -31,9 +31,12 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
+import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Incremental from "./internal/incremental.js"
 import * as MimeType from "./MimeType.js"
@@ -1077,6 +1080,31 @@ export const innermost = (skills: ReadonlyArray<SkillBase>, owners: ReadonlyArra
 }
 
 /**
+ * Who made an edit of the catalogue in code: this process (`upsert`, `remove`), or another replica
+ * whose edit came over the change bus (`ChangeBus.layerReplica`), which must not send it back.
+ *
+ * @since 0.1.0
+ */
+export type Origin = "local" | "replica"
+
+/**
+ * One swap of the snapshot and what caused it: a change of the catalogue's source (`replace`,
+ * `reload`, `update`), or an edit in code (`upsert`, `remove`) with what it put in and took out.
+ *
+ * @since 0.1.0
+ */
+export type Commit =
+  | { readonly _tag: "Source"; readonly before: Snapshot; readonly after: Snapshot }
+  | {
+    readonly _tag: "Edit"
+    readonly before: Snapshot
+    readonly after: Snapshot
+    readonly upsert: ReadonlyArray<Skill.Definition>
+    readonly remove: ReadonlyArray<string>
+    readonly origin: Origin
+  }
+
+/**
  * The service holding the current snapshot.
  *
  * @since 0.1.0
@@ -1096,14 +1124,14 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    * family makes this a full rebuild. Upserted skills survive `replace` and `reload` (they take
    * precedence over a source skill with the same URI) until `remove`d.
    */
-  readonly upsert: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
+  readonly upsert: (definitions: Iterable<Skill.Definition>, origin?: Origin) => Effect.Effect<Changes, RegistrationError>
   /**
    * Takes skills out by `SKILL.md` URI (a family by `<scheme>://<template>`), in the same time as
    * `upsert`; unknown URIs are ignored. A removed skill of the source comes back with the next
    * `reload`. It fails only when it must rebuild (a nested skill, a family) and a dynamic skill's
    * `SKILL.md` can no longer be read; then nothing changes.
    */
-  readonly remove: (uris: Iterable<string>) => Effect.Effect<Changes, RegistrationError>
+  readonly remove: (uris: Iterable<string>, origin?: Origin) => Effect.Effect<Changes, RegistrationError>
   /**
    * A change of the catalogue's source, in one swap: `upsert` puts skills in (each replacing the
    * one with the same URI) and `remove` takes skills out by URI, at the cost of `upsert` and
@@ -1122,6 +1150,11 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    */
   readonly reload: Effect.Effect<Changes, RegistrationError | ReloadError>
   readonly stats: Effect.Effect<Stats>
+  /**
+   * Every swap of the snapshot from now on (until the scope closes), with its cause: what the
+   * change bus tells other replicas.
+   */
+  readonly commits: Effect.Effect<Stream.Stream<Commit>, never, Scope.Scope>
   /** The underlying reference, for observers of catalogue changes. */
   readonly ref: SubscriptionRef.SubscriptionRef<Snapshot>
 }>()("@mcp-skills/server/SkillRegistry") {}
@@ -1173,6 +1206,7 @@ export const make = <E = never>(
     const initial = yield* build(first, options)
     const ref = yield* SubscriptionRef.make(initial)
     const lock = yield* Semaphore.make(1)
+    const commits = yield* PubSub.unbounded<Commit>()
     let stats: Stats = {
       builds: 1,
       hashedFiles: initial.hashed.files,
@@ -1183,8 +1217,11 @@ export const make = <E = never>(
     // `replace` or `reload`), by key; persistent, so an upsert copies neither.
     let current = keyed(HashMap.empty(), first)
     let runtime = HashMap.empty<string, Skill.Definition>()
+    // What caused the swap being made (set by the operation holding the lock).
+    let cause: Omit<Extract<Commit, { _tag: "Edit" }>, "before" | "after"> | undefined
     const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>, built: number) =>
       Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
         stats = {
           builds: stats.builds + 1,
           hashedFiles: stats.hashedFiles + after.hashed.files,
@@ -1193,6 +1230,8 @@ export const make = <E = never>(
         }
         current = definitions
         yield* SubscriptionRef.set(ref, after)
+        const made: Commit = cause === undefined ? { _tag: "Source", before, after } : { ...cause, before, after }
+        yield* PubSub.publish(commits, made)
         return changes
       })
     const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
@@ -1234,20 +1273,17 @@ export const make = <E = never>(
           ? yield* rebuild(before, definitions)
           : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)
       })
-    const upsert = (next: Iterable<Skill.Definition>) =>
+    const edit = (batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>, origin: Origin) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const batch = [...next]
-        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, [])
-        runtime = keyed(runtime, batch)
+        cause = { _tag: "Edit", upsert: batch, remove: keys, origin }
+        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, keys)
+        runtime = HashMap.removeMany(keyed(runtime, batch), keys)
         return changes
-      }))
-    const remove = (uris: Iterable<string>) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const keys = [...uris]
-        const changes = yield* change(yield* SubscriptionRef.get(ref), [], keys)
-        runtime = HashMap.removeMany(runtime, keys)
-        return changes
-      }))
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        cause = undefined
+      }))))
+    const upsert = (next: Iterable<Skill.Definition>, origin: Origin = "local") => edit([...next], [], origin)
+    const remove = (uris: Iterable<string>, origin: Origin = "local") => edit([], [...uris], origin)
     const update = (next: { readonly upsert: Iterable<Skill.Definition>; readonly remove: Iterable<string> }) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
         // A skill added by `upsert` takes precedence over the source's version of it.
@@ -1266,6 +1302,7 @@ export const make = <E = never>(
         ? replace(first)
         : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),
       stats: Effect.sync(() => stats),
+      commits: Effect.map(PubSub.subscribe(commits), Stream.fromSubscription),
       ref
     })
   })

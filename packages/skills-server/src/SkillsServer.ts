@@ -541,8 +541,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
       replace: (next) => published(built.replace(next)),
-      upsert: (next) => published(built.upsert(next)),
-      remove: (uris) => published(built.remove(uris)),
+      upsert: (next, origin) => published(built.upsert(next, origin)),
+      remove: (uris, origin) => published(built.remove(uris, origin)),
       update: (change) => published(built.update(change)),
       reload: published(built.reload)
     })
