@@ -82,6 +82,11 @@ export interface Options {
    * an explicit decision because hosts are not obliged to load larger skills.
    */
   readonly limits?: Partial<Limits.Limits> | undefined
+  /**
+   * URIs other resources of the same server already have (effect's `McpServer.resource`): a
+   * catalogue whose skills would serve one is refused, as a read could answer only one of the two.
+   */
+  readonly reserved?: (() => Iterable<string>) | undefined
 }
 
 /**
@@ -652,8 +657,40 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort(Order.mapInput(Order.String, (problem) => problem.skill)) })
   }
-  return assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const snapshot = assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const clashes = options?.reserved === undefined ? [] : collisions(snapshot, options.reserved())
+  if (clashes.length > 0) return yield* new RegistrationError({ problems: clashes })
+  return snapshot
 })
+
+/**
+ * Which of `uris` (other resources of the server) the skills of `snapshot` would serve: a file of
+ * a static skill, any URI inside a rendered or dynamic skill, or a family instance's.
+ *
+ * @since 0.1.0
+ */
+export const collisions = (
+  snapshot: Snapshot,
+  uris: Iterable<string>
+): Array<{ readonly skill: string; readonly reason: string }> => {
+  const problems: Array<{ skill: string; reason: string }> = []
+  const reason = (uri: string) => `serves ${uri}, which is also a resource of its own on the server (McpServer.resource)`
+  for (const uri of uris) {
+    const file = snapshot.files.get(uri)
+    const skill = file !== undefined
+      ? snapshot.skills[innermost(snapshot.skills, file.owners)]
+      : SkillUri.isCanonical(uri)
+      ? enclosing(snapshot, uri)
+      : undefined
+    if (skill !== undefined && (skill._tag !== "Static" || file !== undefined)) {
+      problems.push({ skill: skill.uri, reason: reason(uri) })
+      continue
+    }
+    const family = snapshot.families.find((family) => PathTemplate.match(family.template, uri)._tag !== "Outside")
+    if (family !== undefined) problems.push({ skill: familyKey(family), reason: reason(uri) })
+  }
+  return problems
+}
 
 // Why `inner` cannot sit inside `outer`, if it cannot: a static parent's manifest lists every file
 // with its digest, known at registration; a rendered parent's, every file with the digest of the

@@ -318,7 +318,8 @@ const ReadResourceDirectory = Rpc.make(Extension.ReadResourceDirectoryMethod, {
 /**
  * Wraps effect protocol adapters so they serve the Skills extension. Pass the result as
  * `protocols` to `McpServer.layerHttp`, `layerStdio`, `layer` or `run`, and add `SkillsServer.layer`
- * to the same server.
+ * to the same server. A server without that layer does not declare the extension and answers its
+ * methods as unknown (-32601): declaring it would commit the server to methods it cannot serve (R82).
  *
  * @since 0.1.0
  */
@@ -330,6 +331,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
   const extension: EffectMcp.Extension = {
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
+    served: Handlers.serves,
     rpcs: directoryRead ? RpcGroup.make(ListSkills, GetSkill, ReadResourceDirectory) : RpcGroup.make(ListSkills, GetSkill),
     handlers: {
       [Extension.ListSkillsMethod]: Handlers.listSkills,
@@ -514,7 +516,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits })
+    const built = yield* SkillRegistry.make<SE>(source, {
+      limits: options.limits,
+      reserved: () => server.resources.map((entry) => entry.resource.uri)
+    })
     // Checked before registering anything on the server, and again (atomically) when attaching.
     const present = EffectMcp.attached<Handlers.State>(server)
     if (present !== undefined) {
@@ -595,8 +600,31 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       EffectMcp.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
+    yield* refuseSkillUris(server, built)
     return registry
   })) as any
+
+// A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
+// `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
+// one of the two, and `resources/list` would list both. effect's `addResource` has no error
+// channel, so the refusal is a defect carrying the `RegistrationError`, failing that layer.
+const refuseSkillUris = (server: McpServer.McpServer["Service"], registry: SkillRegistry.SkillRegistry["Service"]) => {
+  const target = server as { addResource: McpServer.McpServer["Service"]["addResource"] }
+  const original = target.addResource
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      target.addResource = (resource) =>
+        Effect.flatMap(registry.snapshot, (snapshot) => {
+          const problems = SkillRegistry.collisions(snapshot, [resource.resource.uri])
+          return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : original(resource)
+        })
+    }),
+    () =>
+      Effect.sync(() => {
+        target.addResource = original
+      })
+  )
+}
 
 /**
  * A skill declared next to the code that owns it: added to the server's registry (provided by

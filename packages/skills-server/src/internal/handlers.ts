@@ -97,10 +97,11 @@ const invalidParams = (message: string, data?: unknown): WireError =>
     ? { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message }
     : { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message, data }
 
-const notConfigured: WireError = {
-  code: McpSchema.INTERNAL_ERROR_CODE,
-  message: "SkillsServer.protocols is used without SkillsServer.layer on this McpServer"
-}
+// Without the layer the server does not declare the extension (R82): its methods are unknown.
+const notConfigured: WireError = { code: McpSchema.METHOD_NOT_FOUND_ERROR_CODE, message: "Method not found" }
+
+/** Whether a skills layer serves `server` (and so whether it declares the extension). */
+export const serves = (server: object): boolean => attached<State>(server) !== undefined
 
 const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
   const state = stateFor(request)
@@ -207,6 +208,8 @@ export interface Change {
   readonly changes: SkillRegistry.Changes
   readonly before: SkillRegistry.Snapshot
   readonly after: SkillRegistry.Snapshot
+  /** The family (by `familyKey`) that said its instances changed, when that is the change. */
+  readonly family?: string | undefined
 }
 
 /**
@@ -223,6 +226,7 @@ export const visibleChange = (
   subscribed: (uri: string) => boolean
 ): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
   const { after, before, changes } = change
+  if (change.family !== undefined) return familyChange(state, latest, after, change.family)
   if (state.decide === undefined) {
     return Effect.succeed({ listChanged: changes.listChanged, updated: changes.updated.filter(subscribed) })
   }
@@ -247,6 +251,25 @@ export const visibleChange = (
       return previous !== undefined && then.file(previous.owners)
     })
     return { listChanged, updated }
+  }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
+}
+
+// A listed family's instances changed: told to a listener that may see one of them now (its
+// `list` run for that listener, stopping at the first visible instance).
+const familyChange = (
+  state: State,
+  latest: unknown,
+  snapshot: SkillRegistry.Snapshot,
+  key: string
+): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
+  const family = snapshot.families.find((candidate) => SkillRegistry.familyKey(candidate) === key)
+  if (family === undefined || !family.listed) return Effect.succeed({ listChanged: false, updated: [] })
+  if (state.decide === undefined) return Effect.succeed({ listChanged: true, updated: [] })
+  if (latest === undefined) return Effect.succeed({ listChanged: false, updated: [] })
+  return Effect.gen(function*() {
+    const { call } = yield* begin(latest as RequestInfo, "resources/list", { state, snapshot })
+    const seen = !(yield* eachInstance(call, family, undefined, () => false))
+    return { listChanged: seen, updated: [] }
   }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
 }
 
