@@ -161,11 +161,13 @@ import * as Context from "effect/Context"
 import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
@@ -551,6 +553,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       update: (change) => published(built.update(change)),
       reload: published(built.reload)
     })
+    yield* announceFamilyChanges(built, hub)
     const check = options.visibility
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
@@ -603,6 +606,43 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     yield* refuseSkillUris(server, built)
     return registry
   })) as any
+
+// Each family of the catalogue that says when its instances changed (`SkillFamily.changes`) is
+// heard for as long as it is in the catalogue; each change goes to every listener, which judges
+// whether it may see an instance (`Handlers.visibleChange`).
+const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Service"], hub: PubSub.PubSub<Handlers.Change>) =>
+  Effect.gen(function*() {
+    const heard = yield* FiberMap.make<string>()
+    const running = new Map<string, SkillFamily.Family<any>>()
+    const changed: SkillRegistry.Changes = { added: [], removed: [], changed: [], listChanged: true, updated: [] }
+    const follow = (snapshot: SkillRegistry.Snapshot) =>
+      Effect.gen(function*() {
+        const present = new Set<string>()
+        for (const family of snapshot.families) {
+          const key = SkillRegistry.familyKey(family)
+          const changes = family.definition.changes
+          if (changes === undefined) continue
+          present.add(key)
+          if (running.get(key) === family.definition) continue
+          running.set(key, family.definition)
+          yield* FiberMap.run(
+            heard,
+            key,
+            Stream.runForEach(changes, () =>
+              Effect.flatMap(registry.snapshot, (now) =>
+                PubSub.publish(hub, { changes: changed, before: now, after: now, family: key }))).pipe(
+                Effect.catchCause((cause) => Effect.logWarning(`the changes of the family ${key} failed; no more are heard`, cause))
+              )
+          )
+        }
+        for (const key of [...running.keys()]) {
+          if (present.has(key)) continue
+          running.delete(key)
+          yield* FiberMap.remove(heard, key)
+        }
+      })
+    yield* Effect.forkScoped(Stream.runForEach(SubscriptionRef.changes(registry.ref), follow))
+  })
 
 // A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
 // `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
