@@ -1034,18 +1034,25 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   const changed: Array<SkillChange> = []
   const updated = new Set<string>()
   let listChanged = false
+  // A rendered parent's manifest holds its nested skills' files (R10): a change of one is a
+  // change of the listed parent's entry too.
+  const inListedParent = (snapshot: Snapshot, root: string) =>
+    snapshot.enclosed.size > 0 && ancestors(root).some((prefix) => {
+      const parent = snapshot.dynamicRoots.get(prefix)
+      return parent?._tag === "Rendered" && parent.listed
+    })
   for (const skill of after.skills) {
     const old = before.byUri.get(skill.uri)
     if (old === undefined) {
       added.push(skill.uri)
-      listChanged ||= skill.listed
+      listChanged ||= skill.listed || inListedParent(after, skill.root)
       continue
     }
     const change = changeOf(old, skill)
     if (change === undefined) continue
     changed.push(change)
     for (const uri of [...change.filesRemoved, ...change.filesChanged]) updated.add(uri)
-    listChanged ||= old.listed || skill.listed
+    listChanged ||= old.listed || skill.listed || inListedParent(after, skill.root)
   }
   // A family's instances are rendered per caller: any change to a listed family changes listings.
   const familiesBefore = new Map(before.families.map((family) => [familyKey(family), family]))
@@ -1058,7 +1065,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   for (const skill of before.skills) {
     if (after.byUri.has(skill.uri)) continue
     removed.push(skill.uri)
-    listChanged ||= skill.listed
+    listChanged ||= skill.listed || inListedParent(before, skill.root)
     for (const uri of digests(skill).keys()) if (!after.files.has(uri)) updated.add(uri)
   }
   return { added, removed, changed, listChanged, updated: [...updated].sort(Order.String) }

@@ -102,6 +102,18 @@ describe("nesting rules at registration", () => {
     }))
 })
 
+describe("changes of nested skills", () => {
+  it.effect("a change of an unlisted skill nested in a listed rendered parent changes the listing (R10)", () =>
+    Effect.gen(function*() {
+      const parent = Skill.rendered({ path: "outer", render: () => Effect.succeed(parentFiles) })
+      const nested = (notes: string) =>
+        Skill.make({ path: "outer/inner", listed: false, files: { ...nestedFiles, "inner.md": notes } })
+      const registry = yield* SkillRegistry.make([parent, nested("one\n")])
+      const changes = yield* registry.replace([parent, nested("two\n")])
+      assert.isTrue(changes.listChanged)
+    }))
+})
+
 const conflicting = Skill.rendered({
   path: "conflict/outer",
   render: () => Effect.succeed({ ...parentFiles, "inner/inner.md": "the parent's other bytes\n" })
