@@ -93,6 +93,16 @@ const replica = (
     return { registry, lines, problems, revision: Effect.map(registry.snapshot, (snapshot) => snapshot.revision) }
   })
 
+/** Three replicas reading one shared source, on one in-memory bus. */
+const trio = (initial: ReadonlyArray<Skill.Definition>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const bus = yield* ChangeBus.makeMemory
+    const { source, load } = sharedSource(initial)
+    const [a, b, c] = [yield* replica(load, bus, scope), yield* replica(load, bus, scope), yield* replica(load, bus, scope)]
+    return { a, b, c, scope, source }
+  })
+
 /** Polls (real time, generous bound) until `check` holds. */
 const eventually = (what: string, check: Effect.Effect<boolean>) =>
   Effect.gen(function*() {
@@ -157,12 +167,7 @@ describe("Revision (properties)", () => {
 describe("ChangeBus", () => {
   it.live("a change on one replica reaches the others, which reload and serve the same revision", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const bus = yield* ChangeBus.makeMemory
-      const { source, load } = sharedSource(v1)
-      const a = yield* replica(load, bus, scope)
-      const b = yield* replica(load, bus, scope)
-      const c = yield* replica(load, bus, scope)
+      const { a, b, c, scope, source } = yield* trio(v1)
       const start = yield* a.revision
       assert.strictEqual(yield* b.revision, start)
       assert.deepStrictEqual(a.lines, [`catalogue revision ${start} (2 skills)`])
@@ -191,12 +196,7 @@ describe("ChangeBus", () => {
 
   it.live("an upsert or remove in code on one replica is made by the others, which reload no source", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const bus = yield* ChangeBus.makeMemory
-      const { source, load } = sharedSource(v1)
-      const a = yield* replica(load, bus, scope)
-      const b = yield* replica(load, bus, scope)
-      const c = yield* replica(load, bus, scope)
+      const { a, b, c, scope, source } = yield* trio(v1)
       yield* settle
       const loadsBefore = source.loads
       const added = Skill.make({

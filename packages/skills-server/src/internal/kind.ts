@@ -318,18 +318,28 @@ const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Renderin
   for (const file of nested.values()) {
     files.push({ path: SkillUri.relativePath(skill.uri, file.uri)!, bytes: file.bytes!, ...(file.digest === undefined ? {} : { digest: file.digest }) })
   }
-  const manifest = Manifest.make({ uri: skill.uri, files, limits: call.snapshot.limits })
-  if (Result.isFailure(manifest)) {
-    yield* Effect.logError(`the skill ${skill.uri} with its nested skills is not a valid skill: ${manifest.failure.message}`)
-    return yield* Effect.fail(internalError)
-  }
-  const rendering: Rendering = {
+  return yield* renderingOf(skill.uri, files, call.snapshot.limits, `the skill ${skill.uri} with its nested skills is not a valid skill`)
+})
+
+// The rendering of rendered files, or a logged -32603 (`what` says why) when they make no valid skill.
+const renderingOf = (
+  uri: SkillUri.SkillMdUri,
+  files: Iterable<Manifest.FileInput>,
+  limits: SkillRegistry.Snapshot["limits"],
+  what: string,
+  error: WireError = internalError
+): Effect.Effect<Rendering, WireError> => {
+  const manifest = Manifest.make({ uri, files, limits })
+  if (Result.isFailure(manifest)) return Effect.andThen(Effect.logError(`${what}: ${manifest.failure.message}`), Effect.fail(error))
+  return Effect.succeed({
     manifest: manifest.success,
     entry: manifest.success.skill,
     files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  }
-  return rendering
-})
+  })
+}
+
+const filesOf = (files: Readonly<Record<string, Skill.Content>>) =>
+  Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) }))
 
 /**
  * The key of a shared rendering: one skill definition and one `shareKey`. It also carries what a
@@ -359,21 +369,7 @@ const renderNow = Effect.fnUntraced(function*(
   limits: SkillRegistry.Snapshot["limits"]
 ) {
   const files = yield* serverFault(`rendering the skill ${uri} failed`)(definition.render(request))
-  const manifest = Manifest.make({
-    uri,
-    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
-    limits
-  })
-  if (Result.isFailure(manifest)) {
-    yield* Effect.logError(`the skill ${uri} rendered an invalid skill: ${manifest.failure.message}`)
-    return yield* Effect.fail(internalError)
-  }
-  const rendering: Rendering = {
-    manifest: manifest.success,
-    entry: manifest.success.skill,
-    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  }
-  return rendering
+  return yield* renderingOf(uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
 /** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
@@ -449,20 +445,10 @@ export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: Ski
   if (known !== undefined) return known
   const what = `the skill ${skill.uri} could not be rendered`
   const files = yield* runCallback(call, skill.family, what, skill.family.definition.render(skill.params, renderRequest(call)))
-  const manifest = Manifest.make({
-    uri: skill.uri,
-    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
-    limits: call.snapshot.limits
+  const rendering = yield* renderingOf(skill.uri, filesOf(files), call.snapshot.limits, `${what}: it rendered an invalid skill`, {
+    code: internalError.code,
+    message: `${what}: it rendered an invalid skill`
   })
-  if (Result.isFailure(manifest)) {
-    yield* Effect.logError(`${what}: it rendered an invalid skill: ${manifest.failure.message}`)
-    return yield* Effect.fail({ code: internalError.code, message: `${what}: it rendered an invalid skill` })
-  }
-  const rendering: Rendering = {
-    manifest: manifest.success,
-    entry: manifest.success.skill,
-    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  }
   call.renders.set(skill.uri, rendering)
   return rendering
 })
