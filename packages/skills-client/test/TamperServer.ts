@@ -71,6 +71,8 @@ export interface Tamper {
   bearer?: string
   /** Answer 403 to every request. */
   forbidden?: boolean
+  /** Serve a SKILL.md with this many `metadata` keys, listed in the entry too, digest and size recomputed. */
+  metadataKeys?: number
 }
 
 export interface Recorded {
@@ -87,6 +89,7 @@ export interface TamperServer {
 }
 
 const frontmatter = { name: "pdf-processing", description: "Extract, fill, and assemble PDF documents" }
+const metadataOf = (keys: number) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [`key${i}`, `value${i}`]))
 
 export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
   const requests: Array<Recorded> = []
@@ -102,6 +105,10 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
       if (tamper.revised === true && file.uri === InvoiceUri) file.bytes = enc.encode("# Invoice template v2\n")
       if (tamper.revisedSkillMd === true && file.uri === SkillUri) file.bytes = enc.encode(`${SkillMd}\nRevised.\n`)
       if (tamper.extraBytes === file.uri) file.bytes = Uint8Array.from([...file.bytes, 0x0a, 0x0a])
+      if (tamper.metadataKeys !== undefined && file.uri === SkillUri) {
+        const metadata = Object.entries(metadataOf(tamper.metadataKeys)).map(([key, value]) => `\n  ${key}: ${value}`).join("")
+        file.bytes = enc.encode(SkillMd.replace("\n---\n\n", `\nmetadata:${metadata}\n---\n\n`))
+      }
       if (tamper.changedFrontmatter === true && file.uri === SkillUri) {
         file.bytes = enc.encode(SkillMd.replace("Extract, fill", "Extract, fill (changed)"))
       }
@@ -114,7 +121,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
 
   const manifest = () => {
     const files = exampleFiles()
-    if (tamper.changedFrontmatter === true || tamper.revisedSkillMd === true) files[0] = served()[0]!
+    if (tamper.changedFrontmatter === true || tamper.revisedSkillMd === true || tamper.metadataKeys !== undefined) files[0] = served()[0]!
     if (tamper.revised === true) files[1] = served()[1]!
     const resources: Array<{ uri: string; digest: string; size: number }> = files.map((file) => ({
       uri: file.uri,
@@ -131,7 +138,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
 
   const entry = () => ({
     uri: SkillUri,
-    frontmatter,
+    frontmatter: tamper.metadataKeys === undefined ? frontmatter : { ...frontmatter, metadata: metadataOf(tamper.metadataKeys) },
     resources: tamper.dynamic === true ? "dynamic" : manifest()
   })
 
