@@ -1,6 +1,6 @@
 /**
  * The per-skill limits every host must accept (R15) and servers should not exceed (R16), and the
- * size of a frontmatter, which the spec leaves open.
+ * size and nesting of a frontmatter, which the spec leaves open.
  *
  * @since 0.1.0
  */
@@ -29,6 +29,14 @@ export const MaxTotalBytes = 16_777_216
  * @since 0.1.0
  */
 export const MaxFrontmatterBytes = 16_384
+
+/**
+ * Maps and sequences nested in a frontmatter, the top-level mapping included: 64 levels. Real
+ * frontmatter nests two or three; a fixed limit makes every reader refuse the same files.
+ *
+ * @since 0.1.0
+ */
+export const MaxFrontmatterDepth = 64
 
 /**
  * Limits applied to one skill. Raising them is always an explicit choice of the caller.

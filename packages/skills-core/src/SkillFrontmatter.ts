@@ -11,8 +11,8 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
-import { Composer, Document as YamlDocument, isAlias, isMap, isPair, isScalar, LineCounter, Parser, visit } from "yaml"
-import { MaxFrontmatterBytes } from "./Limits.js"
+import { Composer, Document as YamlDocument, isAlias, isCollection, isMap, isPair, isScalar, Lexer, LineCounter, Parser, visit } from "yaml"
+import { MaxFrontmatterBytes, MaxFrontmatterDepth } from "./Limits.js"
 import { SkillName } from "./SkillName.js"
 
 /**
@@ -47,7 +47,7 @@ const firstInexact = (value: Schema.Json): number | undefined => {
     if (typeof next === "number") {
       if (!isExactNumber(next)) return next
     } else if (typeof next === "object" && next !== null) {
-      stack.push(...(Array.isArray(next) ? next : Object.values(next)))
+      for (const item of Array.isArray(next) ? next : Object.values(next)) stack.push(item)
     }
   }
   return undefined
@@ -188,6 +188,19 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
   // made a frontmatter of n keys cost n²; keys are checked below, each once, against a Set. No
   // `prettyErrors` either: it copies the whole line of every error, n² on one long line of errors.
   const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: false, merge: false, strict: true })
+  // yaml's composer recurses and gives up at a depth that depends on the stack left to it; the
+  // syntax tree is built without recursion, so its depth is checked there first, with a margin
+  // for the tokens that are not collections, and exactly below.
+  const parser = new Parser(lineCounter.addNewLine)
+  let tooDeep: number | undefined
+  const tokens = function*() {
+    lineCounter.addNewLine(0)
+    for (const lexeme of new Lexer().lex(source)) {
+      yield* parser.next(lexeme)
+      if (parser.stack.length > 2 * MaxFrontmatterDepth) return void (tooDeep = parser.offset)
+    }
+    yield* parser.end()
+  }
   const docs: Array<YamlDocument.Parsed> = []
   // yaml makes an Error per problem, and capturing its stack costs five times the parsing: garbage
   // made of problems would take far longer than any frontmatter. Only the first problem is shown,
@@ -195,13 +208,15 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
   const stackTraceLimit = Error.stackTraceLimit
   Error.stackTraceLimit = 0
   try {
-    for (const doc of composer.compose(new Parser(lineCounter.addNewLine).parse(source))) {
+    for (const doc of composer.compose(tokens())) {
       if (docs.push(doc) === 2) break
     }
   } finally {
     Error.stackTraceLimit = stackTraceLimit
   }
   const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line + lineOffset)
+  const deep = `nesting deeper than ${MaxFrontmatterDepth} levels (Limits.MaxFrontmatterDepth)`
+  if (tooDeep !== undefined) return fail(deep, lineAt(tooDeep))
   if (docs.length === 0 || docs[0]!.contents === null) {
     return fail("the frontmatter is empty; it must be a mapping with name and description", lineOffset + 1)
   }
@@ -218,7 +233,10 @@ const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject
   const keysOf = new Map<unknown, Set<string>>()
   visit(doc, {
     Alias: (_, node) => refuse("aliases are not allowed (the JSON mapping would be ambiguous)", node.range?.[0]),
-    Node: (_, node) => {
+    Node: (_, node, path) => {
+      if (isCollection(node) && path.length >= MaxFrontmatterDepth && path.filter(isCollection).length >= MaxFrontmatterDepth) {
+        return refuse(deep, node.range?.[0])
+      }
       if (node.anchor !== undefined) return refuse(`anchor &${node.anchor} is not allowed`, node.range?.[0])
       if (node.tag !== undefined && !coreTags.has(node.tag)) return refuse(`tag ${node.tag} is not allowed`, node.range?.[0])
       if (isScalar(node) && typeof node.value === "number" && !isExactNumber(node.value)) {

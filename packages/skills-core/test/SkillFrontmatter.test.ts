@@ -200,6 +200,23 @@ describe("SkillFrontmatter limits", () => {
     refusedForSize(SkillFrontmatter.parse(`---\n${padded(max * 4)}\n---\nbody\n`))
   })
 
+  it("accepts nesting of exactly MaxFrontmatterDepth levels and refuses one more, at its line", () => {
+    const depth = Limits.MaxFrontmatterDepth
+    // The top-level mapping is the first level; `x` holds the rest as flow sequences, one per line
+    // from line 4.
+    const nested = (levels: number) => `name: a\ndescription: b\nx: ${"[\n ".repeat(levels - 1)}1${"]".repeat(levels - 1)}`
+    const at = Result.getOrThrow(SkillFrontmatter.parse(skillMd(nested(depth))))
+    let inner: unknown = at.frontmatter.x
+    for (let level = 2; level < depth; level++) inner = (inner as ReadonlyArray<unknown>)[0]
+    expect(inner).toEqual([1])
+    const error = failure(skillMd(nested(depth + 1)))
+    expect(error.reason).toContain("Limits.MaxFrontmatterDepth")
+    expect(error.line).toBe(3 + depth)
+    for (const deep of [`x: ${"[".repeat(5_000)}${"]".repeat(5_000)}`, `x:\n  ${"- ".repeat(5_000)}1`, `x: ${"{a: ".repeat(3_000)}1${"}".repeat(3_000)}`]) {
+      expect(failure(skillMd(`name: a\ndescription: b\n${deep}`)).reason).toContain("Limits.MaxFrontmatterDepth")
+    }
+  })
+
   // Shapes that cost the yaml parser the most per byte; before the limit, each took seconds to minutes.
   const hostile: ReadonlyArray<[string, string]> = [
     ["30,000 metadata keys", "name: a\ndescription: b\nmetadata:\n" + Array.from({ length: 30_000 }, (_, i) => `  k${i}: v`).join("\n")],
