@@ -169,7 +169,7 @@ export const parse = (input: Uint8Array | string): Result.Result<Document, Front
   if (close === -1 || close - start > MaxFrontmatterBytes) {
     return text.length - start <= MaxFrontmatterBytes
       ? fail("the frontmatter is not closed by a --- line", text.split("\n").length)
-      : fail(`no --- line closes the frontmatter within ${MaxFrontmatterBytes} bytes (Limits.MaxFrontmatterBytes)`, 1)
+      : fail(`the frontmatter is over ${MaxFrontmatterBytes} bytes (Limits.MaxFrontmatterBytes): no --- line closes it sooner`, 1)
   }
   const raw = text.slice(start, Math.max(start, close))
   const bytes = utf8Encoder.encode(raw).byteLength
