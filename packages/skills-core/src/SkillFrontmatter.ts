@@ -134,7 +134,8 @@ const delimiter = /^---[ \t]*\r?$/
 /**
  * Splits a `SKILL.md` into frontmatter and body. A leading BOM and CRLF line ends are tolerated; the
  * body is returned exactly as it follows the closing `---` line. A frontmatter over
- * `Limits.MaxFrontmatterBytes` is refused before any YAML is parsed.
+ * `Limits.MaxFrontmatterBytes` is refused before any YAML is parsed, one nested deeper than
+ * `Limits.MaxFrontmatterDepth` as soon as the depth is reached.
  *
  * @since 0.1.0
  */
