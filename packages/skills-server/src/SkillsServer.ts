@@ -148,6 +148,10 @@
  * `registrations` (then it cannot see that middleware). Global `HttpRouter`
  * middleware built after this layer runs inside it. `fastRoute: false` turns it off.
  *
+ * **Admission.** With an `HttpRouter` and no `HttpAdmission` provided to its endpoint, the layer
+ * puts `HttpAdmission`'s admission (4 MiB body limit, nesting bound, JSON-RPC bodies on refusals)
+ * in front of every MCP POST of the router, so no body is read unbounded (see `HttpAdmission`).
+ *
  * **Gotchas.** effect's `McpServer.middleware`/`visibility` reach the skills only when a
  * `visibility` option is set (even `() => Effect.succeed(true)`): that option is what routes the
  * decision through effect's middleware. An open 2025-11-25 session stream holds an HTTP server's
@@ -172,15 +176,18 @@ import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
 import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
+import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import * as Admission from "./internal/admission.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
+import * as OnDemand from "./internal/onDemand.js"
 import * as Sessions from "./internal/sessions.js"
 
 /**
@@ -570,6 +577,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const state: Handlers.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
+      rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
@@ -580,12 +588,17 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
+      const context = yield* Effect.context<never>()
+      const middleware = EffectMcp.routeMiddleware(context)
+      // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
+      // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
+      if (!middleware.some(Learning.isAdmission)) {
+        yield* router.value.addGlobalMiddleware(Admission.guard(HttpAdmission.defaultMaxBodySize) as any)
+      }
       // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
       // the endpoint, so its presence keeps the fast route off; a layer outside the server's own
       // (provided on top of it) cannot see that middleware, so it installs no fast route either.
-      const context = yield* Effect.context<never>()
-      const guarded = !EffectMcp.isInsideServer(context) ||
-        EffectMcp.routeMiddleware(context).some((fn) => !Learning.isAdmission(fn))
+      const guarded = !EffectMcp.isInsideServer(context) || middleware.some((fn) => !Learning.isAdmission(fn))
       if (options.fastRoute !== false && !guarded) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }

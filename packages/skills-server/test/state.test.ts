@@ -52,6 +52,7 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
     Kind.render({
       snapshot,
       registry: noRegistry,
+      rescan: () => Effect.die("rendering reloaded the registry"),
       visibleIn: () => {
         throw new Error("rendering used another snapshot")
       },

@@ -50,6 +50,8 @@ export interface State {
   /** How errors name this registry. */
   readonly label: string
   readonly registry: SkillRegistry.SkillRegistry["Service"]
+  /** The reload readers of files changed on disk share (`OnDemand.makeRescan`). */
+  readonly rescan: Call["rescan"]
   readonly pageSize: number
   readonly ttlMs: number
   readonly cacheScope: "public" | "private"
@@ -175,6 +177,7 @@ const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Method, 
   const call: Call = {
     snapshot,
     registry: state.registry,
+    rescan: state.rescan,
     visibleIn: (other) => visibleFor(other, verdict.decision, state.decide !== undefined),
     visible: visibleFor(snapshot, verdict.decision, state.decide !== undefined),
     request,

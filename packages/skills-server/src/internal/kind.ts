@@ -72,6 +72,8 @@ export interface Call {
   readonly snapshot: SkillRegistry.Snapshot
   /** The registry the snapshot came from: a file on disk that changed makes it reload. */
   readonly registry: SkillRegistry.SkillRegistry["Service"]
+  /** Reloads the registry, once for every reader that asks while it runs (`OnDemand.makeRescan`). */
+  readonly rescan: (why: string) => Effect.Effect<void>
   /** What this request's caller may see in another snapshot (one reloaded meanwhile). */
   readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
   readonly visible: Visible
