@@ -186,25 +186,34 @@ import * as Admission from "./internal/admission.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
 import * as FastRoute from "./internal/fastRoute.js"
-import * as Handlers from "./internal/handlers.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
 import * as OnDemand from "./internal/onDemand.js"
+import * as Notices from "./internal/notices.js"
 import * as Sessions from "./internal/sessions.js"
+import * as Answer from "./internal/surface/answer.js"
+import * as GetSkillSurface from "./internal/surface/getSkill.js"
+import * as ListResources from "./internal/surface/listResources.js"
+import * as ListSkillsSurface from "./internal/surface/listSkills.js"
+import * as ReadDirectory from "./internal/surface/readDirectory.js"
+import * as ReadResource from "./internal/surface/readResource.js"
+import * as Request from "./internal/surface/request.js"
+import * as Subscriptions from "./internal/surface/subscriptions.js"
+import * as Visible from "./internal/visibility.js"
 
 /**
  * The methods a visibility decision is made for.
  *
  * @since 0.1.0
  */
-export type Method = Handlers.Method
+export type Method = Visible.Method
 
 /**
  * What a visibility check sees of the request.
  *
  * @since 0.1.0
  */
-export type VisibilityRequest = Handlers.VisibilityRequest
+export type VisibilityRequest = Visible.VisibilityRequest
 
 /**
  * What the check may look at for each skill.
@@ -340,20 +349,20 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
   const extension: EffectMcp.Extension = {
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
-    served: Handlers.serves,
+    served: Request.serves,
     rpcs: directoryRead ? RpcGroup.make(ListSkills, GetSkill, ReadResourceDirectory) : RpcGroup.make(ListSkills, GetSkill),
     handlers: {
-      [Extension.ListSkillsMethod]: Handlers.listSkills,
-      [Extension.GetSkillMethod]: Handlers.getSkill,
-      ...(directoryRead ? { [Extension.ReadResourceDirectoryMethod]: Handlers.readDirectory } : {})
+      [Extension.ListSkillsMethod]: ListSkillsSurface.listSkills,
+      [Extension.GetSkillMethod]: GetSkillSurface.getSkill,
+      ...(directoryRead ? { [Extension.ReadResourceDirectoryMethod]: ReadDirectory.readDirectory } : {})
     },
     intercept: {
-      "resources/read": Handlers.readResource,
-      "resources/list": Handlers.listResources,
-      "resources/subscribe": Handlers.subscribe,
-      "resources/unsubscribe": Handlers.unsubscribe
+      "resources/read": ReadResource.readResource,
+      "resources/list": ListResources.listResources,
+      "resources/subscribe": Subscriptions.subscribe,
+      "resources/unsubscribe": Subscriptions.unsubscribe
     },
-    notices: Handlers.listen
+    notices: Notices.listen
   }
   return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
 }
@@ -385,7 +394,7 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
+const sessionMiddleware = (state: Request.State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const sessions = state.sessions
@@ -415,7 +424,7 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
     const events = Stream.unwrap(Effect.gen(function*() {
       const opened = yield* sessions.stream(session)
       if (Option.isNone(opened)) return Stream.empty
-      const notices = yield* Handlers.notices(state, opened.value.latest, opened.value.subscribed)
+      const notices = yield* Notices.notices(state, opened.value.latest, opened.value.subscribed)
       return Stream.concat(
         // Sent at once, so the client has its headers (and is subscribed) before any change.
         Stream.make(encoder.encode(": skills session stream\n\n")),
@@ -530,7 +539,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       reserved: () => server.resources.map((entry) => entry.resource.uri)
     })
     // Checked before registering anything on the server, and again (atomically) when attaching.
-    const present = EffectMcp.attached<Handlers.State>(server)
+    const present = EffectMcp.attached<Request.State>(server)
     if (present !== undefined) {
       return yield* new DuplicateRegistryError({
         first: present.label,
@@ -542,9 +551,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     // for every changed or removed file. Not through effect's `server.notifications`, which tells
     // every listener alike: each listener (stdio connection, `subscriptions/listen` request,
     // session stream) takes every change from this hub and judges what of it it may hear
-    // (`Handlers.notices`), so it gets both snapshots. Shut down with the server, which ends every
+    // (`Notices.notices`), so it gets both snapshots. Shut down with the server, which ends every
     // listener (an open stream would hold the HTTP server's graceful shutdown).
-    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Handlers.Change>(), PubSub.shutdown)
+    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Request.Change>(), PubSub.shutdown)
     const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
       Effect.gen(function*() {
         const before = yield* built.snapshot
@@ -563,36 +572,37 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     yield* announceFamilyChanges(built, hub)
     const check = options.visibility
     const handle = Effect.gen(function*() {
-      const slot = yield* Handlers.CurrentSlot
+      const slot = yield* Visible.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      if (slot.probe === true) return yield* Effect.fail(new Error(Handlers.ProbeMarker))
+      if (slot._tag === "Probe") return yield* Effect.fail(new Error(Visible.ProbeMarker))
       // What the middleware provided, for a skill family's callbacks.
-      slot.services = yield* Effect.context<never>()
-      if (slot.check && check !== undefined) slot.decision = yield* check(slot.request)
+      slot.out.services = yield* Effect.context<never>()
+      if (slot._tag === "Decide" && check !== undefined) slot.out.decision = yield* check(slot.request)
       return { contents: [] }
     })
     // Registered even without a check: it makes effect declare (and, over stdio, honour)
     // `resources.subscribe`, which it does only for servers with a resource of its own. It is
     // never listed and never read from outside.
     yield* server.addResource({
-      resource: new McpSchema.Resource({ uri: Handlers.VisibilityResourceUri, name: "skills-visibility" }),
+      resource: new McpSchema.Resource({ uri: Visible.VisibilityResourceUri, name: "skills-visibility" }),
       annotations: Context.empty(),
       services: yield* Effect.context<never>(),
       // The check's error and service types are carried by this layer's type; effect's
       // registration signature cannot express them.
       handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
     })
-    const state: Handlers.State = {
+    const state: Request.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
       rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
-      decide: check === undefined ? undefined : Handlers.decideThroughEffect,
+      decide: check === undefined ? undefined : Visible.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions),
       renderings: yield* Kind.makeRenderCache,
-      changes: hub
+      changes: hub,
+      answers: Answer.makeMemo()
     }
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
@@ -622,8 +632,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
 
 // Each family of the catalogue that says when its instances changed (`SkillFamily.changes`) is
 // heard for as long as it is in the catalogue; each change goes to every listener, which judges
-// whether it may see an instance (`Handlers.visibleChange`).
-const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Service"], hub: PubSub.PubSub<Handlers.Change>) =>
+// whether it may see an instance (`Notices.visibleChange`).
+const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Service"], hub: PubSub.PubSub<Request.Change>) =>
   Effect.gen(function*() {
     const heard = yield* FiberMap.make<string>()
     const running = new Map<string, SkillFamily.Family<any>>()

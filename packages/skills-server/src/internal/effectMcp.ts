@@ -205,12 +205,18 @@ const requestInfo = (
     const httpRequest = yield* Effect.serviceOption(HttpServerRequest.HttpServerRequest)
     const slot = yield* Learning.CurrentSlot
     if (slot !== undefined && learnt !== undefined && Option.isSome(httpRequest)) {
-      slot.server = server
-      slot.request = httpRequest.value
-      slot.protocolVersion = learnt.protocolVersion
-      slot.profile = learnt.profile
-      slot.serverInfo = serverInfo
-      slot.directoryRead = learnt.directoryRead
+      slot.seen = {
+        _tag: "Reached",
+        endpoint: {
+          server,
+          request: httpRequest.value,
+          protocolVersion: learnt.protocolVersion,
+          profile: learnt.profile,
+          serverInfo,
+          directoryRead: learnt.directoryRead
+        },
+        middleware: slot.seen._tag === "Reached" ? slot.seen.middleware : undefined
+      }
     }
     const headers: Headers.Headers = Option.isSome(httpRequest) ? httpRequest.value.headers : ({} as Headers.Headers)
     // Same invocation record effect builds in `invocationFromRequestContext` / `invocationFromClient`.

@@ -37,30 +37,7 @@ import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
-
-/** The methods a visibility decision is made for. */
-export type Method =
-  | "skills/list"
-  | "skills/get"
-  | "resources/read"
-  | "resources/list"
-  | "resources/directory/read"
-
-/** Visibility of skills for one request: each skill's decision is computed at most once. */
-export interface Visible {
-  readonly skill: (index: number) => boolean
-  /** Whether a family instance is visible (decided once per instance URI per request). */
-  readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
-  /** Whether any of these skills (by index) is visible: a directory holding files of several is. */
-  readonly any: (owners: ReadonlyArray<number>) => boolean
-  /**
-   * Whether a file listed by these skills' manifests is visible: its innermost owner decides, so a
-   * hidden nested skill's files are carved out of every skill that contains it.
-   */
-  readonly file: (owners: ReadonlyArray<number>) => boolean
-  /** Whether a visibility check ran (results then depend on the caller). */
-  readonly checked: boolean
-}
+import type { Method, Visible } from "./visibility.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
 export interface Rendering {
@@ -179,16 +156,24 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
  * A static skill's entry for this caller: without the files of nested skills the caller may not
  * see (the entry built once otherwise).
  */
-export const carvedEntry = (call: Call, skill: SkillRegistry.StaticSkill): CoreSkill.Skill => {
-  if (!call.visible.checked || (call.snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
+export const carvedEntry = (
+  snapshot: SkillRegistry.Snapshot,
+  visible: Visible,
+  skill: SkillRegistry.StaticSkill
+): CoreSkill.Skill => {
+  if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
   const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
-  const shown = resources.filter((resource) => call.visible.file(call.snapshot.files.get(resource.uri)?.owners ?? []))
+  const shown = resources.filter((resource) => visible.file(snapshot.files.get(resource.uri)?.owners ?? []))
   return shown.length === resources.length ? skill.entry : { ...skill.entry, resources: shown }
 }
 
+/** The children of a static directory this caller may see. */
+export const staticChildren = (visible: Visible, directory: SkillRegistry.DirectoryEntry): ReadonlyArray<Child> =>
+  visible.checked ? directory.children.filter((child) => visible.any(child.owners)) : directory.children
+
 /** Static skills: everything comes from the snapshot, built once. */
 const Static: Kind<SkillRegistry.StaticSkill> = {
-  entry: (call, skill) => Effect.succeed(carvedEntry(call, skill)),
+  entry: (call, skill) => Effect.succeed(carvedEntry(call.snapshot, call.visible, skill)),
   resource: (_call, skill) => Effect.succeed(skill.resource),
   read: (call, _skill, uri) => {
     const file = call.snapshot.files.get(uri)
@@ -202,7 +187,7 @@ const Static: Kind<SkillRegistry.StaticSkill> = {
   },
   directory: (call, _skill, uri) => {
     const directory = call.snapshot.directories.get(uri)
-    return Effect.succeed(directory?.children.filter((child) => call.visible.any(child.owners)))
+    return Effect.succeed(directory === undefined ? undefined : staticChildren(call.visible, directory))
   },
   perCaller: false
 }
