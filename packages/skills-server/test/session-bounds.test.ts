@@ -110,7 +110,7 @@ describe("session bounds", () => {
   it.live(`${Cycles} sessions opened over HTTP and expired leave neither the layer nor effect holding any`, () =>
     Effect.gen(function*() {
       const { dispose, handler } = HttpRouter.toWebHandler(
-        app({ idleTimeout: "40 millis", maxSessions: Batch * 4, maxSessionsPerClient: Batch * 4 }) as Layer.Layer<never, never, HttpRouter.HttpRouter>,
+        app({ idleTimeout: "40 millis", maxSessions: Batch * 4, maxSessionsPerClient: Batch * 4 }) as unknown as Layer.Layer<never, never, HttpRouter.HttpRouter>,
         { disableLogger: true }
       )
       yield* Effect.addFinalizer(() => Effect.promise(dispose))

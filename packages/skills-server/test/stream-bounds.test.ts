@@ -124,8 +124,8 @@ describe("stream bounds", () => {
             response.resume()
           })
         ).pipe(Effect.timeout("20 seconds"))
-        const sent = events.length * 1_000
-        expect(received).toBeLessThan(sent)
+        // Each notification is over 1 KB: far less than what the reading stream carried.
+        expect(received).toBeLessThan(events.length * 1_000)
         // The stalled session is still a session: it may open its stream again.
         expect((yield* state.sessions.size).sessions).toBe(2)
       }).pipe(Effect.scoped), { timeout: 60_000 })

@@ -462,16 +462,20 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                 }
               }),
               // Over HTTP effect ends the stream without a message (`protocol.end`); the client is
-              // told first which listen ended and why, so it can listen again.
+              // told first which listen ended and why, so it can listen again (unless it stopped
+              // reading: then the stream ends after a second without it).
               ...(context.terminateSubscription === undefined ? {} : {
                 terminateSubscription: (protocolVersion: string, clientId: number, requestId: unknown, reason: string) =>
                   Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (http) =>
                     Effect.andThen(
                       Option.isSome(http) && context.sendNotification !== undefined
-                        ? Effect.ignoreCause(context.sendNotification(protocolVersion, clientId, {
-                          tag: "notifications/cancelled",
-                          payload: { requestId, reason }
-                        }))
+                        ? Effect.ignoreCause(Effect.timeout(
+                          context.sendNotification(protocolVersion, clientId, {
+                            tag: "notifications/cancelled",
+                            payload: { requestId, reason }
+                          }),
+                          "1 second"
+                        ))
                         : Effect.void,
                       context.terminateSubscription(protocolVersion, clientId, requestId, reason)
                     ))
