@@ -13,6 +13,7 @@ import { SkillsServer } from "../src/index.js"
 import { attached } from "../src/internal/effectMcp.js"
 import type { State } from "../src/internal/handlers.js"
 import * as Sessions from "../src/internal/sessions.js"
+import { examples, httpServer as cliServer } from "./cli-server.js"
 import { simple } from "./support/fixtures.js"
 import { settledHeap } from "./support/heap.js"
 import { open, post } from "./support/session.js"
@@ -102,6 +103,17 @@ describe("session bounds", () => {
         for (const session of sessions) assert.isFalse(effectHolds(session.id))
       }))
   })
+
+  it.live("mcp-skills-server serve --max-sessions-per-client 1 refuses a second session from the same address", () =>
+    Effect.gen(function*() {
+      const { url } = yield* cliServer(examples, ["--max-sessions-per-client", "1", "--max-sessions", "5"])
+      const first = yield* Effect.promise(() => open(url))
+      const second = yield* Effect.promise(() => initialize(url, 2))
+      expect(second.status).toBe(503)
+      expect(second.body.error.data).toMatchObject({ limit: "maxSessionsPerClient", max: 1 })
+      expect(yield* Effect.promise(() => first.close())).toBe(204)
+      expect((yield* Effect.promise(() => initialize(url, 3))).status).toBe(200)
+    }).pipe(Effect.scoped), { timeout: 30_000 })
 
   // Served in process (effect's web handler: the same router, middleware and MCP runtime as over
   // a socket, without the socket), so that thousands of initialize round trips stay within seconds.
