@@ -258,7 +258,7 @@ export interface Options<E extends CheckError, R, SE, SR> {
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
    * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
    * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs. At most `maxSessions`
-   * (default 10,000) live at once, `maxSessionsPerClient` (default 100) per remote address; an
+   * (default 10,000) live at once, `maxSessionsPerClient` (default 1,000) per remote address; an
    * `initialize` past either is answered 503 with `Retry-After`. A session stream whose reader
    * leaves more than `maxPendingBytes` (default 1 MiB) untaken is cut.
    */
@@ -283,7 +283,7 @@ export interface SessionOptions {
   readonly maxSubscriptions?: number | undefined
   /** Sessions held at once (default 10,000). */
   readonly maxSessions?: number | undefined
-  /** Sessions one remote address holds at once (default 100). */
+  /** Sessions one remote address holds at once (default 1,000). */
   readonly maxSessionsPerClient?: number | undefined
   /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
   readonly maxPendingBytes?: number | undefined

@@ -135,7 +135,7 @@ const maxSessions = sessionCap(
 
 const maxSessionsPerClient = sessionCap(
   "max-sessions-per-client",
-  "Most 2025-11-25 HTTP sessions one remote address holds at once (default 100)"
+  "Most 2025-11-25 HTTP sessions one remote address holds at once (default 1000)"
 )
 
 const serve = Command.make(

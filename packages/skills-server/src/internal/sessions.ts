@@ -33,7 +33,7 @@ export interface Options {
   readonly maxSubscriptions?: number | undefined
   /** Most sessions held at once (default 10,000). */
   readonly maxSessions?: number | undefined
-  /** Most sessions one client (remote address) holds at once (default 100). */
+  /** Most sessions one client (remote address) holds at once (default 1,000). */
   readonly maxSessionsPerClient?: number | undefined
 }
 
@@ -116,7 +116,7 @@ export const make = (
     if (!(idleMillis > 0)) return yield* Effect.die(new RangeError(`SkillsServer sessions.idleTimeout must be positive, got ${String(options.idleTimeout)}`))
     const maxSubscriptions = yield* count("maxSubscriptions", options.maxSubscriptions, 1_000, 0)
     const maxSessions = yield* count("maxSessions", options.maxSessions, 10_000, 1)
-    const maxSessionsPerClient = yield* count("maxSessionsPerClient", options.maxSessionsPerClient, 100, 1)
+    const maxSessionsPerClient = yield* count("maxSessionsPerClient", options.maxSessionsPerClient, 1_000, 1)
     const sessions = new Map<string, Session>()
     const perClient = new Map<string, number>()
     const end = (id: string) =>
