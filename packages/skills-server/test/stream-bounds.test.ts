@@ -6,7 +6,7 @@
  * while a stream read alongside it receives everything.
  */
 import { assert, describe, expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Logger } from "effect"
 import { McpServer } from "effect/ai"
 import * as http from "node:http"
 import { SkillRegistry, SkillsServer } from "../src/index.js"
@@ -22,6 +22,10 @@ const Capture = Layer.effectDiscard(Effect.gen(function*() {
   captured.server = yield* McpServer.McpServer
 }))
 
+// What the server logged, to see the line a cut stream leaves.
+const logged: Array<string> = []
+const Logged = Logger.layer([Logger.make(({ message }) => void logged.push(String(message)))])
+
 const served = (skills: ReadonlyArray<ReturnType<typeof simple>>, sessions?: SkillsServer.SessionOptions) => {
   const registrations = SkillsServer.layer({ skills, sessions })
   return serveApp(McpServer.layerHttp({
@@ -30,7 +34,7 @@ const served = (skills: ReadonlyArray<ReturnType<typeof simple>>, sessions?: Ski
     path: "/mcp",
     protocols: adapters(),
     registrations: Layer.merge(registrations, Capture.pipe(Layer.provide(registrations)))
-  }))
+  })).pipe(Layer.provide(Logged))
 }
 
 const Files = 200
@@ -115,6 +119,7 @@ describe("stream bounds", () => {
         }
         expect(events.filter((event) => event.method === Updated)).toHaveLength(Changes * Long)
         yield* poll("the stalled stream to be released", Effect.map(state.sessions.size, (size) => size.streams === 1 ? true : undefined))
+        expect(logged.filter((line) => line.includes("session stream was cut"))).toHaveLength(1)
         // Read now, the stalled response ends after what the sockets held: the server cut it.
         const received = yield* Effect.promise(() =>
           new Promise<number>((resolve) => {
