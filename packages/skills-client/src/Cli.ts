@@ -28,11 +28,11 @@ const common = {
     Flag.optional
   ),
   timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription("Seconds to wait for each request"),
+    Flag.withDescription("Seconds to wait for each request (default 60)"),
     Flag.withDefault(60)
   ),
   protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
-    Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25"),
+    Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25 (default auto)"),
     Flag.withDefault("auto")
   ),
   header: Flag.String("header").pipe(
@@ -40,7 +40,9 @@ const common = {
     Flag.atLeast(0)
   ),
   cache: Flag.String("cache").pipe(
-    Flag.withDescription("Keep verified files in this folder (private to you, outside any skills folder) and reuse them"),
+    Flag.withDescription(
+      "Keep verified files in this folder (private to you, outside any skills folder) and reuse them (default: in memory, for this run only)"
+    ),
     Flag.optional
   ),
   allowDynamic: Flag.Boolean("allow-dynamic").pipe(
@@ -64,6 +66,11 @@ interface Common {
 }
 
 class Usage extends Error {}
+
+const counted = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`
+
+// "(3 files, 195 bytes)"
+const sizes = (files: number, bytes: number) => `${counted(files, "file")}, ${counted(bytes, "byte")}`
 
 // Splits `--stdio` the way a shell would split plain words and quotes, refusing shell syntax
 // (pipes, variables, globs) instead of passing it on literally.
@@ -165,7 +172,7 @@ const list = Command.make("list", {
         for (const skill of listing.skills) {
           const files = skill.resources === "dynamic"
             ? "dynamic"
-            : `${skill.resources.length} files, ${skill.resources.reduce((n, r) => n + r.size, 0)} bytes`
+            : sizes(skill.resources.length, skill.resources.reduce((n, r) => n + r.size, 0))
           yield* Console.log(`${skill.uri}\t${skill.frontmatter.name}\t(${files})\t${skill.frontmatter.description}`)
         }
       }
@@ -237,16 +244,19 @@ const pull = Command.make("pull", {
       for (const outcome of summary.skills) {
         switch (outcome._tag) {
           case "Added":
-            yield* Console.log(`added ${outcome.uri} -> ${outcome.path} (${outcome.files} files, ${outcome.bytes} bytes)`)
+            yield* Console.log(`added ${outcome.uri} -> ${outcome.path} (${sizes(outcome.files, outcome.bytes)})`)
             break
           case "Updated":
-            yield* Console.log(`updated ${outcome.uri} -> ${outcome.path} (${outcome.files} files, ${outcome.bytes} bytes)`)
+            yield* Console.log(`updated ${outcome.uri} -> ${outcome.path} (${sizes(outcome.files, outcome.bytes)})`)
             for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
             for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
             for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
             break
           case "Unchanged":
             yield* Console.log(`unchanged ${outcome.uri}`)
+            break
+          case "Nested":
+            yield* Console.log(`nested ${outcome.uri} -> ${outcome.path} (inside ${outcome.within})`)
             break
         }
       }

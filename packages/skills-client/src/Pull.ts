@@ -11,7 +11,9 @@
  * pull. A pull never writes through a symbolic link: every path component below the target is
  * checked with `lstat` in the plan and again just before the commit, a link anywhere on the way,
  * at a skill folder or inside one is refused with {@link UnsafePath}, and the lock file must be a
- * regular file, checked before it is opened (a FIFO would block the reader).
+ * regular file, checked before it is opened (a FIFO would block the reader). Names are checked from
+ * the entries before anything is written: no hidden segment, no deeper than {@link MaxDepth}, no two
+ * names one file system could take for one ({@link UnsafeName}).
  *
  * @since 0.1.0
  */
@@ -87,6 +89,7 @@ export const Check = Schema.Literals([
   "transport",
   "changed",
   "link",
+  "name",
   "lock",
   "write",
   "usage"
@@ -139,6 +142,72 @@ export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
 }
 
 /**
+ * The deepest file a pull writes, in path segments below the target, skill folder included
+ * (`acme/billing/refs/a.md` is 4). Skills are small folders (at most 512 files); a deeper path is a
+ * server probing the tools that later walk the folder (a 2,000-level tree outruns recursive
+ * deletes).
+ *
+ * @since 0.1.0
+ */
+export const MaxDepth = 32
+
+/**
+ * Why {@link UnsafeName} refused a name.
+ *
+ * @since 0.1.0
+ */
+export const NameProblem = Schema.Union([
+  /** A segment starts with `.`. */
+  Schema.TaggedStruct("Hidden", { segment: Schema.String }),
+  Schema.TaggedStruct("TooDeep", { depth: Schema.Int, max: Schema.Int }),
+  /**
+   * `name` (the path or a folder on it) is also `otherName` on the way to `other`, a file of this
+   * pull or one the lock file records, when case and Unicode normalization are ignored; or both
+   * need one name, as a file and a folder or as two files.
+   */
+  Schema.TaggedStruct("Collides", { name: Schema.String, other: Schema.String, otherName: Schema.String })
+])
+
+/**
+ * @since 0.1.0
+ */
+export type NameProblem = typeof NameProblem.Type
+
+/**
+ * A file a pull refuses to write, decided from the entries before anything is written. `path` is
+ * where it would go below the target, `/`-separated. Hidden names are refused whatever they are:
+ * version-control and tool folders (`.git`, `.hg`, `.svn`, `.vscode`, `.github`) and files
+ * (`.git` as a `gitdir:` pointer, `.npmrc`, `.envrc`) make later commands in that folder run code,
+ * a list of them is never complete, nobody reviewing an install sees them, and a directory source
+ * never serves one, so no skill published from a folder has one. Names that differ only in case or
+ * Unicode normalization (NFC/NFD) are one file on macOS and Windows file systems: one would silently
+ * replace the other.
+ *
+ * @since 0.1.0
+ */
+export class UnsafeName extends Schema.TaggedError<UnsafeName>()("UnsafeName", {
+  skill: Schema.String,
+  uri: Schema.String,
+  path: Schema.String,
+  problem: NameProblem
+}) {
+  override get message(): string {
+    const problem = this.problem
+    switch (problem._tag) {
+      case "Hidden":
+        return `${this.uri} would be written to ${this.path}: a pull writes no hidden name like "${problem.segment}" (tool and version-control folders such as .git can make later commands run code)`
+      case "TooDeep":
+        return `${this.uri} would be written ${problem.depth} levels deep, at ${this.path}; a pull writes at most ${problem.max}`
+      case "Collides":
+        if (problem.name === problem.otherName) return `${this.uri} and ${problem.other} both need ${problem.name}`
+        return `${
+          problem.name === this.path ? `${this.path} (${this.uri})` : `${this.uri} would be written below ${problem.name}, which`
+        } differs from ${problem.otherName} (${problem.other}) only in case or Unicode normalization: one name on macOS and Windows file systems`
+    }
+  }
+}
+
+/**
  * What a pull did to one skill. `Updated` lists the file uris added, removed and changed.
  *
  * @since 0.1.0
@@ -156,6 +225,8 @@ export type Outcome =
     readonly changed: ReadonlyArray<string>
   }
   | { readonly _tag: "Unchanged"; readonly uri: string; readonly path: string }
+  /** A skill inside another selected skill, verified and recorded in the lock; its files came with `within`. */
+  | { readonly _tag: "Nested"; readonly uri: string; readonly path: string; readonly within: string }
 
 /**
  * What a pull did, per selected skill in selection order.
@@ -186,7 +257,7 @@ export interface Options {
  *
  * @since 0.1.0
  */
-export type Error = PullError | UnsafePath
+export type Error = PullError | UnsafePath | UnsafeName
 
 type ClientError = SkillsClientError | McpClientError
 
@@ -205,6 +276,9 @@ const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   RunawayListing: "cursor",
   InvalidSkillEntry: "entry",
   SkillNotFound: "not-found",
+  ResourceNotFound: "not-found",
+  DirectoryNotFound: "not-found",
+  CursorRejected: "cursor",
   ExtensionNotSupported: "extension",
   DirectoryReadNotSupported: "directory"
 }
@@ -216,9 +290,6 @@ const mcpCheck = (error: McpClientError): Check => {
       return "timeout"
     case "HttpError":
       return reason.status === 401 || reason.status === 403 ? "auth" : "transport"
-    case "ProtocolError":
-      // -32602 (2026-07-28) and -32002 (2025-11-25) both answer "no such resource" (R65, R66).
-      return reason.code === -32602 || reason.code === -32002 ? "not-found" : "transport"
     default:
       return "transport"
   }
@@ -236,6 +307,8 @@ export const toPullError = (
   switch (error._tag) {
     case "PullError":
       return error
+    case "UnsafeName":
+      return located("name", { skill: error.skill, file: error.uri }, error.message)
     case "UnsafePath":
       return new PullError({
         check: error.found === "SymbolicLink" ? "link" : Path.basename(error.path) === LockFileName ? "lock" : "write",
@@ -266,8 +339,7 @@ const located = (
     detail
   })
 
-// Transport failures name their underlying cause (connection refused, DNS, ...), not only
-// "request failed"; 401 and 403 say what the user can do about them.
+// 401 and 403 say what the user can do about them; a transport failure names its cause itself.
 const describeMcpError = (error: McpClientError): string => {
   const reason = error.reason
   if (reason._tag === "HttpError" && (reason.status === 401 || reason.status === 403)) {
@@ -275,14 +347,7 @@ const describeMcpError = (error: McpClientError): string => {
       ? "the server answered 401 Unauthorized: send credentials with --header 'Authorization: Bearer ...' or MCP_SKILLS_TOKEN"
       : "the server answered 403 Forbidden: the credentials sent do not allow this"
   }
-  const messages = [error.message]
-  let cause: unknown = "cause" in reason ? reason.cause : undefined
-  for (let depth = 0; cause instanceof globalThis.Error && depth < 5; depth++) {
-    const message = cause.message
-    if (message.length > 0 && !messages.some((m) => m.includes(message))) messages.push(message)
-    cause = cause.cause
-  }
-  return messages.join(": ")
+  return error.message
 }
 
 const isNotFound = (error: PlatformError.PlatformError) => error.reason._tag === "NotFound"
@@ -328,7 +393,7 @@ export const readLock = (dir: string): Effect.Effect<Lock, Error, FileSystem.Fil
  */
 const checkPath = (into: string, folder: string) =>
   Effect.gen(function*() {
-    const segments = folder.split(Path.sep)
+    const segments = folder.split("/")
     let path = into
     for (const segment of segments) {
       path = Path.join(path, segment)
@@ -353,12 +418,78 @@ const checkTree = (dir: string): Effect.Effect<void, Error, FileSystem.FileSyste
     }
   })
 
-// The folder of a skill inside the target: its decoded skill path, under the scheme when it is not `skill`.
+// The folder of a skill inside the target, `/`-separated: its decoded skill path, under the scheme
+// when it is not `skill`.
 const folderOf = (skill: Skill.Skill): string => {
   const parsed = Result.getOrThrow(SkillUri.parse(skill.uri))
-  const segments = SkillUri.skillPath(skill.uri)
-  return Path.join(...(parsed.scheme === "skill" ? [] : [parsed.scheme]), ...segments)
+  return [...(parsed.scheme === "skill" ? [] : [parsed.scheme]), ...SkillUri.skillPath(skill.uri)].join("/")
 }
+
+/** One file where a pull would put it: `path` below the target, `/`-separated. */
+interface Placed {
+  readonly skill: string
+  readonly uri: string
+  readonly path: string
+}
+
+// A uri outside the skill has no place; staging refuses it when it comes to read it.
+const placed = (skill: Skill.Skill, folder: string, uris: Iterable<string>): Array<Placed> => {
+  const out: Array<Placed> = []
+  for (const uri of uris) {
+    const relative = SkillUri.relativePath(skill.uri, uri)
+    if (relative !== undefined && relative.length > 0) out.push({ skill: skill.uri, uri, path: `${folder}/${relative}` })
+  }
+  return out
+}
+
+// What one file system may take for one name: case folded both ways (so "ſ" meets "s") after NFC.
+const folded = (name: string) => name.normalize("NFC").toUpperCase().toLowerCase()
+
+// The files the lock file records that this pull leaves in place.
+const keptFiles = (lock: Lock, origin: string, selected: ReadonlyArray<Skill.Skill>): Array<Placed> => {
+  const pulled = new Set(selected.map((skill) => skill.uri as string))
+  return lock.skills
+    .filter((skill) => !(skill.origin === origin && pulled.has(skill.uri)))
+    .flatMap((skill) => skill.files.map((file) => ({ skill: skill.uri, uri: file.uri, path: `${skill.path}/${file.path}` })))
+}
+
+/**
+ * Refuses, before anything is written, every name a pull must not write (see {@link UnsafeName}):
+ * `writing` are the files of this pull, `kept` those already in the target that stay (compared
+ * with, not checked themselves).
+ */
+const checkNames = (writing: ReadonlyArray<Placed>, kept: ReadonlyArray<Placed> = []): Effect.Effect<void, UnsafeName> =>
+  Effect.gen(function*() {
+    const refuse = (file: Placed, problem: NameProblem) => new UnsafeName({ ...file, problem })
+    for (const file of writing) {
+      const segments = file.path.split("/")
+      const hidden = segments.find(SkillUri.isHidden)
+      if (hidden !== undefined) return yield* refuse(file, { _tag: "Hidden", segment: hidden })
+      if (segments.length > MaxDepth) return yield* refuse(file, { _tag: "TooDeep", depth: segments.length, max: MaxDepth })
+    }
+    // Every file and every folder on the way to one, by folded name: a folder may be on the way to
+    // many files, a file is one uri.
+    const taken = new Map<string, { readonly name: string; readonly file: Placed; readonly folder: boolean }>()
+    for (const [index, file] of [...kept, ...writing].entries()) {
+      const segments = file.path.split("/")
+      let name = ""
+      for (const [depth, segment] of segments.entries()) {
+        name = depth === 0 ? segment : `${name}/${segment}`
+        const folder = depth < segments.length - 1
+        const key = folded(name)
+        const other = taken.get(key)
+        if (other === undefined) {
+          taken.set(key, { name, file, folder })
+        } else if (
+          // What the target already holds is not this pull's to judge.
+          index >= kept.length &&
+          (other.name !== name || other.folder !== folder || (!folder && other.file.uri !== file.uri))
+        ) {
+          return yield* refuse(file, { _tag: "Collides", name, other: other.file.uri, otherName: other.name })
+        }
+      }
+    }
+  })
 
 const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
 
@@ -465,10 +596,20 @@ export const plan = Effect.fnUntraced(function*(
     }
     folders.set(skill.uri, folder)
   }
+  const isNested = (skill: Skill.Skill) => {
+    const folder = folders.get(skill.uri)!
+    return selected.some((outer) => outer !== skill && folder.startsWith(folders.get(outer.uri)! + "/"))
+  }
+  yield* checkNames(
+    selected.flatMap((skill) =>
+      isNested(skill) ? [] : placed(skill, folders.get(skill.uri)!, [skill.uri, ...filesOf(skill).map((file) => file.uri)])
+    ),
+    keptFiles(lock, client.server, selected)
+  )
   const steps: Array<Step> = []
   for (const skill of selected) {
     const folder = folders.get(skill.uri)!
-    const nested = selected.some((outer) => outer !== skill && folder.startsWith(folders.get(outer.uri)! + Path.sep))
+    const nested = isNested(skill)
     const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
     if (nested) {
       steps.push({ skill, folder, action: "nested", previous })
@@ -538,7 +679,7 @@ export const stage = Effect.fnUntraced(function*(
   planned: Plan,
   staging: string,
   onProgress?: Options["onProgress"]
-): Effect.fn.Return<ReadonlyArray<Staged>, PullError, FileSystem.FileSystem> {
+): Effect.fn.Return<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
   const staged: Array<Staged> = []
   for (const [index, step] of planned.steps.entries()) {
@@ -588,6 +729,13 @@ export const stage = Effect.fnUntraced(function*(
     const others = skill.resources === "dynamic"
       ? yield* dynamicFiles(client, skill)
       : skill.resources.map((r) => r.uri as string).filter((uri) => uri !== skill.uri)
+    // A "dynamic" skill's names are known only now; the plan checked every manifest.
+    if (skill.resources === "dynamic" && step.action !== "nested") {
+      yield* checkNames(
+        placed(skill, step.folder, [skill.uri, ...others]),
+        keptFiles(planned.lock, planned.origin, planned.steps.map((s) => s.skill))
+      )
+    }
     yield* mkdirs(others)
     yield* Effect.forEach(others, fetch, { concurrency: 4, discard: true })
     staged.push({
@@ -627,7 +775,7 @@ export const commit = Effect.fnUntraced(function*(
       if (step.action === "nested") continue
       const target = Path.join(into, step.folder)
       // Parents one at a time, each checked: a link created since the plan is refused here.
-      const segments = step.folder.split(Path.sep)
+      const segments = step.folder.split("/")
       let parent = into
       for (const segment of segments.slice(0, -1)) {
         parent = Path.join(parent, segment)
@@ -690,7 +838,12 @@ export const pull = (
     const staged = yield* stage(client, planned, staging, options.onProgress)
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
-    const skills = planned.steps.filter((step) => step.action !== "nested").map((step): Outcome => {
+    const skills = planned.steps.map((step): Outcome => {
+      if (step.action === "nested") {
+        const within = planned.steps.find((outer) => outer.action !== "nested" && step.folder.startsWith(outer.folder + "/"))
+        // The outermost selected skill around it is never nested itself.
+        return { _tag: "Nested", uri: step.skill.uri, path: step.folder, within: within!.skill.uri }
+      }
       const done = byUri.get(step.skill.uri)
       if (step.action === "unchanged" || done === undefined) return { _tag: "Unchanged", uri: step.skill.uri, path: step.folder }
       const counts = { uri: step.skill.uri, path: step.folder, files: done.lock.files.length, bytes: done.bytes }

@@ -28,16 +28,20 @@ import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
 import * as Verification from "./Verification.js"
 import {
+  CursorRejected,
   DigestMismatch,
+  DirectoryNotFound,
   DirectoryReadNotSupported,
   type DynamicSkillRefused,
   ExtensionNotSupported,
   InvalidSkillEntry,
   LimitExceeded,
   RepeatedCursor,
+  ResourceNotFound,
   RunawayListing,
   SizeMismatch,
   SkillNotFound,
+  type UnlistedResource,
   type VerificationError,
   WrongResourceReturned
 } from "./SkillsClientError.js"
@@ -147,7 +151,13 @@ export type DirectoryChild = Protocol.ResourceEntry
 /**
  * @since 0.1.0
  */
-export type ListError = McpClientError | ExtensionNotSupported | InvalidSkillEntry | RepeatedCursor | RunawayListing
+export type ListError =
+  | McpClientError
+  | ExtensionNotSupported
+  | InvalidSkillEntry
+  | CursorRejected
+  | RepeatedCursor
+  | RunawayListing
 
 /**
  * @since 0.1.0
@@ -157,7 +167,19 @@ export type GetError = McpClientError | ExtensionNotSupported | SkillNotFound | 
 /**
  * @since 0.1.0
  */
-export type ReadError = McpClientError | VerificationError
+export type ReadError = McpClientError | VerificationError | ResourceNotFound
+
+/**
+ * @since 0.1.0
+ */
+export type DirectoryError =
+  | McpClientError
+  | DirectoryReadNotSupported
+  | DirectoryNotFound
+  | CursorRejected
+  | RepeatedCursor
+  | RunawayListing
+  | WrongResourceReturned
 
 /**
  * The operations of a connected Skills client.
@@ -177,9 +199,7 @@ export interface Service {
   /** Fetches one entry by its `SKILL.md` uri (R30, R42). */
   readonly getSkill: (uri: string) => Effect.Effect<Fetched, GetError>
   /** Lists the direct children of a directory; refused locally unless `directoryRead` (R49). */
-  readonly readResourceDirectory: (
-    uri: string
-  ) => Effect.Effect<ReadonlyArray<DirectoryChild>, McpClientError | DirectoryReadNotSupported | RepeatedCursor | RunawayListing | WrongResourceReturned>
+  readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryChild>, DirectoryError>
   /** The checks an entry alone allows beyond its shape: limits and `"dynamic"` (R12, R17). */
   readonly checkEntry: (skill: Skill.Skill) => Effect.Effect<void, LimitExceeded | DynamicSkillRefused>
   /**
@@ -225,6 +245,16 @@ const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, E
 
 const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
 
+const InvalidParams = -32602
+// effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
+// 2025-11-25; the extension answers -32602 on both revisions (R65, R66).
+const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -32002]
+
+// A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
+const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
+<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
+  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
+
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
@@ -265,20 +295,28 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  // Follows cursors with a repeated-cursor and a page-count guard (R34, R35).
-  const walk = Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E>(
+  // Follows cursors with a repeated-cursor and a page-count guard (R34, R35). A refused first page
+  // is `onFirstRefused`'s to type (a request without a cursor has nothing else to refuse).
+  const walk = Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(
     method: string,
     params: Record<string, unknown>,
     start: string | undefined,
     onePage: boolean,
     decode: (result: unknown) => Effect.Effect<P, McpClientError>,
-    page: (result: P) => Effect.Effect<void, E>
+    page: (result: P) => Effect.Effect<void, E>,
+    onFirstRefused: (error: McpClientError) => F
   ) {
     const pages: Array<P> = []
     const seen = new Set<string>()
     let cursor = start
     for (let n = 1; n <= maxPages; n++) {
-      const result = yield* decode(yield* request(method, cursor === undefined ? params : { ...params, cursor }))
+      const sent = cursor
+      const answer = yield* request(method, sent === undefined ? params : { ...params, cursor: sent }).pipe(
+        refusedWith((error) =>
+          sent === undefined ? onFirstRefused(error) : new CursorRejected({ method, cursor: sent, detail: error.message })
+        )
+      )
+      const result = yield* decode(answer)
       const next = result.nextCursor
       yield* page(result)
       pages.push(result)
@@ -321,7 +359,9 @@ const makeWith = Effect.fnUntraced(function*(
             skills.push(decoded.success)
           }
         }
-      })
+      }),
+      // skills/list takes no parameter but the cursor: a refusal without one is a protocol fault.
+      (error) => error
     )
     // One uri on two entries (or two pages) makes both ambiguous: neither is loaded (R31).
     const counts = new Map<string, number>()
@@ -345,10 +385,7 @@ const makeWith = Effect.fnUntraced(function*(
   const getSkill = Effect.fnUntraced(function*(uri: string) {
     yield* requireExtension
     const result = yield* request(Extension.GetSkillMethod, { uri }).pipe(
-      Effect.catchIf(
-        (error) => Transport.errorCode(error) === -32602,
-        (error) => Effect.fail(new SkillNotFound({ uri, detail: error.message }))
-      )
+      refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
     )
     const envelope = yield* decodeGetEnvelope(result)
     // An answer for another skill is never accepted in place of the one asked for (spec §7 item 12).
@@ -382,7 +419,8 @@ const makeWith = Effect.fnUntraced(function*(
           children.push(item)
         }
         if (outside.length > 0) return yield* new WrongResourceReturned({ uri, returned: outside })
-      })
+      }),
+      (error) => new DirectoryNotFound({ uri, detail: error.message })
     )
     return children as ReadonlyArray<DirectoryChild>
   })
@@ -417,12 +455,17 @@ const makeWith = Effect.fnUntraced(function*(
     if (resource !== undefined) {
       const cached = yield* cache.get({ server, uri, digest: resource.digest })
       if (cached !== undefined) {
+        // A hit matches the digest it is stored under; the entry's size must agree with it too,
+        // exactly as after a network read (an entry contradicting itself is not cured by a cache).
+        yield* Effect.fromResult(Verification.checkContent(skill.uri, resource, cached.bytes))
         const file: VerifiedFile = { skill: skill.uri, uri, mimeType: cached.mimeType, bytes: cached.bytes, digest: resource.digest, verified: true }
         return { skill, file, document: yield* document(cached.bytes) }
       }
     }
 
-    const result = yield* request("resources/read", { uri })
+    const result = yield* request("resources/read", { uri }).pipe(
+      refusedWith((error) => new ResourceNotFound({ skill: skill.uri, uri, detail: error.message }), ResourceNotFoundCodes)
+    )
     const items = yield* Effect.fromResult(Verification.decodeContents(uri, result))
     const { bytes, mimeType } = yield* Effect.fromResult(Verification.selectItem(entry, target, items))
     if (resource === undefined) {
@@ -438,18 +481,20 @@ const makeWith = Effect.fnUntraced(function*(
     return { skill, file, document: parsed }
   })
 
-  // A size or digest mismatch against an entry that may be stale gets the entry again and reads
-  // once more (spec §5.1: a client re-gets the entry and retries); a second mismatch, or a
-  // mismatch against a fresh entry, is the error, counting the re-get.
+  // A size or digest mismatch or a missing file against an entry that may be stale gets the entry
+  // again and reads once more (spec §5.1: a client re-gets the entry and retries); a second
+  // failure, or one against a fresh entry, is the error, counting the re-get. A file the new entry
+  // no longer lists was removed.
   const readVerified = (skill: Skill.Skill, uriOrReference: string) =>
     readOnce(skill, uriOrReference).pipe(
       Effect.catchTags({
         SizeMismatch: (error) => heal(skill, uriOrReference, error),
-        DigestMismatch: (error) => heal(skill, uriOrReference, error)
+        DigestMismatch: (error) => heal(skill, uriOrReference, error),
+        ResourceNotFound: (error) => heal(skill, uriOrReference, error)
       })
     )
 
-  const heal = (skill: Skill.Skill, uriOrReference: string, error: SizeMismatch | DigestMismatch) =>
+  const heal = (skill: Skill.Skill, uriOrReference: string, error: SizeMismatch | DigestMismatch | ResourceNotFound) =>
     Effect.gen(function*() {
       if (skill.resources === "dynamic" || capability === undefined || (yield* isFresh(skill))) return yield* error
       const fetched = yield* Effect.option(getSkill(skill.uri))
@@ -457,7 +502,17 @@ const makeWith = Effect.fnUntraced(function*(
       return yield* readOnce(fetched.value.skill, uriOrReference).pipe(
         Effect.catchTags({
           SizeMismatch: (again) => Effect.fail(new SizeMismatch({ ...again, entryRefetches: 1 })),
-          DigestMismatch: (again) => Effect.fail(new DigestMismatch({ ...again, entryRefetches: 1 }))
+          DigestMismatch: (again) => Effect.fail(new DigestMismatch({ ...again, entryRefetches: 1 })),
+          ResourceNotFound: (again) => Effect.fail(new ResourceNotFound({ ...again, entryRefetches: 1 })),
+          UnlistedResource: (unlisted: UnlistedResource) =>
+            Effect.fail(
+              new ResourceNotFound({
+                skill: unlisted.skill,
+                uri: unlisted.uri,
+                detail: `the entry fetched again no longer lists it (${error.message})`,
+                entryRefetches: 1
+              })
+            )
         })
       )
     })

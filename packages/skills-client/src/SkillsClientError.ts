@@ -50,6 +50,61 @@ export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNot
   }
 }
 
+const refetched = (count: number | undefined) =>
+  count === undefined || count === 0 ? "" : ` (also after fetching the entry again)`
+
+/**
+ * `resources/read` answered that a file of a skill is not there (-32602; -32002 from servers on
+ * 2025-11-25): hidden from this caller (a grant withdrawn, an entry fetched under other credentials)
+ * or removed since its entry was fetched. Against an entry that may be stale the entry is fetched
+ * again first, and `entryRefetches` counts that (0 or 1; see `SkillsClient`). `detail` keeps the
+ * server's words.
+ *
+ * @since 0.1.0
+ */
+export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
+  skill: Schema.String,
+  uri: Schema.String,
+  detail: Schema.String,
+  entryRefetches: Schema.optionalKey(Schema.Int)
+}) {
+  override get message(): string {
+    return `the server does not serve ${this.uri} of ${this.skill} to this client: it is hidden or was removed${refetched(this.entryRefetches)}`
+  }
+}
+
+/**
+ * `resources/directory/read` answered that no directory is served at `uri` (-32602): hidden, removed,
+ * or a file rather than a directory.
+ *
+ * @since 0.1.0
+ */
+export class DirectoryNotFound extends Schema.TaggedError<DirectoryNotFound>()("DirectoryNotFound", {
+  uri: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `no directory is served at ${this.uri}`
+  }
+}
+
+/**
+ * A request carrying a cursor was refused (-32602, R35: unknown or expired, e.g. after the server
+ * restarted); list again from the start, without a cursor. `method` is `skills/list` or
+ * `resources/directory/read`.
+ *
+ * @since 0.1.0
+ */
+export class CursorRejected extends Schema.TaggedError<CursorRejected>()("CursorRejected", {
+  method: Schema.String,
+  cursor: Schema.String,
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `${this.method} refused the cursor ${JSON.stringify(this.cursor)}: ${this.detail}`
+  }
+}
+
 /**
  * An entry breaks the rules checkable from the entry alone (R6, spec §5.1 step 1); it is never
  * loaded. The class of `@mcp-skills/core`, re-exported.
@@ -153,9 +208,6 @@ export class InvalidResourceContents extends Schema.TaggedError<InvalidResourceC
     return `${this.uri}: ${this.detail}`
   }
 }
-
-const refetched = (count: number | undefined) =>
-  count === undefined || count === 0 ? "" : ` (also after fetching the entry again)`
 
 /**
  * The byte length of a file differs from the manifest `size` (R121).
@@ -277,6 +329,9 @@ export type SkillsClientError =
   | ExtensionNotSupported
   | DirectoryReadNotSupported
   | SkillNotFound
+  | ResourceNotFound
+  | DirectoryNotFound
+  | CursorRejected
   | InvalidSkillEntry
   | RepeatedCursor
   | RunawayListing

@@ -1,9 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs/promises"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { SkillCache } from "@mcp-skills/client"
+import { SkillCache, type SkillsClient, type SkillsClientError } from "@mcp-skills/client"
 import { withClient, versions } from "./helpers.js"
 import * as Tamper from "./TamperServer.js"
 
@@ -488,4 +490,130 @@ describe("the lean read transport (issue 10 item 5)", () => {
         Effect.flatMap(c.listSkills(), (l) => c.loadSkill(l.skills[0]!)), { ...options, timeout: "500 millis" }))
       assert.deepInclude((hung as { reason: unknown }).reason, { _tag: "TimeoutError" })
     }))
+})
+
+describe("a file the server says is not there", () => {
+  const gets = (s: Tamper.TamperServer) => s.requests.filter((r) => r.method === "skills/get").length
+  const transports = ["HttpClient", "lean"] as const
+  const notThere = (error: SkillsClientError.ResourceNotFound) => Effect.succeed(error)
+
+  for (const protocolVersion of versions) {
+    for (const readTransport of transports) {
+      const options = { protocolVersion, readTransport } as const
+      // 2025-11-25 results carry no ttlMs: such an entry is never fresh, and the re-get runs.
+      const staleByDefault = protocolVersion === "2025-11-25"
+
+      it.live(`hidden from this caller: ResourceNotFound with both uris (${protocolVersion}, ${readTransport})`, () =>
+        Effect.gen(function*() {
+          const s = yield* server({ hidden: Tamper.InvoiceUri })
+          const error = yield* withClient(s.url, (c) =>
+            Effect.gen(function*() {
+              const { skill } = yield* c.getSkill(Tamper.SkillUri)
+              yield* c.loadSkill(skill)
+              return yield* c.readSkillResource(skill, "templates/invoice.md").pipe(
+                Effect.as(undefined),
+                Effect.catchTag("ResourceNotFound", notThere)
+              )
+            }), options)
+          assert.deepInclude(error, { _tag: "ResourceNotFound", skill: Tamper.SkillUri, uri: Tamper.InvoiceUri })
+          assert.include(error!.detail, "Resource not found")
+          assert.include(error!.message, `${Tamper.InvoiceUri} of ${Tamper.SkillUri}`)
+          // The stale-entry retry ran first where the entry may be stale, and found the file still listed.
+          assert.strictEqual(error!.entryRefetches, staleByDefault ? 1 : undefined)
+          assert.strictEqual(gets(s), staleByDefault ? 2 : 1)
+        }))
+
+      it.live(`removed after getSkill: the entry is fetched again, then ResourceNotFound (${protocolVersion}, ${readTransport})`, () =>
+        Effect.gen(function*() {
+          const s = yield* server({ ttlMs: 0 })
+          const error = yield* withClient(s.url, (c) =>
+            Effect.gen(function*() {
+              const { skill } = yield* c.getSkill(Tamper.SkillUri)
+              s.tamper.removed = Tamper.InvoiceUri
+              return yield* c.readSkillResource(skill, Tamper.InvoiceUri).pipe(
+                Effect.as(undefined),
+                Effect.catchTag("ResourceNotFound", notThere)
+              )
+            }), options)
+          assert.deepInclude(error, { _tag: "ResourceNotFound", skill: Tamper.SkillUri, uri: Tamper.InvoiceUri, entryRefetches: 1 })
+          assert.include(error!.detail, "no longer lists it")
+          assert.strictEqual(gets(s), 2)
+          assert.deepStrictEqual(s.reads(), [Tamper.InvoiceUri])
+        }))
+    }
+
+    it.live(`an unknown cursor is CursorRejected; a missing directory DirectoryNotFound (${protocolVersion})`, () =>
+      Effect.gen(function*() {
+        const s = yield* server({ directoryRead: true })
+        const [cursor, directory] = yield* withClient(s.url, (c) =>
+          Effect.all([
+            c.listSkills({ cursor: "bogus" }).pipe(Effect.flip),
+            c.readResourceDirectory("skill://pdf-processing/nope").pipe(Effect.flip)
+          ]), { protocolVersion })
+        assert.deepInclude(cursor, { _tag: "CursorRejected", method: "skills/list", cursor: "bogus" })
+        assert.include(cursor.message, "Unknown or expired cursor")
+        assert.deepInclude(directory, { _tag: "DirectoryNotFound", uri: "skill://pdf-processing/nope" })
+      }))
+  }
+})
+
+describe("a warm cache checks as a cold one", () => {
+  it.live("an entry whose size contradicts its digest fails with SizeMismatch from the cache too", () =>
+    Effect.gen(function*() {
+      const s = yield* server()
+      const load = Effect.fnUntraced(function*(c: SkillsClient.Service) {
+        const { skill } = yield* c.getSkill(Tamper.SkillUri)
+        return yield* Effect.flip(c.loadSkill(skill))
+      })
+      const [warm, readsBefore] = yield* withClient(s.url, (c) =>
+        Effect.gen(function*() {
+          yield* c.loadSkill((yield* c.getSkill(Tamper.SkillUri)).skill)
+          s.tamper.wrongSize = Tamper.SkillUri
+          const before = s.reads().length
+          return [yield* load(c), before] as const
+        }))
+      // Answered from the cache: no read went out.
+      assert.strictEqual(s.reads().length, readsBefore)
+      const cold = yield* withClient(s.url, load)
+      assert.strictEqual(s.reads().length, readsBefore + 1)
+      for (const error of [warm, cold]) {
+        assert.deepInclude(error, { _tag: "SizeMismatch", skill: Tamper.SkillUri, uri: Tamper.SkillUri, expected: 150, actual: 149 })
+      }
+    }))
+})
+
+describe("a refused connection names its cause", () => {
+  const closedPort = Effect.promise(() =>
+    new Promise<number>((resolve) => {
+      const probe = Http.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+  )
+
+  for (const protocolVersion of ["auto", ...versions] as const) {
+    it.live(`at connect (${protocolVersion})`, () =>
+      Effect.gen(function*() {
+        const port = yield* closedPort
+        const error = yield* Effect.flip(withClient(`http://127.0.0.1:${port}/mcp`, (c) => c.listSkills(), { protocolVersion }))
+        assert.strictEqual(error._tag, "McpClientError")
+        assert.deepInclude((error as { reason: unknown }).reason, { _tag: "TransportError" })
+        assert.include(error.message, `connect ECONNREFUSED 127.0.0.1:${port}`)
+      }))
+  }
+
+  for (const readTransport of ["HttpClient", "lean"] as const) {
+    it.live(`on a request after connecting (${readTransport})`, () =>
+      Effect.gen(function*() {
+        const s = yield* server()
+        const port = new URL(s.url).port
+        const error = yield* Effect.flip(withClient(s.url, (c) =>
+          Effect.gen(function*() {
+            yield* Effect.promise(() => s.close())
+            return yield* c.listSkills()
+          }), { protocolVersion: "2026-07-28", readTransport }))
+        assert.include(error.message, `connect ECONNREFUSED 127.0.0.1:${port}`)
+      }))
+  }
 })

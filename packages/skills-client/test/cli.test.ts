@@ -2,7 +2,9 @@ import { execFile } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
+import * as Effect from "effect/Effect"
 import { describe, expect, it, type TestContext } from "vitest"
+import { serveHttp, serverCli } from "./helpers.js"
 import * as Tamper from "./TamperServer.js"
 
 const cli = Path.resolve(import.meta.dirname, "../dist/src/bin/mcp-skills.js")
@@ -157,6 +159,13 @@ describe.concurrent("mcp-skills against a server that demands a bearer token", (
   })
 })
 
+// A rewriting server's names a pull must never write.
+const hostileNames: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+  ["a planted .git/config", [".git/config"]],
+  ["a 200-level path", [`${"d/".repeat(200)}x.md`]],
+  ["two names differing only in case", ["templates/INVOICE.md"]]
+]
+
 describe.concurrent("mcp-skills pull", () => {
   it("pulls every file byte for byte and writes the lock file", async (context) => {
     const s = await server(context)
@@ -217,7 +226,8 @@ describe.concurrent("mcp-skills pull", () => {
     { name: "RunawayListing", tamper: { runawayPages: true }, check: "cursor", reads: [] },
     { name: "SkillNotFound", tamper: {}, check: "not-found", args: ["skill://nope/SKILL.md"], reads: [] },
     { name: "UnexpectedContents", tamper: { appendItem: Tamper.InvoiceUri }, check: "unlisted", file: Tamper.InvoiceUri },
-    { name: "timeout", tamper: { hang: ["resources/read"] }, check: "timeout", args: ["--all", "--timeout", "0.5"] }
+    { name: "timeout", tamper: { hang: ["resources/read"] }, check: "timeout", args: ["--all", "--timeout", "0.5"] },
+    ...hostileNames.map(([name, plant]) => ({ name, tamper: { plant }, check: "name", reads: [] }))
   ]
 
   for (const failure of failures) {
@@ -303,5 +313,77 @@ describe.concurrent("mcp-skills pull", () => {
     expect(run.stderr).toContain("was not written by a pull")
     expect(await written(dir)).toEqual(["pdf-processing", "pdf-processing/mine.txt"])
     expect(s.reads()).toEqual([])
+  })
+})
+
+describe.concurrent("mcp-skills pull against a rewriting server", () => {
+  for (const [name, plant] of hostileNames) {
+    it(`${name}: exit 1 naming the file, nothing written, the lock file unchanged`, async (context) => {
+      const s = await server(context)
+      const dir = await tempDir(context)
+      expect((await runCli(["pull", s.url, "--all", "--into", dir])).status).toBe(0)
+      const lock = await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8")
+      const before = await written(dir)
+      s.tamper.plant = plant
+      const run = await runCli(["pull", s.url, "--all", "--into", dir, "--accept-changes"])
+      expect(run.status).toBe(1)
+      expect(run.stderr.startsWith("mcp-skills: name check failed: ")).toBe(true)
+      expect(run.stderr).toContain(`skill://pdf-processing/${plant[0]}`)
+      expect(run.stderr.trim().split("\n")).toHaveLength(1)
+      expect(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8")).toBe(lock)
+      expect(await written(dir)).toEqual(before)
+    })
+  }
+})
+
+describe.concurrent("mcp-skills text", () => {
+  const served = async (context: TestContext) => {
+    const dir = await Fs.mkdtemp(Path.join(Os.tmpdir(), "mcp-skills-nested-"))
+    context.onTestFinished(() => Fs.rm(dir, { recursive: true, force: true }))
+    const files: Record<string, string> = {
+      "outer/SKILL.md": "---\nname: outer\ndescription: Holds another skill\n---\n",
+      "outer/notes.md": "notes\n",
+      "outer/inner/SKILL.md": "---\nname: inner\ndescription: Inside outer\n---\n"
+    }
+    for (const [path, text] of Object.entries(files)) {
+      await Fs.mkdir(Path.dirname(Path.join(dir, path)), { recursive: true })
+      await Fs.writeFile(Path.join(dir, path), text)
+    }
+    return dir
+  }
+  const withServer = <A>(dir: string, f: (url: string) => Promise<A>) =>
+    Effect.runPromise(Effect.scoped(Effect.flatMap(serveHttp(dir), ({ url }) => Effect.promise(() => f(url)))))
+
+  it("pull prints a line for a nested skill, which the lock file records; list says 1 file", async (context) => {
+    const dir = await served(context)
+    const into = await tempDir(context)
+    const [pull, list] = await withServer(dir, async (url) => [
+      await runCli(["pull", url, "--all", "--into", into]),
+      await runCli(["list", url])
+    ])
+    expect(pull.stderr).toBe("")
+    expect(pull.stdout.trim().split("\n").sort()).toEqual([
+      expect.stringMatching(/^added skill:\/\/outer\/SKILL\.md -> outer \(3 files, \d+ bytes\)$/),
+      "nested skill://outer/inner/SKILL.md -> outer/inner (inside skill://outer/SKILL.md)"
+    ])
+    const lock = JSON.parse(await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8"))
+    expect(lock.skills.map((skill: { uri: string }) => skill.uri)).toEqual(["skill://outer/SKILL.md", "skill://outer/inner/SKILL.md"].sort())
+    expect(list.stdout).toMatch(/^skill:\/\/outer\/inner\/SKILL\.md\tinner\t\(1 file, \d+ bytes\)\t/m)
+    expect(list.stdout).toMatch(/^skill:\/\/outer\/SKILL\.md\touter\t\(3 files, \d+ bytes\)\t/m)
+  })
+
+  it("--help of both commands shows every default", async () => {
+    const pull = await runCli(["pull", "--help"])
+    expect(pull.stdout).toMatch(/--timeout number .*\(default 60\)/)
+    expect(pull.stdout).toMatch(/--protocol choice .*\(default auto\)/)
+    expect(pull.stdout).toMatch(/--cache string .*\(default: in memory, for this run only\)/)
+    const serve = await new Promise<string>((resolve) =>
+      execFile(process.execPath, [serverCli, "serve", "--help"], { encoding: "utf8" }, (_error, stdout) => resolve(stdout))
+    )
+    expect(serve).toMatch(/--host string .*\(default 127\.0\.0\.1\)/)
+    expect(serve).toMatch(/--port integer .*\(default 3000\)/)
+    expect(serve).toMatch(/--path string .*\(default \/mcp\)/)
+    expect(serve).toMatch(/--watch-check number .*\(default 5\)/)
+    expect(serve).toMatch(/--page-size integer .*\(default 50\)/)
   })
 })

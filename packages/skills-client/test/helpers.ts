@@ -26,11 +26,11 @@ export const withClient = <A, E>(
 /** The built `mcp-skills-server` executable. */
 export const serverCli = Path.resolve(import.meta.dirname, "../../skills-server/dist/src/bin/mcp-skills-server.js")
 
-/** Starts `mcp-skills-server serve DIR --port 0` and answers its URL. */
-export const serveHttp = (dir: string) =>
+/** Starts `mcp-skills-server serve DIR --port 0 ...args` and answers its URL. */
+export const serveHttp = (dir: string, args: ReadonlyArray<string> = []) =>
   Effect.acquireRelease(
     Effect.callback<{ url: string; stop: () => void }>((resume) => {
-      const child = spawn(process.execPath, [serverCli, "serve", dir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] })
+      const child = spawn(process.execPath, [serverCli, "serve", dir, "--port", "0", ...args], { stdio: ["ignore", "pipe", "pipe"] })
       let out = ""
       child.stdout.on("data", (chunk: Buffer) => {
         out += chunk.toString("utf8")

@@ -214,3 +214,84 @@ describe("Pull on a memory file system (issue 10 item 3)", () => {
       assert.deepStrictEqual([...memory.nodes.keys()].filter((p) => p.startsWith("/home/DIR")), [])
     }).pipe(Effect.scoped))
 })
+
+describe("Pull refuses names that hurt, before anything is written", () => {
+  const deep = `${"a/".repeat(200)}x.md`
+  const cases: ReadonlyArray<{ readonly name: string; readonly plant: ReadonlyArray<string>; readonly problem: Record<string, unknown> }> = [
+    { name: "a planted .git/config", plant: [".git/config"], problem: { _tag: "Hidden", segment: ".git" } },
+    { name: "a .hg folder deeper down", plant: ["templates/.hg/hgrc"], problem: { _tag: "Hidden", segment: ".hg" } },
+    { name: "a 200-level path", plant: [deep], problem: { _tag: "TooDeep", depth: 202, max: Pull.MaxDepth } },
+    {
+      name: "two names differing only in case",
+      plant: ["templates/Invoice.md"],
+      problem: { _tag: "Collides", name: "pdf-processing/templates/Invoice.md", other: Tamper.InvoiceUri }
+    },
+    {
+      name: "NFC and NFD spellings of one name",
+      plant: ["notes/caf\u00e9.md", "notes/cafe\u0301.md"],
+      problem: { _tag: "Collides", name: "pdf-processing/notes/cafe\u0301.md", otherName: "pdf-processing/notes/caf\u00e9.md" }
+    },
+    {
+      name: "a file where another file needs a folder",
+      plant: ["templates/invoice.md/inner.md"],
+      problem: { _tag: "Collides", name: "pdf-processing/templates/invoice.md", otherName: "pdf-processing/templates/invoice.md" }
+    }
+  ]
+
+  for (const { name, plant, problem } of cases) {
+    it.live(`${name}: UnsafeName, no file written, the lock file unchanged`, () =>
+      Effect.gen(function*() {
+        const s = yield* Effect.acquireRelease(Effect.promise(() => Tamper.start()), (s) => Effect.promise(() => s.close()))
+        const root = yield* tempDir("pull-names-")
+        const into = Path.join(root, "DIR")
+        assert.isTrue(Exit.isSuccess(yield* pullAll(s.url, into)))
+        const lockPath = Path.join(into, Pull.LockFileName)
+        const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
+        const before = yield* listing(into)
+        s.tamper.plant = plant
+        const reads = s.reads().length
+        const refused = yield* withClient(s.url, (client) =>
+          Pull.pull(client, { into, all: true, acceptChanges: true }).pipe(
+            Effect.as(undefined),
+            Effect.catchTag("UnsafeName", Effect.succeed),
+            Effect.provide(NodeFileSystem.layer)
+          ))
+        assert.deepInclude(refused, { _tag: "UnsafeName", skill: Tamper.SkillUri })
+        assert.deepInclude(refused!.problem, problem)
+        assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
+        assert.deepStrictEqual(yield* listing(into), before)
+        // A first pull into a fresh folder leaves no folder behind.
+        const fresh = Path.join(root, "FRESH")
+        assert.isTrue(Exit.isFailure(yield* pullAll(s.url, fresh)))
+        assert.isFalse(yield* Effect.promise(() => Fs.stat(fresh).then(() => true, () => false)))
+        // Decided from the entries: no file was even read.
+        assert.strictEqual(s.reads().length, reads)
+      }).pipe(Effect.scoped))
+  }
+
+  it.live("a folder differing only in case from one the lock file keeps for another server is refused", () =>
+    Effect.gen(function*() {
+      const { url, into } = yield* setup
+      assert.isTrue(Exit.isSuccess(yield* pullAll(url, into)))
+      const lockPath = Path.join(into, Pull.LockFileName)
+      const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
+      const served = yield* tempDir("pull-upper-")
+      yield* Effect.promise(async () => {
+        await Fs.mkdir(Path.join(served, "billing"))
+        await Fs.writeFile(Path.join(served, "billing/SKILL.md"), "---\nname: billing\ndescription: Bill in capitals\n---\n")
+      })
+      const other = yield* serveHttp(served, ["--prefix", "ACME"])
+      const exit = yield* pullAll(other.url, into)
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+      assert.deepInclude(error, { _tag: "UnsafeName", uri: "skill://ACME/billing/SKILL.md" })
+      assert.deepInclude((error as Pull.UnsafeName).problem, {
+        _tag: "Collides",
+        name: "ACME",
+        otherName: "acme",
+        other: "skill://acme/billing/SKILL.md"
+      })
+      assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
+      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(into)), ["acme", Pull.LockFileName, "solo"].sort())
+    }).pipe(Effect.scoped))
+})

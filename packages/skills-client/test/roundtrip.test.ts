@@ -12,7 +12,7 @@ import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { Pull, SkillsClient } from "@mcp-skills/client"
+import { Pull, SkillsClient, type SkillsClientError } from "@mcp-skills/client"
 import { filesUnder, makeFixture } from "./fixture.js"
 import { serveHttp, serverCli, versions, withClient } from "./helpers.js"
 
@@ -68,5 +68,47 @@ describe.skipIf(!existsSync(serverCli)).concurrent("round trip with mcp-skills-s
           )
         }))
     })
+  }
+})
+
+describe.skipIf(!existsSync(serverCli)).concurrent("a file removed from mcp-skills-server after getSkill", () => {
+  // Files served from disk on each read, so a deleted one is noticed on its read.
+  const args = ["--on-demand-above", "1"]
+  const removed = (client: SkillsClient.Service, dir: string) =>
+    Effect.gen(function*() {
+      const { skill } = yield* client.getSkill("skill://release-notes/SKILL.md")
+      yield* Effect.promise(() => Fs.rm(Path.join(dir, "release-notes/guide/STYLE.md")))
+      return yield* client.readSkillResource(skill, "guide/STYLE.md").pipe(
+        Effect.as(undefined),
+        Effect.catchTag("ResourceNotFound", Effect.succeed)
+      )
+    })
+  const expectRemoved = (error: SkillsClientError.ResourceNotFound | undefined) =>
+    assert.deepInclude(error, {
+      _tag: "ResourceNotFound",
+      skill: "skill://release-notes/SKILL.md",
+      uri: "skill://release-notes/guide/STYLE.md",
+      entryRefetches: 1
+    })
+
+  for (const protocolVersion of versions) {
+    it.live(`over stdio, through effect's McpClient transport (${protocolVersion})`, () =>
+      Effect.gen(function*() {
+        const dir = yield* makeFixture
+        const error = yield* SkillsClient.SkillsClient.use((client) => removed(client, dir)).pipe(
+          Effect.provide(
+            SkillsClient.layerStdio({ command: process.execPath, args: [serverCli, "serve", dir, "--stdio", ...args], protocolVersion })
+              .pipe(Layer.provide(NodeServices.layer))
+          )
+        )
+        expectRemoved(error)
+      }))
+
+    it.live(`over HTTP, lean read transport (${protocolVersion})`, () =>
+      Effect.gen(function*() {
+        const dir = yield* makeFixture
+        const { url } = yield* serveHttp(dir, args)
+        expectRemoved(yield* withClient(url, (client) => removed(client, dir), { protocolVersion, readTransport: "lean" }))
+      }))
   }
 })

@@ -109,6 +109,14 @@ export const parse = (uri: string): Result.Result<Parsed, InvalidSkillUri> => {
 }
 
 /**
+ * Whether a decoded path segment names a hidden entry: one starting with `.` (`.git`, `.env`). A
+ * directory source serves none, and a pull writes none.
+ *
+ * @since 0.1.0
+ */
+export const isHidden = (segment: string): boolean => segment.startsWith(".")
+
+/**
  * Percent-encodes one decoded path segment the canonical way (`encodeURIComponent`, upper-case hex).
  * Fails for strings that cannot be UTF-8 encoded (lone surrogates).
  *

@@ -12,7 +12,8 @@
  *   on stdout and logged once on stderr (as a warning of effect's logger, which this layer sends
  *   to stderr: stdout carries the protocol);
  * - JSON that is not a JSON-RPC 2.0 request, notification, response or batch is answered
- *   `-32600` (with the message's id when it has a valid one);
+ *   `-32600` (with the message's id when it has a valid one), and so is a message nesting arrays
+ *   and objects more than 128 levels deep (effect would overflow its stack on it and never answer);
  * - a line longer than `maxLineSize` (default 4 MiB) is skipped without being held, and answered
  *   `-32600`;
  * - blank lines are ignored; a last line without a newline before end of input is still a line;
@@ -45,6 +46,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
+import * as Nesting from "./internal/nesting.js"
 
 /**
  * The longest line read when none is given: 4 MiB, as the HTTP body limit.
@@ -142,6 +144,16 @@ const makeFramer = (maxBytes: number) => {
         code: PARSE_ERROR,
         message: "Parse error",
         log: `line ${lineNumber} is not JSON (${error instanceof Error ? error.message.slice(0, 120) : "unreadable"})`
+      }
+    }
+    // effect serializes each message again, recursively: one nested too deep would never be answered.
+    if (Nesting.tooDeep(bytes)) {
+      return {
+        _tag: "Refused",
+        id: Nesting.idOf(value),
+        code: INVALID_REQUEST,
+        message: Nesting.error.message,
+        log: `line ${lineNumber} nests deeper than ${Nesting.MaxDepth} levels`
       }
     }
     const invalid = invalidMessage(value)

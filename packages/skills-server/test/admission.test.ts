@@ -7,91 +7,23 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
-import { HttpRouter } from "effect/http"
-import { request as httpRequest } from "node:http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpAdmission, SkillsServer } from "../src/index.js"
 import { examples, httpServer as cliServer } from "./cli-server.js"
 import { catalogue } from "./support/catalogue.js"
+import { errorOf, upload } from "./support/upload.js"
 import { adapters, legacyHttp, modernHttp, serveApp, ServerUrl } from "./support/wire.js"
 
-const server = (options?: HttpAdmission.Options) =>
-  serveApp(
-    McpServer.layerHttp({
-      name: "admission-test",
-      version: "1.0.0",
-      path: "/mcp",
-      protocols: adapters(),
-      allowSessionTermination: true,
-      registrations: SkillsServer.layer({ skills: catalogue })
-    }).pipe(Layer.provide(HttpAdmission.layer(options)))
-  )
+const endpoint = McpServer.layerHttp({
+  name: "admission-test",
+  version: "1.0.0",
+  path: "/mcp",
+  protocols: adapters(),
+  allowSessionTermination: true,
+  registrations: SkillsServer.layer({ skills: catalogue })
+})
 
-interface Raw {
-  readonly status: number
-  readonly headers: Record<string, string | Array<string> | undefined>
-  readonly text: string
-  /** Body bytes the client managed to hand to the socket before it got the answer. */
-  readonly sent: number
-}
-
-const jsonHeaders = { "content-type": "application/json", accept: "application/json, text/event-stream" }
-
-/**
- * Sends `total` bytes (`chunk` repeated, then `tail`) with node:http, respecting backpressure, and
- * stops writing as soon as the answer arrives. Holds one chunk in memory, never the body.
- */
-const upload = (url: string, options: {
-  readonly method?: string | undefined
-  readonly headers?: Record<string, string> | undefined
-  readonly chunk: Uint8Array
-  readonly count: number
-  readonly declareLength?: boolean
-}): Effect.Effect<Raw> =>
-  Effect.callback<Raw>((resume) => {
-    const total = options.chunk.length * options.count
-    let sent = 0
-    let answered = false
-    const req = httpRequest(url, {
-      method: options.method ?? "POST",
-      headers: { ...jsonHeaders, ...options.headers, ...(options.declareLength === true ? { "content-length": String(total) } : {}) }
-    })
-    req.on("response", (res) => {
-      answered = true
-      const chunks: Array<Buffer> = []
-      res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () =>
-        resume(Effect.succeed({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(chunks).toString("utf8"),
-          sent
-        })))
-      res.on("error", (error) => resume(Effect.die(error)))
-    })
-    // A server that refuses early closes the connection: writes after that fail, the answer stands.
-    req.on("error", (error) => {
-      if (!answered) resume(Effect.die(error))
-    })
-    let written = 0
-    const pump = () => {
-      while (!answered && written < options.count) {
-        written++
-        sent += options.chunk.length
-        if (!req.write(options.chunk)) return void req.once("drain", pump)
-      }
-      if (!answered) req.end()
-    }
-    pump()
-    return Effect.sync(() => req.destroy())
-  })
-
-const errorOf = (raw: Raw) => {
-  const body = JSON.parse(raw.text)
-  assert.strictEqual(body.jsonrpc, "2.0")
-  assert.strictEqual(body.id, null)
-  assert.isString(body.error.message)
-  return body.error as { code: number; message: string; data?: any }
-}
+const server = (options?: HttpAdmission.Options) => serveApp(endpoint.pipe(Layer.provide(HttpAdmission.layer(options))))
 
 const ping = (id: number) => JSON.stringify({ jsonrpc: "2.0", id, method: "ping" })
 
@@ -244,6 +176,48 @@ describe("HttpAdmission", () => {
         const after = process.memoryUsage()
         assert.isBelow(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed, 64 * 1024 * 1024)
         assert.isArray((yield* modern.call("skills/list")).skills)
+      }))
+  })
+
+  // SkillsServer.layer with no HttpAdmission: its own guard, on every MCP POST of the router only.
+  const upload5MiB = HttpRouter.add("POST", "/upload", (request) =>
+    Effect.map(Effect.orDie(request.arrayBuffer), (body) => HttpServerResponse.text(String(body.byteLength))))
+  const bare = (admission: Layer.Layer<never> | undefined) =>
+    serveApp(Layer.mergeAll(admission === undefined ? endpoint : endpoint.pipe(Layer.provide(admission)), upload5MiB))
+  const fiveMiB = { chunk: new Uint8Array(1024 * 1024).fill(0x20), count: 5 }
+  layer(bare(undefined))("SkillsServer.layer alone", (it) => {
+    it.effect("guards MCP POSTs of the router at the default limit, and leaves other POSTs alone", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        for (const declareLength of [true, false]) {
+          const mcp = yield* upload(url, { ...fiveMiB, declareLength })
+          assert.strictEqual(mcp.status, 413)
+          assert.strictEqual(errorOf(mcp).data.maxBodySize, 4 * 1024 * 1024)
+          // What an MCP endpoint would read is guarded whatever its path (the guard cannot know the route).
+          const shaped = yield* upload(url.replace("/mcp", "/upload"), { ...fiveMiB, declareLength })
+          assert.strictEqual(shaped.status, 413)
+          const plain = yield* upload(url.replace("/mcp", "/upload"), {
+            ...fiveMiB,
+            declareLength,
+            headers: { accept: "application/json" }
+          })
+          assert.strictEqual(plain.status, 200)
+          assert.strictEqual(plain.text, String(5 * 1024 * 1024))
+        }
+        assert.isArray((yield* modernHttp(url).call("skills/list")).skills)
+      }))
+  })
+  layer(bare(HttpAdmission.layer({ maxBodySize: "8 MiB" })))("SkillsServer.layer with HttpAdmission", (it) => {
+    it.effect("HttpAdmission's limit governs its endpoint: the skills layer adds no guard of its own", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const read = yield* upload(url, { ...fiveMiB, declareLength: true })
+        // Read whole (5 MiB of spaces is no JSON): effect's own answer, not a 413.
+        assert.strictEqual(read.status, 200, read.text)
+        assert.strictEqual(errorOf(read).code, -32700)
+        const over = yield* upload(url, { chunk: fiveMiB.chunk, count: 9, declareLength: true })
+        assert.strictEqual(over.status, 413)
+        assert.strictEqual(errorOf(over).data.maxBodySize, 8 * 1024 * 1024)
       }))
   })
 

@@ -12,6 +12,8 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import { exampleUris, examples, repoRoot } from "./cli-server.js"
+import { deepRequest } from "./support/session.js"
+import { errorOf, upload } from "./support/upload.js"
 import { legacyHttp, modernHttp, serveApp, ServerUrl, withHeaders } from "./support/wire.js"
 
 const examplePath = Path.join(repoRoot, "examples/server-and-client.ts")
@@ -79,6 +81,42 @@ describe("README: A complete server and client", () => {
           assert.strictEqual((refused as { _tag: string })._tag, "McpClientError", forged)
           assert.deepInclude((refused as { reason: unknown }).reason, { _tag: "HttpError", status: 401 }, forged)
         }
+      }))
+
+    it.effect("with no extra line, a 100 MB body gets 413 while other clients keep being answered", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const chunk = new Uint8Array(1024 * 1024).fill(0x20)
+        const before = process.memoryUsage()
+        const [chunked, declared, loaded] = yield* Effect.all([
+          upload(url, { chunk, count: 100 }),
+          upload(url, { chunk, count: 100, declareLength: true }),
+          Effect.forEach(Array.from({ length: 6 }), () => loadAs(token), { concurrency: 2 })
+        ], { concurrency: "unbounded" })
+        for (const raw of [chunked, declared]) {
+          assert.strictEqual(raw.status, 413)
+          const error = errorOf(raw)
+          assert.strictEqual(error.code, -32600)
+          assert.strictEqual(error.data.maxBodySize, 4 * 1024 * 1024)
+          assert.isBelow(raw.sent, 100 * 1024 * 1024)
+        }
+        for (const skills of loaded) assert.deepStrictEqual(skills.map(({ uri }) => uri).sort(), everyUri)
+        // The server held at most the limit of each body, never the 100 MB.
+        const after = process.memoryUsage()
+        assert.isBelow(after.arrayBuffers + after.heapUsed - before.arrayBuffers - before.heapUsed, 64 * 1024 * 1024)
+      }))
+
+    it.effect("a message nested 5,000 levels deep is answered -32600 with its id", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const raw = yield* upload(url, {
+          headers: { "mcp-protocol-version": "2026-07-28", "mcp-method": "skills/list" },
+          chunk: new TextEncoder().encode(deepRequest("2026-07-28", "deep", 5_000)),
+          count: 1,
+          declareLength: true
+        })
+        assert.strictEqual(raw.status, 200)
+        assert.strictEqual(errorOf(raw, "deep").code, -32600)
       }))
 
     it.effect("on both revisions, hidden skills look absent to an anonymous caller on every surface asked", () =>

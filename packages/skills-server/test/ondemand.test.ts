@@ -317,4 +317,23 @@ describe("files served on demand", () => {
       expect(pulled.get(bigUri)).toEqual(fill(0x01, 8 * Threshold))
       expect(pulled.get(longUri)).toEqual(longer)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("50 concurrent reads of a file edited behind the server's back run one rescan, and all answer the new bytes", () =>
+    Effect.gen(function*() {
+      // Enough skills that a rescan takes longer than the readers take to find the file changed.
+      const files: Record<string, string | Uint8Array> = { ...Object.fromEntries(
+        Array.from({ length: 300 }, (_, i) => [`many/s${i}/SKILL.md`, skillMd(`s${i}`)])
+      ) }
+      const root = aged(tree({ ...files, "alpha/SKILL.md": skillMd("alpha"), "alpha/data/big.bin": fill(0x01, 8 * Threshold) }))
+      const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
+      const client = modernHttp(Context.get(yield* Layer.build(inProcess(SkillsServer.layer({ skills: source.definitions }))), ServerUrl))
+      expect(yield* read(client, bigUri)).toEqual(fill(0x01, 8 * Threshold))
+      const before = (yield* source.stats).scans
+
+      replace(path.join(root, "alpha/data/big.bin"), fill(0x0c, 8 * Threshold))
+      const answers = yield* Effect.forEach(Array.from({ length: 50 }), () => read(client, bigUri), { concurrency: "unbounded" })
+      for (const bytes of answers) expect(bytes).toEqual(fill(0x0c, 8 * Threshold))
+      expect((yield* source.stats).scans - before).toBe(1)
+      expect(yield* entryDigest(client, bigUri)).toBe(sha256(fill(0x0c, 8 * Threshold)))
+    }).pipe(Effect.scoped), 60_000)
 })

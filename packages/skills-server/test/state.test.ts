@@ -52,10 +52,11 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
     Kind.render({
       snapshot,
       registry: noRegistry,
+      rescan: () => Effect.die("rendering reloaded the registry"),
       visibleIn: () => {
         throw new Error("rendering used another snapshot")
       },
-      visible: { skill: () => true, instance: () => true, any: () => true, checked: false },
+      visible: { skill: () => true, instance: () => true, any: () => true, file: () => true, checked: false },
       request: requestFor(tenant),
       method: "skills/get",
       renderings,

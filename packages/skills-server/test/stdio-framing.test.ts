@@ -18,6 +18,7 @@ import { McpServer } from "effect/ai"
 import { SkillsServer, StdioFraming } from "../src/index.js"
 import { examples, spawnBin, stop, waitFor } from "./cli-server.js"
 import { catalogue } from "./support/catalogue.js"
+import { deepRequest } from "./support/session.js"
 import { adapters, clientInfo } from "./support/wire.js"
 import type { Revision } from "./support/wire.js"
 
@@ -125,6 +126,24 @@ describe("StdioFraming", () => {
           for (const error of parseErrors) assert.deepStrictEqual(error, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
           const invalid = refusals(messages, -32600)
           assert.deepStrictEqual(invalid.map((message) => message.id), [null, null, null, "bad-method", null])
+        }))
+
+      it.live("a message nested deeper than 128 levels is answered -32600 with its id; at the bound it is served", () =>
+        Effect.gen(function*() {
+          const messages = yield* session([
+            [
+              ...opening(revision),
+              deepRequest(revision, "at", 128),
+              deepRequest(revision, "over", 129),
+              deepRequest(revision, "deep", 5_000),
+              request(revision, "after", "skills/list")
+            ].join("\n") + "\n"
+          ])
+          assert.isArray(answerTo(messages, "at").result.skills)
+          for (const id of ["over", "deep"]) {
+            assert.deepStrictEqual(answerTo(messages, id).error, { code: -32600, message: "Invalid Request: nested deeper than 128 levels" })
+          }
+          assert.isArray(answerTo(messages, "after").result.skills)
         }))
 
       it.live("end of input right after a request still answers it, then the transport ends", () =>

@@ -59,6 +59,36 @@ const isRecord = (u: unknown): u is Record<string, unknown> =>
 
 const fail = (reason: ConstructorParameters<typeof McpClientError>[0]["reason"]) => new McpClientError({ reason })
 
+// The innermost cause of a failure in its own words: what the operating system said
+// ("connect ECONNREFUSED 127.0.0.1:3999", "getaddrinfo ENOTFOUND host"), every attempt of an
+// AggregateError (a name resolving to several addresses) once.
+const rootCause = (cause: unknown): string | undefined => {
+  let innermost: unknown = undefined
+  for (let depth = 0; cause instanceof Error && depth < 8; depth++) {
+    innermost = cause
+    cause = cause.cause
+  }
+  if (innermost instanceof AggregateError && innermost.message === "") {
+    const attempts = [...new Set(innermost.errors.map((error) => error instanceof Error ? error.message : String(error)))]
+    return attempts.length === 0 ? undefined : attempts.join("; ")
+  }
+  return innermost instanceof Error && innermost.message !== "" ? innermost.message : undefined
+}
+
+/**
+ * A transport failure whose message names its cause: effect's transports say "MCP HTTP request
+ * failed" and leave why in `cause`.
+ *
+ * @internal
+ */
+export const explained = (error: McpClientError): McpClientError => {
+  const reason = error.reason
+  if (reason._tag !== "TransportError") return error
+  const why = rootCause(reason.cause)
+  if (why === undefined || reason.message.includes(why)) return error
+  return fail(new TransportError({ description: `${reason.message}: ${why}`, cause: reason.cause }))
+}
+
 const CapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 const SkillsDeclaration = { [Extension.ExtensionId]: {} }
 
@@ -104,8 +134,10 @@ export const connect = Effect.fnUntraced(function*(
 
   const wrapped: McpClient.Transport = {
     ...transport,
+    notify: (message) => Effect.mapError(transport.notify(message), explained),
     request: (message, tool) =>
       transport.request(declare(message), tool).pipe(
+        Effect.mapError(explained),
         Effect.map((response) => {
           if ((message.method === "initialize" || message.method === "server/discover") && "result" in response) {
             const result = response.result
@@ -137,6 +169,7 @@ export const connect = Effect.fnUntraced(function*(
         params: modern ? { ...params, _meta: meta } : params
       })
     ).pipe(
+      Effect.mapError(explained),
       Effect.flatMap((response): Effect.Effect<unknown, McpClientError> => {
         if ("error" in response && response.error !== undefined) {
           return Effect.fail(fail(

@@ -31,17 +31,17 @@ const root = Flag.String("root").pipe(
 )
 
 const host = Flag.String("host").pipe(
-  Flag.withDescription("Interface to listen on (HTTP)"),
+  Flag.withDescription("Interface to listen on (HTTP) (default 127.0.0.1)"),
   Flag.withDefault("127.0.0.1")
 )
 
 const port = Flag.Int("port").pipe(
-  Flag.withDescription("TCP port to listen on (HTTP); 0 picks a free one"),
+  Flag.withDescription("TCP port to listen on (HTTP); 0 picks a free one (default 3000)"),
   Flag.withDefault(3000)
 )
 
 const path = Flag.String("path").pipe(
-  Flag.withDescription("HTTP path of the MCP endpoint"),
+  Flag.withDescription("HTTP path of the MCP endpoint (default /mcp)"),
   Flag.withDefault("/mcp"),
   Flag.map((value) => (value.startsWith("/") ? value : `/${value}`) as `/${string}`)
 )
@@ -70,7 +70,7 @@ const watch = Flag.Boolean("watch").pipe(
 
 const watchCheck = Flag.Finite("watch-check").pipe(
   Flag.withDescription(
-    "With --watch: seconds between stamp checks that catch changes no file event reported (network volumes, bind mounts); 0 turns them off"
+    "With --watch: seconds between stamp checks that catch changes no file event reported (network volumes, bind mounts); 0 turns them off (default 5)"
   ),
   Flag.withDefault(5)
 )
@@ -117,7 +117,7 @@ const onDemandAbove = sizeFlag(
 )
 
 const pageSize = Flag.Int("page-size").pipe(
-  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP)"),
+  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP) (default 50)"),
   Flag.withDefault(50)
 )
 

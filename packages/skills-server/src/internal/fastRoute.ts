@@ -24,7 +24,8 @@
  * 4. Session: a request with `Mcp-Session-Id` is effect's (session lookup, 404).
  * 5. Body size: `HttpAdmission`'s limit (413) and the route's own 64 KiB bound: only a declared
  *    `Content-Length` within both is read (never a chunked body), so no limit is bypassed.
- * 6. JSON-RPC shape: a single object (batches are effect's), `jsonrpc: "2.0"`, a string or
+ * 6. JSON-RPC shape: nested no deeper than the admission's bound (`nesting.ts`), a single object
+ *    (batches are effect's), `jsonrpc: "2.0"`, a string or
  *    safe-integer `id` (notifications and null ids are effect's), a string `method`, no
  *    `result`/`error`, and object `params`; a body that is not JSON is effect's (-32700).
  * 7. `MCP-Protocol-Version` vs `_meta`: the header must equal the learnt stateless revision and
@@ -60,6 +61,7 @@ import type * as SkillRegistry from "../SkillRegistry.js"
 import * as Encoded from "./encoded.js"
 import * as Handlers from "./handlers.js"
 import * as Learning from "./learning.js"
+import * as Nesting from "./nesting.js"
 
 /** Largest body the route reads itself; larger requests are never skills reads. */
 export const MaxBody = 64 * 1024
@@ -112,6 +114,7 @@ const ProtocolVersionKey = "io.modelcontextprotocol/protocolVersion"
 const ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 
 const encoder = new TextEncoder()
+const decoder = new TextDecoder()
 const head = encoder.encode(`{"jsonrpc":"2.0","id":`)
 const middle = encoder.encode(`,"result":`)
 // effect's HTTP serialization ends every message with a newline.
@@ -183,11 +186,14 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
     if (method === "resources/directory/read" ? !route.directoryRead : !fastMethods.has(method)) return undefined
     const length = headers["content-length"]
     if (length === undefined || !/^[0-9]{1,9}$/.test(length) || Number(length) > route.maxBody) return undefined
-    const text = yield* Effect.exit(request.text)
-    if (Exit.isFailure(text)) return undefined
+    const body = yield* Effect.exit(request.arrayBuffer)
+    if (Exit.isFailure(body)) return undefined
+    const bytes = new Uint8Array(body.value)
+    // Keying `_meta` by its JSON recurses: a message nested that deep is the admission's to refuse.
+    if (Nesting.tooDeep(bytes)) return undefined
     let message: unknown
     try {
-      message = JSON.parse(text.value)
+      message = JSON.parse(decoder.decode(bytes))
     } catch {
       return undefined
     }

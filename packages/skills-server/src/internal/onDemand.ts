@@ -8,7 +8,9 @@
  * would keep them under a wrong key.
  */
 import { Digest } from "@mcp-skills/core"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
@@ -57,6 +59,39 @@ const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => 
 })
 
 /**
+ * The rescan readers of changed files share: `reload` runs at most once at a time, in `scope` (a
+ * reader that goes away does not cancel it for the others), and whoever asks while it runs waits
+ * for that run; only the reader that starts it logs `why`. Its failure is not theirs: the snapshot
+ * stays, and their second check says so.
+ */
+export const makeRescan = (
+  reload: Effect.Effect<unknown, unknown>,
+  scope: Scope.Scope
+): (why: string) => Effect.Effect<void> => {
+  let running: Deferred.Deferred<void> | undefined
+  // Uninterruptible until the run is observed, so no reader leaves `running` set with no run.
+  return (why) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.suspend(() => {
+        if (running !== undefined) return restore(Deferred.await(running))
+        const done = Deferred.makeUnsafe<void>()
+        running = done
+        const started = Effect.forkIn(Effect.ignore(Effect.andThen(Effect.logWarning(why), reload)), scope)
+        // Observed, not awaited: waiters are released however the run ends, even one never
+        // started because the scope has closed.
+        return Effect.andThen(
+          Effect.map(started, (fiber) =>
+            fiber.addObserver(() => {
+              running = undefined
+              Deferred.doneUnsafe(done, Effect.void)
+            })),
+          restore(Deferred.await(done))
+        )
+      })
+    )
+}
+
+/**
  * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from
  * the new snapshot (`undefined` when the file is no longer served).
  */
@@ -68,14 +103,13 @@ export const read = (call: Call, file: SkillRegistry.OnDiskFile): Effect.Effect<
     // changed file reload once, not once each, when they come one after another).
     const latest = (yield* call.registry.snapshot).files.get(file.uri)
     if (latest !== undefined && latest._tag === file._tag && latest.digest === file.digest && latest.size === file.size) {
-      yield* Effect.logWarning(`${file.uri} changed on disk (${first.reason}); reloading the catalogue`)
       // A failed reload keeps the snapshot, whose entry then fails the check again below.
-      yield* Effect.ignore(call.registry.reload)
+      yield* call.rescan(`${file.uri} changed on disk (${first.reason}); reloading the catalogue`)
     }
     const after = yield* call.registry.snapshot
     const current = after.files.get(file.uri)
     // The reload may also have changed what the caller may see: hidden is "not found", as before.
-    if (current === undefined || !call.visibleIn(after).any(current.owners)) return undefined
+    if (current === undefined || !call.visibleIn(after).file(current.owners)) return undefined
     switch (current._tag) {
       case "InMemory":
         return { mimeType: current.mimeType, content: current.content }

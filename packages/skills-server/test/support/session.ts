@@ -111,6 +111,15 @@ export const modernMeta = {
   "io.modelcontextprotocol/clientInfo": { name: "t", version: "0" }
 }
 
+/** A `skills/list` nested `depth` levels deep in all: the message, its params, `_meta`, then arrays. */
+export const deepRequest = (revision: "2026-07-28" | "2025-11-25", id: string | number, depth: number) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "skills/list",
+    params: { _meta: { ...(revision === "2026-07-28" ? modernMeta : {}), deep: 0 } }
+  }).replace(`"deep":0`, `"deep":${"[".repeat(depth - 3)}${"]".repeat(depth - 3)}`)
+
 const Acknowledged = "notifications/subscriptions/acknowledged"
 
 /**
