@@ -40,8 +40,8 @@
  * Listen streams (`mcpProtocol/v2026_07_28.ts`, `subscriptions/listen`): effect keeps 64 pending
  * notifications per stream and ends it past them (`protocol.end` over HTTP, which writes no
  * message). The wrapper reads the listen's params (its handler, wrapped in `install`), paces the
- * skill notices through `ListenPacing` (each handed out carries a marker in its `metadata`, which
- * effect copies into `_meta`; the wrapped `sendNotification` strips it and counts the notice sent),
+ * skill notices through `ListenPacing` (each handed out carries, in its `metadata`, which effect
+ * copies into `_meta`, what to run once it is sent; the wrapped `sendNotification` strips and runs it),
  * and over HTTP sends `notifications/cancelled` naming the listen before effect ends a stream.
  *
  * HTTP sessions (`mcpStatefulRuntime.ts`): effect keeps each session until a DELETE
@@ -449,26 +449,24 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                 const subscription = yield* PubSub.subscribe(merged)
                 yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(events), (event) => PubSub.publish(merged, event))))
                 const params = yield* Effect.serviceOption(ListenParams)
-                const publish = (notice: Notice, pacer?: ListenPacing.Pacer) =>
+                const publish = (notice: Notice, sent?: Effect.Effect<void>) =>
                   Effect.asVoid(PubSub.publish(merged, {
-                    notification: pacer === undefined ? notice : { ...notice, metadata: { [PacedKey]: pacer } }
+                    notification: sent === undefined ? notice : { ...notice, metadata: { [PacedKey]: sent } }
                   }))
-                const pacer: ListenPacing.Pacer | undefined = Option.isNone(params)
-                  ? undefined
-                  : ListenPacing.make(askedBy(params.value), (notice) => publish(notice, pacer))
+                const pacer = Option.isNone(params) ? undefined : ListenPacing.make(askedBy(params.value), publish)
                 yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => pacer === undefined ? publish(notice) : pacer.offer(notice)))
                 return subscription
               }),
               ...(context.sendNotification === undefined ? {} : {
                 sendNotification: (protocolVersion: string, clientId: number, notification: any) => {
                   const meta = notification?.payload?._meta
-                  const pacer: ListenPacing.Pacer | undefined = meta?.[PacedKey]
-                  if (pacer === undefined) return context.sendNotification(protocolVersion, clientId, notification)
+                  const sent: Effect.Effect<void> | undefined = meta?.[PacedKey]
+                  if (sent === undefined) return context.sendNotification(protocolVersion, clientId, notification)
                   const { [PacedKey]: _, ...rest } = meta
                   return context.sendNotification(protocolVersion, clientId, {
                     ...notification,
                     payload: { ...notification.payload, _meta: rest }
-                  }).pipe(Effect.ensuring(pacer.sent))
+                  }).pipe(Effect.ensuring(sent))
                 }
               }),
               // Over HTTP effect ends the stream without a message (`protocol.end`); the client is

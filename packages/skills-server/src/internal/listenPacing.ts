@@ -9,7 +9,7 @@
  * and keeps the rest itself: one pending `list_changed` at most, and the updated URIs (each once).
  * When the waiting notices would pass `bound`, and the listen asked for `resourcesListChanged`,
  * they are coalesced into one `list_changed` (the client re-lists; digests tell it what changed),
- * which also absorbs further `updated` notices until it is handed out. A listen that did not ask
+ * which also absorbs further `updated` notices until it has been sent. A listen that did not ask
  * for `list_changed` keeps every waiting URI, at most one per URI it subscribed to.
  *
  * @internal
@@ -29,37 +29,39 @@ export interface Asked {
   readonly subscribed: (uri: string) => boolean
 }
 
-/** One listen's pacer. */
+/** One listen's pacer: `offer` every notice the listen may hear. */
 export interface Pacer {
   readonly offer: (notice: Notice) => Effect.Effect<void>
-  /** A notice handed out has been sent. */
-  readonly sent: Effect.Effect<void>
 }
 
-/** A pacer handing notices out with `hand` (which must not suspend). */
-export const make = (asked: Asked, hand: (notice: Notice) => Effect.Effect<void>): Pacer => {
+/**
+ * A pacer handing notices out with `hand` (which must not suspend); `sent` must run once the
+ * notice it comes with has been sent (or could not be).
+ */
+export const make = (asked: Asked, hand: (notice: Notice, sent: Effect.Effect<void>) => Effect.Effect<void>): Pacer => {
   let handedOut = 0
   let listChanged = false
-  // A coalesced list_changed is waiting: it stands for every update until it is handed out.
+  // A coalesced list_changed is waiting or on its way: it stands for every update until sent.
   let coalesced = false
   const updated = new Set<string>()
-  const pump = Effect.suspend(() => {
-    const next: Array<Notice> = []
+  const pump: Effect.Effect<void> = Effect.suspend(() => {
+    const next: Array<readonly [Notice, Effect.Effect<void>]> = []
     while (handedOut + next.length < Window) {
       if (listChanged) {
         listChanged = false
-        coalesced = false
-        next.push({ _tag: "ResourcesChanged" })
+        next.push([{ _tag: "ResourcesChanged" }, coalesced ? coalescedSent : sent])
         continue
       }
       const first = updated.values().next()
       if (first.done === true) break
       updated.delete(first.value)
-      next.push({ _tag: "ResourceUpdated", uri: first.value })
+      next.push([{ _tag: "ResourceUpdated", uri: first.value }, sent])
     }
     handedOut += next.length
-    return Effect.forEach(next, hand, { discard: true })
+    return Effect.forEach(next, ([notice, done]) => hand(notice, done), { discard: true })
   })
+  const sent = Effect.andThen(Effect.sync(() => void handedOut--), pump)
+  const coalescedSent = Effect.andThen(Effect.sync(() => void (coalesced = false)), sent)
   const hold = (notice: Notice) => {
     if (notice._tag === "ResourcesChanged") {
       if (asked.listChanged) listChanged = true
@@ -74,8 +76,5 @@ export const make = (asked: Asked, hand: (notice: Notice) => Effect.Effect<void>
     }
     updated.add(notice.uri)
   }
-  return {
-    offer: (notice) => Effect.andThen(Effect.sync(() => hold(notice)), pump),
-    sent: Effect.andThen(Effect.sync(() => void handedOut--), pump)
-  }
+  return { offer: (notice) => Effect.andThen(Effect.sync(() => hold(notice)), pump) }
 }
