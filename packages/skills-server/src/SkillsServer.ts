@@ -120,7 +120,9 @@
  *   this stream beyond their id; it carries URIs the session subscribed to and nothing else.
  *   A session ends on DELETE (effect's `allowSessionTermination`) or after `sessions.idleTimeout`
  *   (default 30 minutes) without a request or an open stream: its subscriptions go, its streams
- *   close, and its id gets 404 from then on, as does an id that never was a session.
+ *   close, effect's record of it ends, and its id gets 404 from then on, as does an id that never
+ *   was a session. Sessions are capped (`sessions.maxSessions`, `maxSessionsPerClient`: 503 past
+ *   them), and a stream whose reader stops reading is cut past `sessions.maxPendingBytes`.
  *
  * **Subscriptions.** `resources/subscribe` (2025-11-25, HTTP and stdio) accepts a skill URI only
  * for a file that exists and that the request may see (otherwise the same -32602 "Resource not

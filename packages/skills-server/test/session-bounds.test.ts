@@ -156,6 +156,14 @@ describe("session bounds", () => {
       expect(ids.filter(effectHolds).length).toBe(0)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 
+  it.effect("caps below one are refused when the layer is built", () =>
+    Effect.gen(function*() {
+      for (const options of [{ maxSessions: 0 }, { maxSessionsPerClient: 0 }, { maxSessions: 1.5 }]) {
+        const exit = yield* Effect.exit(Effect.scoped(Sessions.make(options)))
+        assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("at least 1"), JSON.stringify(options))
+      }
+    }))
+
   // 100,000 cycles over HTTP would take minutes on a small machine, so they drive the layer's
   // session code directly: `open` as the middleware calls it when effect creates a session, expiry
   // by the sweep on the next request, and `endEffect` (what ends effect's session) counted; the
