@@ -120,7 +120,9 @@
  *   this stream beyond their id; it carries URIs the session subscribed to and nothing else.
  *   A session ends on DELETE (effect's `allowSessionTermination`) or after `sessions.idleTimeout`
  *   (default 30 minutes) without a request or an open stream: its subscriptions go, its streams
- *   close, and its id gets 404 from then on, as does an id that never was a session.
+ *   close, effect's record of it ends, and its id gets 404 from then on, as does an id that never
+ *   was a session. Sessions are capped (`sessions.maxSessions`, `maxSessionsPerClient`: 503 past
+ *   them), and a stream whose reader stops reading is cut past `sessions.maxPendingBytes`.
  *
  * **Subscriptions.** `resources/subscribe` (2025-11-25, HTTP and stdio) accepts a skill URI only
  * for a file that exists and that the request may see (otherwise the same -32602 "Resource not
@@ -266,7 +268,10 @@ export interface Options<E extends CheckError, R, SE, SR> {
   /**
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
    * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
-   * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs.
+   * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs. At most `maxSessions`
+   * (default 10,000) live at once, `maxSessionsPerClient` (default 1,000) per remote address; an
+   * `initialize` past either is answered 503 with `Retry-After`. A session stream whose reader
+   * leaves more than `maxPendingBytes` (default 1 MiB) untaken is cut.
    */
   readonly sessions?: SessionOptions | undefined
   /** How errors name this registry (default: its skill count and first skill URIs). */
@@ -287,6 +292,12 @@ export interface Options<E extends CheckError, R, SE, SR> {
 export interface SessionOptions {
   readonly idleTimeout?: Duration.Input | undefined
   readonly maxSubscriptions?: number | undefined
+  /** Sessions held at once (default 10,000). */
+  readonly maxSessions?: number | undefined
+  /** Sessions one remote address holds at once (default 1,000). */
+  readonly maxSessionsPerClient?: number | undefined
+  /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
+  readonly maxPendingBytes?: number | undefined
 }
 
 /**
@@ -385,7 +396,7 @@ const notFound = HttpServerResponse.empty({ status: 404 })
 // the session's subscriptions) until the session ends or the client leaves. Sessions are learnt
 // from effect's initialize answers, on the paths those answers came from; a request on such a
 // path with an id that is not (or no longer) a session gets 404, like effect's own answer.
-const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
+const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>, maxPendingBytes: number) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const sessions = state.sessions
@@ -399,7 +410,10 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
         const created = final.headers["mcp-session-id"]
         if (created === undefined || final.status !== 200) return Effect.succeed(final)
         mcpPaths.add(FastRoute.pathOf(request.url))
-        return Effect.as(sessions.open(created), final)
+        return Effect.flatMap(
+          sessions.open(created, Sessions.clientOf(request)),
+          (full) => full === undefined ? Effect.succeed(final) : Sessions.refusal(request, sessions, full)
+        )
       })
       // 2026-07-28 `subscriptions/listen` answers are event streams that a buffering proxy would hold.
       return EventStreams.noProxyBuffering(response)
@@ -412,6 +426,7 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
       return response
     }
     if (response.status !== 405 || !isEventStreamGet(request)) return response
+    const writer = yield* Effect.withFiber((fiber) => Effect.succeed(fiber))
     const events = Stream.unwrap(Effect.gen(function*() {
       const opened = yield* sessions.stream(session)
       if (Option.isNone(opened)) return Stream.empty
@@ -425,7 +440,11 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>) =>
             : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
-    return HttpServerResponse.stream(EventStreams.withKeepAlive(events), {
+    const dropped = Effect.logWarning(
+      `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
+      { client: Sessions.clientOf(request) }
+    )
+    return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, maxPendingBytes, writer, dropped)), {
       contentType: "text/event-stream",
       headers: { "cache-control": "no-cache", "mcp-session-id": session, "x-accel-buffering": "no" }
     })
@@ -590,7 +609,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Handlers.decideThroughEffect,
-      sessions: yield* Sessions.make(options.sessions),
+      sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       changes: hub
     }
@@ -610,7 +629,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       if (options.fastRoute !== false && !guarded) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
-      yield* router.value.addGlobalMiddleware(sessionMiddleware(state, new Set()) as any)
+      const maxPendingBytes = options.sessions?.maxPendingBytes ?? 1024 * 1024
+      if (!Number.isSafeInteger(maxPendingBytes) || maxPendingBytes < 1) {
+        return yield* Effect.die(new RangeError(`SkillsServer sessions.maxPendingBytes must be a positive integer, got ${maxPendingBytes}`))
+      }
+      yield* router.value.addGlobalMiddleware(sessionMiddleware(state, new Set(), maxPendingBytes) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),
