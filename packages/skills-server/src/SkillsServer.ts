@@ -175,6 +175,7 @@ import * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
 import * as FastRoute from "./internal/fastRoute.js"
@@ -348,7 +349,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
 }
 
 const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
-  const hint = SkillRegistry.normalizeHint({ ttl })
+  const hint = Registry.normalizeHint({ ttl })
   if (Result.isFailure(hint)) throw new RangeError(`SkillsServer ${hint.failure}`)
   return hint.success.ttlMs
 }

@@ -17,6 +17,7 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import * as Registry from "./registry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, Listener, Notice, RequestInfo, WireError } from "./effectMcp.js"
@@ -360,7 +361,7 @@ const eachInstance = Effect.fnUntraced(function*(
         yield* Effect.logWarning(`the family ${key} listed an instance that does not fit its template: ${expanded.failure.message}`)
         continue
       }
-      const skill = SkillRegistry.instance(family, expanded.success)
+      const skill = Registry.instance(family, expanded.success)
       if (call.visible.instance(skill) && !visit(skill, { key, cursor, offset: j + 1 })) return false
     }
     // A cursor that does not move would page forever.
@@ -462,7 +463,7 @@ const resolveInstance = (
     if (match._tag === "Invalid") {
       return call.visible.checked ? none : { _tag: "Invalid", error: invalidParams(match.error.message, { uri }) }
     }
-    const skill = SkillRegistry.instance(family, match)
+    const skill = Registry.instance(family, match)
     return call.visible.instance(skill) ? { _tag: "Found", skill, file: match.file } : none
   }
   return none
@@ -518,7 +519,7 @@ const ownerOf = (
       ? undefined
       : { skill: snapshot.skills[first]!, owners: indexed.owners.map((index) => snapshot.skills[index]!) }
   }
-  const owner = SkillUri.isCanonical(uri) ? SkillRegistry.dynamicOwner(snapshot, uri) : undefined
+  const owner = SkillUri.isCanonical(uri) ? Registry.dynamicOwner(snapshot, uri) : undefined
   if (owner !== undefined) return visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
   const resolved = resolveInstance(call, uri)
   return resolved._tag === "Invalid"
@@ -582,7 +583,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
   const schemeIsOurs = file !== undefined || isSkillScheme(snapshot, uri) ||
-    SkillUri.isCanonical(uri) && SkillRegistry.dynamicOwner(snapshot, uri) !== undefined
+    SkillUri.isCanonical(uri) && Registry.dynamicOwner(snapshot, uri) !== undefined
   if (!schemeIsOurs) return yield* next
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const { call } = yield* begin(request, "resources/read", { state, snapshot })
