@@ -167,6 +167,7 @@ import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as Headers from "effect/http/Headers"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
@@ -189,14 +190,25 @@ import * as Sessions from "./internal/sessions.js"
  *
  * @since 0.1.0
  */
-export type Method = Handlers.Method
+export type Method =
+  | "skills/list"
+  | "skills/get"
+  | "resources/read"
+  | "resources/list"
+  | "resources/directory/read"
 
 /**
  * What a visibility check sees of the request.
  *
  * @since 0.1.0
  */
-export type VisibilityRequest = Handlers.VisibilityRequest
+export interface VisibilityRequest {
+  readonly method: Method
+  readonly protocolVersion: string
+  readonly headers: Headers.Headers
+  readonly sessionId: string | undefined
+  readonly requestContext: McpSchema.McpRequestContext["Service"]
+}
 
 /**
  * What the check may look at for each skill.

@@ -28,14 +28,9 @@ import type { Call, Method, Visible } from "./kind.js"
 
 export type { Method } from "./kind.js"
 
-/** What a visibility check sees of a request. */
-export interface VisibilityRequest {
-  readonly method: Method
-  readonly protocolVersion: string
-  readonly headers: RequestInfo["headers"]
-  readonly sessionId: string | undefined
-  readonly requestContext: McpSchema.McpRequestContext["Service"]
-}
+import type { VisibilityRequest } from "../SkillsServer.js"
+
+export type { VisibilityRequest }
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */
 export type Decision = boolean | ((skill: SkillRegistry.ServedSkill) => boolean)

@@ -38,13 +38,9 @@ import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
 
-/** The methods a visibility decision is made for. */
-export type Method =
-  | "skills/list"
-  | "skills/get"
-  | "resources/read"
-  | "resources/list"
-  | "resources/directory/read"
+import type { Method } from "../SkillsServer.js"
+
+export type { Method }
 
 /** Visibility of skills for one request: each skill's decision is computed at most once. */
 export interface Visible {
