@@ -156,7 +156,7 @@
  *
  * @since 0.1.0
  */
-import { Extension } from "@mcp-skills/core"
+import { EffectSupport, Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
@@ -514,10 +514,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | DuplicateRegistryError | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | EffectSupport.UnsupportedEffect | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
+    yield* EffectMcp.verify
     const pageSize = options.pageSize ?? 50
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))
