@@ -23,9 +23,7 @@ ln -s "$repo/node_modules/.bin/node" "$work/bin/node"
 export PATH="$work/bin:$PATH"
 npm_install() { npm install --no-audit --no-fund --loglevel=error "$@"; }
 
-field() { node -p "require('$repo/$1')$2"; }
-range="$(field packages/skills-core/package.json '.peerDependencies.effect')"
-dev() { echo "$1@$(field package.json ".devDependencies['$1']")"; }
+dev() { echo "$1@$(node -p "require('$repo/package.json').devDependencies['$1']")"; }
 # Below the peer range: must be refused, not installed beside a nested copy.
 outside=4.0.6
 
@@ -156,6 +154,9 @@ conflict() {
 
 started=$SECONDS
 check "pack the three packages (scripts/pack.sh)" pack
+# The range the packages declare support for (their peer range, as a test in the repository checks).
+range="$(node --input-type=module -e 'console.log((await import(process.argv[1])).range)' \
+  "$repo/packages/skills-core/dist/src/EffectSupport.js")"
 check "npm install the tarballs with effect@$range and @effect/platform-node@$range from the registry" install
 check "exactly one copy of effect is installed" one_effect
 check "npm ls --all is clean" npm_ls
