@@ -4,10 +4,10 @@
 # @effect/platform-node from the registry (the newest versions in the peer range), and checks
 # that the project has one effect and a clean `npm ls`, type-checks an app importing every public
 # module and the packages' README examples (skipLibCheck false, exactOptionalPropertyTypes on
-# and off), runs a server, a client and a property test there (scripts/consumer), runs both
-# executables, refuses internal subpaths, and that an effect outside the range is a loud peer
-# conflict. Each check counts as one test; with a path argument the counts are written there as
-# JSON for .ci/run's total.
+# and off), that public declaration files import no internal one, runs a server, a client and a
+# property test there (scripts/consumer), runs both executables, refuses internal subpaths, and
+# that an effect outside the range is a loud peer conflict. Each check counts as one test; with a
+# path argument the counts are written there as JSON for .ci/run's total.
 set -uo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -115,6 +115,12 @@ JSON
   npx --no-install tsc -p "tsconfig.$1.json"
 }
 
+# A public module's declarations naming an internal one would make a user's own declarations
+# unnameable (TS2742): none may.
+public_declarations() {
+  cd "$app/node_modules/@mcp-skills" && ! grep -nE '(from |import\()"\./(internal|bin)/' ./*/dist/src/*.d.ts
+}
+
 run_tests() { cd "$app" && npx --no-install vitest run; }
 bins() { cd "$app" && npx --no-install mcp-skills --help >/dev/null && npx --no-install mcp-skills-server --help >/dev/null; }
 
@@ -164,6 +170,7 @@ check "write modules.ts from the installed exports" modules
 check "extract the README examples" readmes
 check "type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes true)" typecheck true
 check "type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes false)" typecheck false
+check "public declaration files import no internal module" public_declarations
 check "run a server, a client and a property test in the app (vitest)" run_tests
 check "mcp-skills --help and mcp-skills-server --help" bins
 check "internal subpaths fail with ERR_PACKAGE_PATH_NOT_EXPORTED" internals
