@@ -503,8 +503,9 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
 }
 
 /**
- * The registration layer: builds the registry (failing with `RegistrationError` listing every
- * problem) and attaches it to the `McpServer`. Per-request services the visibility check reads
+ * The registration layer: checks that the installed effect has the hooks the server relies on
+ * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones), builds the registry
+ * (failing with `RegistrationError` listing every problem) and attaches it to the `McpServer`. Per-request services the visibility check reads
  * are `McpServer.McpRequest<"Requires", R>` requirements, met like those of effect's own
  * registrations (MCP middleware, or `HttpRouter` middleware through `layerHttp`).
  *

@@ -17,6 +17,7 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import type { VisibilityRequest } from "../SkillsServer.js"
 import * as Registry from "./registry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
@@ -27,9 +28,6 @@ import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
 
 export type { Method } from "./kind.js"
-
-import type { VisibilityRequest } from "../SkillsServer.js"
-
 export type { VisibilityRequest }
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */

@@ -37,7 +37,6 @@ import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
-
 import type { Method } from "../SkillsServer.js"
 
 export type { Method }
