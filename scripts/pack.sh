@@ -6,10 +6,11 @@
 #   npm install effect@~4.1.0 @effect/platform-node@~4.1.0 DIR/mcp-skills-*.tgz
 set -euo pipefail
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-out="${1:-packs}"
+# DIR is taken from where the script is run; the default is packs/ in the repository.
+out="${1:-$(dirname "${BASH_SOURCE[0]}")/../packs}"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 packages=(packages/skills-core packages/skills-server packages/skills-client)
