@@ -52,3 +52,8 @@ export * as SkillsServer from "./SkillsServer.js"
  * @since 0.1.0
  */
 export * as StdioFraming from "./StdioFraming.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Visibility from "./Visibility.js"

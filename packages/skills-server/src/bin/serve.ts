@@ -198,9 +198,15 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
     })
   }))
 
-const registrations = (skills: Skills, watch: Watch | undefined, pageSize?: number | undefined, fastRoute?: boolean | undefined) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute })
-  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute })
+const registrations = (
+  skills: Skills,
+  watch: Watch | undefined,
+  pageSize?: number | undefined,
+  fastRoute?: boolean | undefined,
+  sessions?: SkillsServer.SessionOptions | undefined
+) => {
+  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute, sessions })
+  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute, sessions })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -226,6 +232,8 @@ export interface HttpOptions {
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined
+  /** Bounds of 2025-11-25 sessions (`SkillsServer.Options.sessions`). */
+  readonly sessions?: SkillsServer.SessionOptions | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -253,7 +261,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     protocols: protocolsFor(options.protocols),
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute))
+    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute, options.sessions))
   }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))

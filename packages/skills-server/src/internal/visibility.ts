@@ -13,26 +13,12 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type { McpSchema } from "effect/ai"
-import * as SkillRegistry from "../SkillRegistry.js"
+import type * as SkillRegistry from "../SkillRegistry.js"
+import type { Method, VisibilityRequest } from "../Visibility.js"
+import * as Registry from "./registry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 
-/** The methods a visibility decision is made for. */
-export type Method =
-  | "skills/list"
-  | "skills/get"
-  | "resources/read"
-  | "resources/list"
-  | "resources/directory/read"
-
-/** What a visibility check sees of a request. */
-export interface VisibilityRequest {
-  readonly method: Method
-  readonly protocolVersion: string
-  readonly headers: RequestInfo["headers"]
-  readonly sessionId: string | undefined
-  readonly requestContext: McpSchema.McpRequestContext["Service"]
-}
+export type { Method, VisibilityRequest }
 
 /** The request a check sees: the effect path passes its `RequestInfo`, the fast route what it decoded. */
 export const requestOf = (
@@ -113,7 +99,7 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     skill,
     instance,
     any: (owners) => owners.some(skill),
-    file: (owners) => owners.length > 0 && skill(SkillRegistry.innermost(snapshot.skills, owners)),
+    file: (owners) => owners.length > 0 && skill(Registry.innermost(snapshot.skills, owners)),
     checked
   }
 }

@@ -8,6 +8,7 @@
 import { SkillUri } from "@mcp-skills/core"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import * as Registry from "../registry.js"
 import type { WireError } from "../effectMcp.js"
 import type { Call } from "../kind.js"
 import { invalidParams, skillsOf } from "./request.js"
@@ -34,7 +35,7 @@ export const resolveInstance = (
     if (match._tag === "Invalid") {
       return call.visible.checked ? none : { _tag: "Invalid", error: invalidParams(match.error.message, { uri }) }
     }
-    const skill = SkillRegistry.instance(family, match)
+    const skill = Registry.instance(family, match)
     return call.visible.instance(skill) ? { _tag: "Found", skill, file: match.file } : none
   }
   return none
@@ -61,17 +62,17 @@ export const ownerOf = (
     const first = "children" in indexed
       ? indexed.owners.find(visible.skill)
       : visible.file(indexed.owners)
-      ? SkillRegistry.innermost(snapshot.skills, indexed.owners)
+      ? Registry.innermost(snapshot.skills, indexed.owners)
       : undefined
     return first === undefined ? undefined : { skill: snapshot.skills[first]!, owners: skillsOf(snapshot, indexed.owners) }
   }
   // Not a static file or directory: the innermost skill around it answers (a static one has no
   // such file or directory). A folder of a hidden nested skill may still lead to a visible skill
   // inside it: the nearest visible skill around it lists what the caller may see there.
-  let owner = SkillUri.isCanonical(uri) ? SkillRegistry.enclosing(snapshot, uri) : undefined
+  let owner = SkillUri.isCanonical(uri) ? Registry.enclosing(snapshot, uri) : undefined
   if (owner !== undefined) {
     while (directory && owner !== undefined && !visible.skill(owner.index)) {
-      owner = SkillRegistry.enclosing(snapshot, owner.root.slice(0, owner.root.lastIndexOf("/")))
+      owner = Registry.enclosing(snapshot, owner.root.slice(0, owner.root.lastIndexOf("/")))
     }
     return owner !== undefined && owner._tag !== "Static" && visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
   }

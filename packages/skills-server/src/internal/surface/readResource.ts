@@ -9,6 +9,7 @@ import { SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import * as Registry from "../registry.js"
 import { isWireError } from "../effectMcp.js"
 import type { Interceptor } from "../effectMcp.js"
 import * as Kind from "../kind.js"
@@ -45,7 +46,7 @@ export const answerStatic = (
   const file = snapshot.files.get(uri)
   // A file served on demand is read and verified per request (`onDemand.ts`).
   if (file === undefined || file._tag !== "InMemory" || !visible.file(file.owners)) return undefined
-  if (snapshot.skills[SkillRegistry.innermost(snapshot.skills, file.owners)]!._tag !== "Static") return undefined
+  if (snapshot.skills[Registry.innermost(snapshot.skills, file.owners)]!._tag !== "Static") return undefined
   const compute = () =>
     Answer.make(
       { contents: [{ uri, mimeType: file.mimeType, ...file.content }] },
@@ -67,7 +68,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
   const ours = file !== undefined || isSkillScheme(snapshot, uri) ||
-    SkillUri.isCanonical(uri) && SkillRegistry.enclosing(snapshot, uri) !== undefined
+    SkillUri.isCanonical(uri) && Registry.enclosing(snapshot, uri) !== undefined
   if (!ours) return yield* next
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const { call } = yield* begin(request, "resources/read", { state, snapshot })

@@ -12,6 +12,7 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import * as Registry from "../registry.js"
 import { attached } from "../effectMcp.js"
 import type { RequestInfo, WireError } from "../effectMcp.js"
 import * as Kind from "../kind.js"
@@ -184,7 +185,7 @@ export const eachInstance = Effect.fnUntraced(function*(
         yield* Effect.logWarning(`the family ${key} listed an instance that does not fit its template: ${expanded.failure.message}`)
         continue
       }
-      const skill = SkillRegistry.instance(family, expanded.success)
+      const skill = Registry.instance(family, expanded.success)
       if (call.visible.instance(skill) && !visit(skill, { key, cursor, offset: j + 1 })) return false
     }
     // A cursor that does not move would page forever.
