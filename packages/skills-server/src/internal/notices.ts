@@ -7,9 +7,12 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
 import * as PubSub from "effect/PubSub"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { attached } from "./effectMcp.js"
 import type { Listener, Notice, RequestInfo } from "./effectMcp.js"
@@ -104,3 +107,40 @@ export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>,
     ? notices(state, () => listener.request, () => true)
     : notices(state, listener.connection.latest, listener.connection.subscribed)
 }
+
+// Each family of the catalogue that says when its instances changed (`SkillFamily.changes`) is
+// heard for as long as it is in the catalogue; each change goes to every listener, which judges
+// whether it may see an instance (`visibleChange`).
+export const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Service"], hub: PubSub.PubSub<Change>) =>
+  Effect.gen(function*() {
+    const heard = yield* FiberMap.make<string>()
+    const running = new Map<string, SkillFamily.Family<any>>()
+    const changed: SkillRegistry.Changes = { added: [], removed: [], changed: [], listChanged: true, updated: [] }
+    const follow = (snapshot: SkillRegistry.Snapshot) =>
+      Effect.gen(function*() {
+        const present = new Set<string>()
+        for (const family of snapshot.families) {
+          const key = SkillRegistry.familyKey(family)
+          const changes = family.definition.changes
+          if (changes === undefined) continue
+          present.add(key)
+          if (running.get(key) === family.definition) continue
+          running.set(key, family.definition)
+          yield* FiberMap.run(
+            heard,
+            key,
+            Stream.runForEach(changes, () =>
+              Effect.flatMap(registry.snapshot, (now) =>
+                PubSub.publish(hub, { changes: changed, before: now, after: now, family: key }))).pipe(
+                Effect.catchCause((cause) => Effect.logWarning(`the changes of the family ${key} failed; no more are heard`, cause))
+              )
+          )
+        }
+        for (const key of [...running.keys()]) {
+          if (present.has(key)) continue
+          running.delete(key)
+          yield* FiberMap.remove(heard, key)
+        }
+      })
+    yield* Effect.forkScoped(Stream.runForEach(SubscriptionRef.changes(registry.ref), follow))
+  })
