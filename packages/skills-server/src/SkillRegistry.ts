@@ -36,6 +36,7 @@ import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Incremental from "./internal/incremental.js"
+import * as Signed from "./internal/signed.js"
 import * as MimeType from "./MimeType.js"
 import * as Revision from "./Revision.js"
 import * as PathTemplate from "./PathTemplate.js"
@@ -79,6 +80,13 @@ export interface Options {
    * an explicit decision because hosts are not obliged to load larger skills.
    */
   readonly limits?: Partial<Limits.Limits> | undefined
+  /**
+   * Serve only skills with a signature that verifies against the files served (any key: which
+   * keys to trust is each client's decision). Others, and skills that cannot be signed (dynamic,
+   * rendered, families), are left out with one log line each. Default `false`: every skill is
+   * served, and one whose signature no longer verifies is logged.
+   */
+  readonly requireSigned?: boolean | undefined
 }
 
 /**
@@ -182,7 +190,7 @@ export interface SkillBase {
  */
 export interface StaticSkill extends SkillBase {
   readonly _tag: "Static"
-  /** The wire entry of `skills/list` and `skills/get`. */
+  /** The wire entry of `skills/list` and `skills/get`, with the skill's signatures in `_meta`. */
   readonly entry: CoreSkill.Skill
   /** Every file's path, URI, digest and size (bytes are in `inputs`, or on disk). */
   readonly manifest: Skill.ManifestView
@@ -437,7 +445,7 @@ interface Pending {
 
 // A definition that passed validation, with what its kind needs to be served.
 type Resolved = Pending & (
-  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView }
+  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView; readonly entry: CoreSkill.Skill }
   | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
   | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
 )
@@ -559,7 +567,7 @@ export const build = Effect.fnUntraced(function*(
         ? before.manifest
         : undefined
       if (reused !== undefined) {
-        resolved.push({ ...skill, _tag: "Static", manifest: reused })
+        resolved.push({ ...skill, _tag: "Static", manifest: reused, entry: Signed.entryOf(reused.skill, definition.signatures) })
         continue
       }
       // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
@@ -578,7 +586,12 @@ export const build = Effect.fnUntraced(function*(
           problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
         }
       } else {
-        resolved.push({ ...skill, _tag: "Static", manifest: manifest.success })
+        resolved.push({
+          ...skill,
+          _tag: "Static",
+          manifest: manifest.success,
+          entry: Signed.entryOf(manifest.success.skill, definition.signatures)
+        })
       }
       continue
     }
@@ -624,7 +637,25 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort(Order.mapInput(Order.String, (problem) => problem.skill)) })
   }
-  return assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const requireSigned = options?.requireSigned === true
+  const served: Array<Resolved> = []
+  for (const skill of resolved) {
+    const before = previous?.byUri.get(skill.uri)
+    const candidate: Signed.Candidate = skill._tag === "Static"
+      ? {
+        _tag: "Static",
+        uri: skill.uri,
+        entry: skill.entry,
+        judged: before?._tag === "Static" && before.manifest === skill.manifest && Signed.relayed(before.entry) === Signed.relayed(skill.entry)
+      }
+      : { _tag: "Unsignable", uri: skill.uri, kind: skill._tag.toLowerCase() }
+    if (yield* Signed.admit(candidate, requireSigned)) served.push(skill)
+  }
+  const servedFamilies: Array<FamilyEntry> = []
+  for (const family of families) {
+    if (yield* Signed.admit({ _tag: "Unsignable", uri: familyKey(family), kind: "family's" }, requireSigned)) servedFamilies.push(family)
+  }
+  return assemble(served.sort(byUri), servedFamilies.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
 })
 
 /**
@@ -710,7 +741,7 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   }
   switch (skill._tag) {
     case "Static":
-      return { ...base, _tag: "Static", entry: skill.manifest.skill, manifest: skill.manifest, inputs: skill.files }
+      return { ...base, _tag: "Static", entry: skill.entry, manifest: skill.manifest, inputs: skill.files }
     case "Dynamic":
       return {
         ...base,
@@ -894,6 +925,8 @@ export interface Changes {
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
 
+const relayedOf = (skill: SkillEntry) => skill._tag === "Static" ? Signed.relayed(skill.entry) : undefined
+
 const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
   skill._tag === "Static" ? new Map(skill.manifest.files.map((file) => [file.uri, file.digest])) : new Map()
 
@@ -905,7 +938,7 @@ const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
 export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | undefined => {
   if (
     old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
-    sameJson(old.cacheHint, skill.cacheHint)
+    sameJson(old.cacheHint, skill.cacheHint) && relayedOf(old) === relayedOf(skill)
   ) return undefined
   const was = digests(old)
   const now = digests(skill)
@@ -914,7 +947,8 @@ export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | unde
   const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
   const kindChanged = old._tag !== skill._tag
   const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
-    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
+    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint) &&
+    relayedOf(old) === relayedOf(skill)
   return same ? undefined : { uri: skill.uri, filesAdded, filesRemoved, filesChanged }
 }
 
@@ -1147,7 +1181,10 @@ export const make = <E = never>(
           added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))
         )
         if (conflicts.length > 0) return yield* new RegistrationError({ problems: conflicts })
-        const applied = Incremental.apply(before, added, keys)
+        // A definition the build left out (signatures required) takes its previous version out too,
+        // as a full build would.
+        const refused = added === undefined ? [] : batch.map(keyOf).filter((key) => !added.byUri.has(key))
+        const applied = Incremental.apply(before, added, [...keys, ...refused])
         return applied === undefined
           ? yield* rebuild(before, definitions)
           : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)

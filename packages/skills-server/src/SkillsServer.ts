@@ -262,6 +262,11 @@ export interface Options<E extends CheckError, R, SE, SR> {
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
   /**
+   * Serve only skills whose signature verifies against the files served; the others are left out
+   * of the catalogue with one log line each (see `SkillRegistry.Options.requireSigned`).
+   */
+  readonly requireSigned?: boolean | undefined
+  /**
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
    * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
    * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs.
@@ -521,7 +526,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits })
+    const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits, requireSigned: options.requireSigned })
     // Checked before registering anything on the server, and again (atomically) when attaching.
     const present = EffectMcp.attached<Handlers.State>(server)
     if (present !== undefined) {

@@ -195,9 +195,13 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
     })
   }))
 
-const registrations = (skills: Skills, watch: Watch | undefined, pageSize?: number | undefined, fastRoute?: boolean | undefined) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute })
-  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute })
+const registrations = (
+  skills: Skills,
+  watch: Watch | undefined,
+  options: { readonly pageSize?: number | undefined; readonly fastRoute?: boolean | undefined; readonly requireSigned?: boolean | undefined }
+) => {
+  if (!isSource(skills)) return SkillsServer.layer({ skills, ...options })
+  const layer = SkillsServer.layer({ skills: skills.definitions, ...options })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -223,6 +227,8 @@ export interface HttpOptions {
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined
+  /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
+  readonly requireSigned?: boolean | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -250,7 +256,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     protocols: protocolsFor(options.protocols),
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute))
+    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
   }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
@@ -276,10 +282,11 @@ export const stdio = (
   protocols: ReadonlyArray<Revision>,
   watch?: Watch | undefined,
   replication?: Replication.Options | undefined,
-  maxLineSize?: ByteSize.Input | undefined
+  maxLineSize?: ByteSize.Input | undefined,
+  requireSigned?: boolean | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: Replication.replicate(replication)(registrations(definitions, watch))
+    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))
