@@ -235,7 +235,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const signatures = Signatures.read(under(tree.realRoot, folder))
     if (Result.isFailure(signatures)) {
       return Result.fail(
-        new Manifest.InvalidSkill({ uri: uri.success, problems: [{ path: `${folderBase}${Signatures.FileName}`, reason: signatures.failure }] })
+        new Manifest.InvalidSkill({ uri: uri.success, problems: [{ path: Signatures.FileName, reason: signatures.failure }] })
       )
     }
     const signed = <A extends object>(skill: A) => signatures.success.length === 0 ? skill : { ...skill, signatures: signatures.success }
