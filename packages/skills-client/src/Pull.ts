@@ -605,7 +605,7 @@ export const plan = Effect.fnUntraced(function*(
     if (checked.signers === undefined) continue
     const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)?.signer
     // The signer recorded last time, if it signed again; a skill may carry several signatures.
-    const signer = previous !== undefined && checked.signers.includes(previous as never) ? previous : checked.signers[0]
+    const signer = previous !== undefined && checked.signers.some((keyId) => keyId === previous) ? previous : checked.signers[0]
     if (previous !== undefined && signer !== previous && options.acceptSigner !== true) {
       return yield* new PullError({
         check: "signer",

@@ -304,7 +304,7 @@ export class UnsignedSkill extends Schema.TaggedError<UnsignedSkill>()("Unsigned
 export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
   uri: Schema.String,
   keyId: Schema.optionalKey(Schema.String),
-  problem: Schema.Literals(["dynamic", "malformed", "fingerprint", "signature"])
+  problem: Signing.Problem
 }) {
   override get message(): string {
     return `${this.uri}: the signature${this.keyId === undefined ? "" : ` by ${this.keyId}`} does not verify: ${

@@ -255,15 +255,17 @@ export const sign = (skill: Skill.Skill, key: PrivateKey): Result.Result<Signatu
 }
 
 /**
- * Why a signature record does not verify.
+ * Why a signature record does not verify: the entry is `"dynamic"`, the record is malformed, its
+ * public key does not have the fingerprint it names, or the signature does not match the entry.
  *
  * @since 0.1.0
  */
-export type Problem =
-  | "dynamic"
-  | "malformed"
-  | "fingerprint"
-  | "signature"
+export const Problem = Schema.Literals(["dynamic", "malformed", "fingerprint", "signature"])
+
+/**
+ * @since 0.1.0
+ */
+export type Problem = typeof Problem.Type
 
 /**
  * Plain words for a {@link Problem}.
