@@ -10,7 +10,9 @@
  * on one replica and its stream gets the same; 10,000 mixed requests while a replica is killed and
  * restarted (every answer byte-correct, none lost once HAProxy marks it down; losses before that
  * counted and reported); a contradicting `Mcp-Method` header refused as directly; our `mcp-skills`
- * CLI and the official SDK client list and pull.
+ * CLI and the official SDK client list and pull; an upsert made in code on a replica (one in this
+ * process, on the same folder and bus) served from every replica through the balancer, no replica
+ * reloading its source for it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
@@ -20,6 +22,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import { ChangeBus, DirectorySource, Skill, SkillRegistry } from "@mcp-skills/server"
+import { Effect, Exit, Layer, Scope } from "effect"
 import * as Cluster from "../src/cluster.js"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -428,5 +432,48 @@ describe("cluster: HAProxy + Redis + 3 replicas", () => {
         served(url, "skill://added-three/SKILL.md"))
     }
     for (const [i] of cluster.replicaUrls.entries()) expect(cluster.replicaOutput(i)).toMatch(/change bus is back/)
+  })
+
+  it("an upsert in code on one replica is served through the balancer from every replica, with no source reload", async () => {
+    // A replica in this process, on the same folder and the same bus, where code upserts a skill.
+    const scope = Effect.runSync(Scope.make())
+    const registry = await Effect.runPromise(Effect.gen(function*() {
+      const source = yield* DirectorySource.make([{ path: directory }])
+      const made = yield* SkillRegistry.make(source.definitions)
+      yield* Layer.buildWithScope(
+        ChangeBus.layerReplica({ log: () => Effect.void }).pipe(
+          Layer.provide(ChangeBus.layerRedis({ url: cluster.redisUrl })),
+          Layer.provide(Layer.succeed(SkillRegistry.SkillRegistry)(made))
+        ),
+        scope
+      )
+      return made
+    }))
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      const offsets = cluster.replicaUrls.map((_, i) => cluster.replicaOutput(i).length)
+      const uri = "skill://made-in-code/SKILL.md"
+      await Effect.runPromise(registry.upsert([
+        Skill.make({ path: "made-in-code", files: { "SKILL.md": skillMd("made-in-code"), "notes.md": "upserted, not on disk\n" } })
+      ]))
+      for (const url of cluster.replicaUrls) await within(5_000, `${uri} on ${url}`, () => served(url, uri))
+      const answered = new Set<string>()
+      for (let i = 0; i < 30; i++) {
+        const answer = await post(cluster.url, "resources/read", { uri: "skill://made-in-code/notes.md" })
+        expect(result(answer).contents[0].text).toBe("upserted, not on disk\n")
+        answered.add(answer.replica!)
+      }
+      expect([...answered].sort()).toEqual(cluster.replicaNames)
+      for (const [i, offset] of offsets.entries()) {
+        const said = cluster.replicaOutput(i).slice(offset)
+        expect(said).toMatch(/edited by another replica/)
+        expect(said).not.toMatch(/reloading the skills/)
+      }
+      // A remove travels the same way, and leaves every replica on the folder's catalogue again.
+      await Effect.runPromise(registry.remove([uri]))
+      for (const url of cluster.replicaUrls) await within(5_000, `${uri} gone from ${url}`, async () => !(await served(url, uri)))
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   })
 })

@@ -79,6 +79,8 @@ export interface Tamper {
   wrongSize?: string
   /** Extra files of the skill at these paths below its root, listed and served honestly: a rewriting server. */
   plant?: ReadonlyArray<string>
+  /** Serve a SKILL.md with this many `metadata` keys, listed in the entry too, digest and size recomputed. */
+  metadataKeys?: number
 }
 
 export interface Recorded {
@@ -95,6 +97,7 @@ export interface TamperServer {
 }
 
 const frontmatter = { name: "pdf-processing", description: "Extract, fill, and assemble PDF documents" }
+const metadataOf = (keys: number) => Object.fromEntries(Array.from({ length: keys }, (_, i) => [`key${i}`, `value${i}`]))
 
 export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
   const requests: Array<Recorded> = []
@@ -110,6 +113,10 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
       if (tamper.revised === true && file.uri === InvoiceUri) file.bytes = enc.encode("# Invoice template v2\n")
       if (tamper.revisedSkillMd === true && file.uri === SkillUri) file.bytes = enc.encode(`${SkillMd}\nRevised.\n`)
       if (tamper.extraBytes === file.uri) file.bytes = Uint8Array.from([...file.bytes, 0x0a, 0x0a])
+      if (tamper.metadataKeys !== undefined && file.uri === SkillUri) {
+        const metadata = Object.entries(metadataOf(tamper.metadataKeys)).map(([key, value]) => `\n  ${key}: ${value}`).join("")
+        file.bytes = enc.encode(SkillMd.replace("\n---\n\n", `\nmetadata:${metadata}\n---\n\n`))
+      }
       if (tamper.changedFrontmatter === true && file.uri === SkillUri) {
         file.bytes = enc.encode(SkillMd.replace("Extract, fill", "Extract, fill (changed)"))
       }
@@ -130,7 +137,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
 
   const manifest = () => {
     const files = exampleFiles()
-    if (tamper.changedFrontmatter === true || tamper.revisedSkillMd === true) files[0] = served()[0]!
+    if (tamper.changedFrontmatter === true || tamper.revisedSkillMd === true || tamper.metadataKeys !== undefined) files[0] = served()[0]!
     if (tamper.revised === true) files[1] = served()[1]!
     const resources: Array<{ uri: string; digest: string; size: number }> = [...files, ...planted()]
       .filter((file) => file.uri !== tamper.removed)
@@ -149,7 +156,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
 
   const entry = () => ({
     uri: SkillUri,
-    frontmatter,
+    frontmatter: tamper.metadataKeys === undefined ? frontmatter : { ...frontmatter, metadata: metadataOf(tamper.metadataKeys) },
     resources: tamper.dynamic === true ? "dynamic" : manifest()
   })
 

@@ -1,5 +1,6 @@
 /**
- * The per-skill limits every host must accept (R15) and servers should not exceed (R16).
+ * The per-skill limits every host must accept (R15) and servers should not exceed (R16), and the
+ * size and nesting of a frontmatter, which the spec leaves open.
  *
  * @since 0.1.0
  */
@@ -17,6 +18,25 @@ export const MaxResources = 512
  * @since 0.1.0
  */
 export const MaxTotalBytes = 16_777_216
+
+/**
+ * Bytes of YAML between the `---` lines of a `SKILL.md`: 16 KiB, ours rather than the spec's. Every
+ * parse, on the server and in the client alike, refuses a larger frontmatter before reading any
+ * YAML. The Agent Skills fields fit in under 2 KiB (a description is at most 1,024 characters),
+ * which leaves ample room for other keys, while the YAML that costs the most per byte (thousands of
+ * flow items, or a line of errors) still parses in about 30 ms: one file cannot hold the event loop.
+ *
+ * @since 0.1.0
+ */
+export const MaxFrontmatterBytes = 16_384
+
+/**
+ * Maps and sequences nested in a frontmatter, the top-level mapping included: 64 levels. Real
+ * frontmatter nests two or three; a fixed limit makes every reader refuse the same files.
+ *
+ * @since 0.1.0
+ */
+export const MaxFrontmatterDepth = 64
 
 /**
  * Limits applied to one skill. Raising them is always an explicit choice of the caller.

@@ -185,6 +185,15 @@ export const make = (options: {
       size: input.bytes.byteLength
     })
   }
+  // A path cannot be a file and a folder at once: no file system holds both, so a host that
+  // materialises the skill could not give relative references their URI meaning (R104).
+  for (const path of byPath.keys()) {
+    for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1)) {
+      if (byPath.has(path.slice(0, slash))) {
+        problems.push({ path, reason: `${path.slice(0, slash)} is a file, so it cannot also be a folder holding ${path} (R104)` })
+      }
+    }
+  }
   const skillMd = byPath.get(SkillFileName)
   let parsed: { readonly frontmatter: SkillFrontmatter.SkillFrontmatter; readonly body: string } | undefined
   if (skillMd === undefined) {

@@ -4,13 +4,15 @@
  * Parsing follows YAML 1.2 with the core schema and normalises to the JSON data model. Everything
  * that lets two honest parsers read one file differently is refused with the line it is on
  * (spec §7 item 6): anchors and aliases, tags outside the core schema, several documents,
- * keys that are not strings, duplicate keys, and numbers JSON cannot carry exactly.
+ * keys that are not strings, duplicate keys, and numbers JSON parsers do not all read alike.
  *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { Document as YamlDocument, isAlias, isMap, isPair, isScalar, LineCounter, parseAllDocuments, visit } from "yaml"
+import * as SchemaGetter from "effect/SchemaGetter"
+import { Composer, Document as YamlDocument, isAlias, isCollection, isMap, isPair, isScalar, Lexer, LineCounter, Parser, visit } from "yaml"
+import { MaxFrontmatterBytes, MaxFrontmatterDepth } from "./Limits.js"
 import { SkillName } from "./SkillName.js"
 
 /**
@@ -31,6 +33,48 @@ export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("Fr
   }
 }
 
+// Beyond ±(2^53−1) a JSON number no longer names one value: a parser that reads integers exactly
+// (Python, Go's json.Number) and one that reads doubles (JavaScript) disagree on it, and a double
+// there is always an integer that its JSON text (`18446744073709552000`) misstates. I-JSON
+// (RFC 7493 §2.2) draws the line at the same place. Non-finite numbers have no JSON form at all.
+const isExactNumber = (n: number) => Math.abs(n) <= Number.MAX_SAFE_INTEGER
+const inexact = "is not a number within ±9007199254740991 (2^53−1), the range every JSON parser reads alike"
+
+const firstInexact = (value: Schema.Json): number | undefined => {
+  const stack: Array<Schema.Json> = [value]
+  while (stack.length > 0) {
+    const next = stack.pop()!
+    if (typeof next === "number") {
+      if (!isExactNumber(next)) return next
+    } else if (typeof next === "object" && next !== null) {
+      for (const item of Array.isArray(next) ? next : Object.values(next)) stack.push(item)
+    }
+  }
+  return undefined
+}
+
+const generatedValue: Schema.Codec<Schema.Json> = Schema.Union([
+  Schema.Null,
+  Schema.Finite.check(Schema.isBetween({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })),
+  Schema.Boolean,
+  Schema.String,
+  Schema.Array(Schema.suspend(() => generatedValue)),
+  Schema.Record(Schema.String, Schema.suspend(() => generatedValue))
+])
+
+/**
+ * A frontmatter value beyond the Agent Skills fields: any JSON whose numbers lie within
+ * ±(2^53−1), the one rule `parse` applies to YAML numbers too.
+ *
+ * @since 0.1.0
+ */
+export const Value: Schema.Codec<Schema.Json> = Schema.Json.annotate({
+  toCodecArbitrary: () => Schema.link<Schema.Json>()(generatedValue, { decode: SchemaGetter.passthrough(), encode: SchemaGetter.passthrough() })
+}).check(Schema.makeFilter((value) => {
+  const number = firstInexact(value)
+  return number === undefined || `${number} ${inexact}; write it as a string`
+}))
+
 /**
  * The frontmatter of an Agent Skill: `name` and `description` required, the other Agent Skills
  * fields typed, and every other key kept verbatim as JSON (R3).
@@ -46,7 +90,7 @@ export const SkillFrontmatter = Schema.StructWithRest(
     metadata: Schema.optionalKey(Schema.Record(Schema.String, Schema.String)),
     "allowed-tools": Schema.optionalKey(Schema.Union([Schema.String, Schema.Array(Schema.String)]))
   }),
-  [Schema.Record(Schema.String, Schema.Json)]
+  [Schema.Record(Schema.String, Value)]
 )
 
 /**
@@ -81,14 +125,17 @@ const fail = (reason: string, line?: number, field?: string) =>
   )
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const utf8Encoder = new TextEncoder()
 const coreTags = new Set(
   ["str", "int", "float", "bool", "null", "map", "seq"].map((name) => `tag:yaml.org,2002:${name}`)
 )
-const delimiter = /^---[ \t]*$/
+const delimiter = /^---[ \t]*\r?$/
 
 /**
  * Splits a `SKILL.md` into frontmatter and body. A leading BOM and CRLF line ends are tolerated; the
- * body is returned exactly as it follows the closing `---` line.
+ * body is returned exactly as it follows the closing `---` line. A frontmatter over
+ * `Limits.MaxFrontmatterBytes` is refused before any YAML is parsed, one nested deeper than
+ * `Limits.MaxFrontmatterDepth` as soon as the depth is reached.
  *
  * @since 0.1.0
  */
@@ -104,80 +151,116 @@ export const parse = (input: Uint8Array | string): Result.Result<Document, Front
     }
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
-  const lines = text.split("\n")
-  if (!delimiter.test(stripCr(lines[0]!))) return fail("SKILL.md must start with a --- line opening the YAML frontmatter", 1)
-  let close = -1
-  for (let i = 1; i < lines.length; i++) {
-    if (delimiter.test(stripCr(lines[i]!))) {
-      close = i
-      break
-    }
+  const lineEnd = (from: number) => {
+    const at = text.indexOf("\n", from)
+    return at === -1 ? text.length : at
   }
-  if (close === -1) return fail("the frontmatter is not closed by a --- line", lines.length)
-  const yaml = lines.slice(1, close).map(stripCr).join("\n")
-  const body = lines.slice(close + 1).join("\n")
-  const frontmatter = parseYaml(yaml, 1)
+  const firstEnd = lineEnd(0)
+  if (!delimiter.test(text.slice(0, firstEnd))) return fail("SKILL.md must start with a --- line opening the YAML frontmatter", 1)
+  const start = firstEnd + 1
+  // The closing line is looked for only as far as the limit allows (a UTF-16 unit is at least one
+  // UTF-8 byte), so neither the search nor the YAML parser ever sees more than the limit.
+  let close = text.indexOf("\n---", firstEnd)
+  let closeEnd = text.length
+  while (close !== -1 && close - start <= MaxFrontmatterBytes) {
+    closeEnd = lineEnd(close + 1)
+    if (delimiter.test(text.slice(close + 1, closeEnd))) break
+    close = text.indexOf("\n---", closeEnd)
+  }
+  if (close === -1 || close - start > MaxFrontmatterBytes) {
+    return text.length - start <= MaxFrontmatterBytes
+      ? fail("the frontmatter is not closed by a --- line", text.split("\n").length)
+      : fail(`the frontmatter is over ${MaxFrontmatterBytes} bytes (Limits.MaxFrontmatterBytes): no --- line closes it sooner`, 1)
+  }
+  const raw = text.slice(start, Math.max(start, close))
+  const bytes = utf8Encoder.encode(raw).byteLength
+  if (bytes > MaxFrontmatterBytes) {
+    return fail(`the frontmatter is ${bytes} bytes, over the limit of ${MaxFrontmatterBytes} (Limits.MaxFrontmatterBytes)`, 1)
+  }
+  const body = text.slice(closeEnd + 1)
+  const lf = raw.replaceAll("\r\n", "\n")
+  const frontmatter = parseYaml(lf.endsWith("\r") ? lf.slice(0, -1) : lf, 1)
   return Result.map(frontmatter, (frontmatter) => ({ frontmatter, body }))
 }
 
-const stripCr = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line)
-
 const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject, FrontmatterError> => {
   const lineCounter = new LineCounter()
-  const docs = parseAllDocuments(source, {
-    version: "1.2",
-    schema: "core",
-    uniqueKeys: true,
-    merge: false,
-    strict: true,
-    prettyErrors: true,
-    lineCounter
-  })
+  // `uniqueKeys` is off because yaml compares each key with every earlier key of its map, which
+  // made a frontmatter of n keys cost n²; keys are checked below, each once, against a Set. No
+  // `prettyErrors` either: it copies the whole line of every error, n² on one long line of errors.
+  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: false, merge: false, strict: true })
+  // yaml's composer recurses and gives up at a depth that depends on the stack left to it; the
+  // syntax tree is built without recursion, so its depth is checked there first, with a margin
+  // for the tokens that are not collections, and exactly below.
+  const parser = new Parser(lineCounter.addNewLine)
+  let tooDeep: number | undefined
+  const tokens = function*() {
+    lineCounter.addNewLine(0)
+    for (const lexeme of new Lexer().lex(source)) {
+      yield* parser.next(lexeme)
+      if (parser.stack.length > 2 * MaxFrontmatterDepth) return void (tooDeep = parser.offset)
+    }
+    yield* parser.end()
+  }
+  const docs: Array<YamlDocument.Parsed> = []
+  // yaml makes an Error per problem, and capturing its stack costs five times the parsing: garbage
+  // made of problems would take far longer than any frontmatter. Only the first problem is shown,
+  // with its line, never its stack; the limit is restored before anything else runs.
+  const stackTraceLimit = Error.stackTraceLimit
+  Error.stackTraceLimit = 0
+  try {
+    for (const doc of composer.compose(tokens())) {
+      if (docs.push(doc) === 2) break
+    }
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit
+  }
   const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line + lineOffset)
-  if (!Array.isArray(docs) || docs.length === 0 || docs[0]!.contents === null) {
+  const deep = `nesting deeper than ${MaxFrontmatterDepth} levels (Limits.MaxFrontmatterDepth)`
+  if (tooDeep !== undefined) return fail(deep, lineAt(tooDeep))
+  if (docs.length === 0 || docs[0]!.contents === null) {
     return fail("the frontmatter is empty; it must be a mapping with name and description", lineOffset + 1)
   }
   if (docs.length > 1) return fail("the frontmatter holds several YAML documents", lineAt(docs[1]!.range[0]))
   const doc = docs[0]!
   const problem = doc.errors[0] ?? doc.warnings[0]
-  if (problem !== undefined) {
-    return fail(problem.message.split("\n")[0]!, problem.linePos?.[0].line === undefined ? undefined : problem.linePos[0].line + lineOffset)
-  }
+  if (problem !== undefined) return fail(problem.message, lineAt(problem.pos[0]))
   if (!isMap(doc.contents)) return fail("the frontmatter must be a mapping", lineAt(doc.contents?.range?.[0]))
   let refusal: FrontmatterError | undefined
   const refuse = (reason: string, offset: number | undefined) => {
     refusal = new FrontmatterError({ reason, ...(lineAt(offset) === undefined ? {} : { line: lineAt(offset)! }) })
     return visit.BREAK
   }
+  const keysOf = new Map<unknown, Set<string>>()
   visit(doc, {
     Alias: (_, node) => refuse("aliases are not allowed (the JSON mapping would be ambiguous)", node.range?.[0]),
-    Node: (_, node) => {
+    Node: (_, node, path) => {
+      if (isCollection(node) && path.length >= MaxFrontmatterDepth && path.filter(isCollection).length >= MaxFrontmatterDepth) {
+        return refuse(deep, node.range?.[0])
+      }
       if (node.anchor !== undefined) return refuse(`anchor &${node.anchor} is not allowed`, node.range?.[0])
       if (node.tag !== undefined && !coreTags.has(node.tag)) return refuse(`tag ${node.tag} is not allowed`, node.range?.[0])
-      if (isScalar(node) && typeof node.value === "number" && !isJsonExact(node.value, node.source)) {
-        return refuse(`${String(node.source ?? node.value)} cannot be represented exactly in JSON; quote it`, node.range?.[0])
+      if (isScalar(node) && typeof node.value === "number" && !isExactNumber(node.value)) {
+        return refuse(`${String(node.source ?? node.value)} ${inexact}; quote it`, node.range?.[0])
       }
       return undefined
     },
-    Pair: (_, pair) => {
+    Pair: (_, pair, path) => {
       if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value !== "string") {
         const key = isScalar(pair.key) ? String(pair.key.value) : "a complex key"
         return refuse(`key ${key} is not a string; quote it`, isAlias(pair.key) ? pair.key.range?.[0] : (pair.key as { range?: [number] } | null)?.range?.[0])
       }
+      const parent = path[path.length - 1]
+      if (!isMap(parent)) return undefined
+      let keys = keysOf.get(parent)
+      if (keys === undefined) keysOf.set(parent, keys = new Set())
+      if (keys.has(pair.key.value)) return refuse(`duplicate key ${pair.key.value}: map keys must be unique`, pair.key.range?.[0])
+      keys.add(pair.key.value)
       return undefined
     }
   })
   if (refusal !== undefined) return Result.fail(refusal)
   return Result.succeed(doc.toJS() as JsonObject)
-}
-
-// An integer literal beyond 2^53 silently becomes another number; floats are approximate by nature.
-const isJsonExact = (n: number, source: unknown) => {
-  if (!Number.isFinite(n)) return false
-  if (Number.isSafeInteger(n) || typeof source !== "string" || !/^[-+]?(?:[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$/.test(source)) return true
-  const negative = source.startsWith("-")
-  const magnitude = BigInt(source.replace(/^[-+]/, ""))
-  return (negative ? -magnitude : magnitude) === BigInt(n)
 }
 
 const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
@@ -218,12 +301,6 @@ export const parseSkillMd = (
  */
 export const render = (frontmatter: JsonObject, body: string): string => {
   const doc = new YamlDocument(frontmatter, { version: "1.2", schema: "core", aliasDuplicateObjects: false })
-  // `parse` refuses integer literals beyond 2^53; such numbers are written in exponent form instead.
-  visit(doc, {
-    Scalar: (_, node) => {
-      if (typeof node.value === "number" && Number.isInteger(node.value) && !Number.isSafeInteger(node.value)) node.format = "EXP"
-    }
-  })
   return `---\n${doc.toString({ lineWidth: 0 })}---\n${body}`
 }
 

@@ -7,9 +7,11 @@
  *   (replicas in one process, and tests) and `layerRedis` (Redis pub/sub, for replicas on several
  *   processes or machines) implement it.
  * - `layerReplica` connects a `SkillRegistry` to the bus: it publishes the revision after every
- *   change of the catalogue (a watched file, `reload`, `replace` from code: every swap of the
- *   registry's snapshot), reloads on a revision it does not serve or on an operator's `Reload`,
- *   and logs the revision at start-up and after every change.
+ *   change of the catalogue's source (a watched file, `reload`, `replace` from code), reloads on a
+ *   revision it does not serve or on an operator's `Reload`, and logs the revision at start-up and
+ *   after every change. An edit made in code (`SkillRegistry.upsert` / `remove`) travels whole
+ *   instead: every other replica makes the same edit (no source reloads), then checks that it
+ *   serves the revision the edit named, reloading as for a source change if it does not.
  *
  * Pub/sub drops messages (a subscriber that was disconnected misses what was said meanwhile), so
  * the bus also keeps the last revision announced: every (re)subscription starts with it, and a
@@ -17,13 +19,17 @@
  * is down never stops serving: the replica logs it once, subscribes again with capped exponential
  * backoff, and re-checks the revision when it is back.
  *
- * A replica serves what its own source holds (a shared volume, or a checkout per replica): the
- * bus carries revisions, never skills, and reloading when a revision is unknown converges every
- * replica reading the same files. Replicas whose sources really differ stop after one reload each
+ * A replica serves what its own source holds (a shared volume, or a checkout per replica): for
+ * source changes the bus carries revisions, never skills, and reloading when a revision is unknown
+ * converges every replica reading the same files. Edits in code carry their static skills (files
+ * and all); rendered, dynamic and family skills are code, so they cannot travel: each replica
+ * serves them only if it makes the same edit itself (a warning says so). A replica that starts
+ * after an edit does not hear it: pub/sub keeps no history. Replicas whose sources really differ stop after one reload each
  * (a replica announces only when its own catalogue changed), rather than reloading forever.
  *
  * @since 0.1.0
  */
+import { Signing } from "@mcp-skills/core"
 import { createClient, type RedisClientType } from "@redis/client"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -33,22 +39,42 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Result from "effect/Result"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Revision from "./Revision.js"
+import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 
+const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
+
 /**
- * What travels on the bus: a replica now serves `revision`, or an operator asks every replica to
- * reload its source (after a deploy).
+ * A static skill as an edit carries it: everything `Skill.make` needs, its files' bytes included.
+ *
+ * @since 0.1.0
+ */
+export const EditedSkill = Schema.Struct({
+  scheme: Schema.String,
+  path: Schema.Array(Schema.String),
+  listed: Schema.Boolean,
+  cacheHint: Schema.optional(Schema.Struct({ ttlMs: Schema.Number, scope: Schema.Literals(["public", "private"]) })),
+  files: Schema.Array(Schema.Struct({ path: Schema.String, bytes: Schema.Uint8ArrayFromBase64 })),
+  /** Its authors' signatures, which every replica relays as the one that made the edit does. */
+  signatures: Schema.optional(Schema.Array(Signing.Signature))
+})
+
+/**
+ * What travels on the bus: a replica now serves `revision` after a change of its source; an edit
+ * made in code (`SkillRegistry.upsert` / `remove`) that leaves it serving `revision`, which every
+ * other replica makes too; or an operator asks every replica to reload its source (after a deploy).
  *
  * @since 0.1.0
  */
 export const Message = Schema.Union([
-  Schema.TaggedStruct("Revision", { revision: Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/)) }),
+  Schema.TaggedStruct("Revision", { revision: RevisionString }),
+  Schema.TaggedStruct("Edit", { revision: RevisionString, upsert: Schema.Array(EditedSkill), remove: Schema.Array(Schema.String) }),
   Schema.TaggedStruct("Reload", {})
 ])
 
@@ -108,7 +134,7 @@ export const makeMemory: Effect.Effect<ChangeBus["Service"]> = Effect.gen(functi
   return ChangeBus.of({
     publish: (message) =>
       Effect.gen(function*() {
-        if (message._tag === "Revision") yield* Ref.set(latest, message.revision)
+        if (message._tag !== "Reload") yield* Ref.set(latest, message.revision)
         yield* PubSub.publish(hub, message)
         return yield* Ref.get(subscribers)
       }),
@@ -170,6 +196,7 @@ const revisionKey = (channel: string) => `${channel}:revision`
 const send = async (client: RedisClient, channel: string, message: Message): Promise<number> => {
   const payload = encodeMessage(message)
   if (message._tag === "Reload") return client.publish(channel, payload)
+  // An edit names the revision it leaves, which becomes the bus's last one as a source change's does.
   const [, receivers] = await client.multi().set(revisionKey(channel), message.revision).publish(channel, payload).exec()
   return Number(receivers)
 }
@@ -300,6 +327,37 @@ export interface ReplicaOptions {
   readonly retryCap?: Duration.Input | undefined
 }
 
+// The static skills of an edit, as the bus carries them, and the keys of those it cannot carry.
+const carriedSkills = (definitions: ReadonlyArray<Skill.Definition>) => {
+  const carried: Array<typeof EditedSkill.Type> = []
+  const left: Array<string> = []
+  for (const definition of definitions) {
+    const hint = definition._tag === "Static" && definition.cacheHint !== undefined
+      ? SkillRegistry.normalizeHint(definition.cacheHint)
+      : undefined
+    if (definition._tag !== "Static" || (definition.onDisk?.length ?? 0) > 0 || (hint !== undefined && Result.isFailure(hint))) {
+      left.push(SkillRegistry.keyOf(definition))
+      continue
+    }
+    carried.push({
+      scheme: definition.scheme,
+      path: definition.path,
+      listed: definition.listed,
+      ...(hint === undefined || Result.isFailure(hint) ? {} : { cacheHint: { ttlMs: hint.success.ttlMs, scope: hint.success.cacheScope } }),
+      files: definition.files.map((file) => ({ path: file.path, bytes: file.bytes })),
+      ...(definition.signatures === undefined ? {} : { signatures: definition.signatures })
+    })
+  }
+  return { carried, left }
+}
+
+const definitionOf = (skill: typeof EditedSkill.Type): Skill.Static =>
+  Skill.fromFiles({ path: skill.path, files: skill.files, signatures: skill.signatures }, {
+    scheme: skill.scheme,
+    listed: skill.listed,
+    ...(skill.cacheHint === undefined ? {} : { cacheHint: { ttl: skill.cacheHint.ttlMs, scope: skill.cacheHint.scope } })
+  })
+
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
 /**
@@ -326,25 +384,54 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
         )
       )
 
-    // Every swap of the snapshot (watch, reload, replace from code) goes through the registry's
-    // reference: each is logged, and announced when the revision changed. The stream starts with
-    // the current snapshot, logged here already.
+    const announceEdit = (commit: Extract<SkillRegistry.Commit, { _tag: "Edit" }>) => {
+      const { carried, left } = carriedSkills(commit.upsert)
+      const warn = left.length === 0 ? Effect.void : logProblem(
+        `the edit of ${left.join(", ")} cannot travel on the bus (rendered, dynamic and family skills are code, files on demand are this replica's disk); other replicas serve it only if they make the same edit`
+      )
+      if (carried.length + commit.remove.length === 0) return warn
+      return Effect.andThen(
+        warn,
+        bus.publish({ _tag: "Edit", revision: commit.after.revision, upsert: carried, remove: commit.remove }).pipe(
+          Effect.catch((error) =>
+            logProblem(`could not send the edit of revision ${commit.after.revision} (${error.message}); other replicas do not serve it`)
+          )
+        )
+      )
+    }
+
+    // Every swap of the snapshot is logged. A change of the source (watch, reload, replace) is
+    // announced by its revision, which makes the other replicas reload theirs; an edit in code
+    // travels whole, so the others make it too and reload nothing; an edit heard from the bus
+    // is not sent back.
     const describeSnapshot = (snapshot: SkillRegistry.Snapshot) =>
       `catalogue revision ${snapshot.revision} (${plural(snapshot.skills.length, "skill")})`
     const first = yield* registry.snapshot
     yield* log(describeSnapshot(first))
     let served = first.revision
-    yield* SubscriptionRef.changes(registry.ref).pipe(
-      Stream.runForEach((snapshot) => {
-        if (snapshot === first) return Effect.void
+    yield* (yield* registry.commits).pipe(
+      Stream.runForEach((commit) => {
+        const snapshot = commit.after
         const changed = snapshot.revision !== served
         served = snapshot.revision
-        return changed
-          ? Effect.andThen(log(describeSnapshot(snapshot)), announce(snapshot.revision))
-          : log(`${describeSnapshot(snapshot)}, unchanged`)
+        if (!changed) return log(`${describeSnapshot(snapshot)}, unchanged`)
+        if (commit._tag === "Source") return Effect.andThen(log(describeSnapshot(snapshot)), announce(snapshot.revision))
+        return commit.origin === "replica"
+          ? log(`${describeSnapshot(snapshot)}, edited by another replica`)
+          : Effect.andThen(log(`${describeSnapshot(snapshot)}, edited in code`), announceEdit(commit))
       }),
       Effect.forkScoped
     )
+
+    // Another replica's edit: made here too; a revision that still differs afterwards means the
+    // sources differ, and is checked as a source change's is.
+    const applyEdit = (edit: Extract<Message, { _tag: "Edit" }>) =>
+      Effect.gen(function*() {
+        if (edit.remove.length > 0) yield* registry.remove(edit.remove, "replica")
+        if (edit.upsert.length > 0) yield* registry.upsert(edit.upsert.map(definitionOf), "replica")
+        const after = yield* current
+        if (after !== edit.revision) yield* reload(`an edit from another replica left revision ${after}, not ${edit.revision}`)
+      }).pipe(Effect.catch((error) => logProblem(`could not make an edit from another replica: ${error.message}`)))
 
     const reload = (why: string) =>
       Effect.andThen(
@@ -379,6 +466,9 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
           }
           case "Revision":
             if (event.revision !== revision) yield* reload(`heard revision ${event.revision}, this replica serves ${revision}`)
+            return
+          case "Edit":
+            if (event.revision !== revision) yield* applyEdit(event)
             return
           case "Reload":
             return yield* reload("asked to reload on the bus")

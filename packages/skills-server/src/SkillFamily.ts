@@ -16,6 +16,8 @@
  * - A `render` (or `list`) that fails or exceeds `timeout` answers a clear error for that instance
  *   (logged on the server) and never breaks the listing of other skills.
  * - Results about instances are `cacheScope: "private"` unless `cacheHint.scope` is `"public"`.
+ * - `changes` says when the instances changed: every listener that may see one of a listed
+ *   family's instances (its `list` run for that listener) is told `list_changed`.
  *
  * ```ts
  * import { Effect } from "effect"
@@ -35,6 +37,7 @@
  */
 import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type * as PathTemplate from "./PathTemplate.js"
 import type * as Skill from "./Skill.js"
 
@@ -89,6 +92,11 @@ export interface Family<R = never> {
   readonly cacheHint: Skill.CacheHint | undefined
   /** The time limit of one `render` and of one `list` call. */
   readonly timeout: Duration.Input
+  /**
+   * Emits whenever the family's instances changed (a customer added, a runbook edited): each
+   * listener that may see an instance of a listed family is told `list_changed`, and re-lists.
+   */
+  readonly changes: Stream.Stream<unknown> | undefined
 }
 
 /**
@@ -113,6 +121,7 @@ export interface Options<T extends string, R> {
   ) => Effect.Effect<Readonly<Record<string, Skill.Content>>, unknown, R>
   readonly cacheHint?: Skill.CacheHint | undefined
   readonly timeout?: Duration.Input | undefined
+  readonly changes?: Stream.Stream<unknown> | undefined
 }
 
 /**
@@ -129,5 +138,6 @@ export const make = <const T extends string, R = never>(options: Options<T, R>):
   list: options.list as Family<R>["list"],
   render: options.render as Family<R>["render"],
   cacheHint: options.cacheHint,
-  timeout: options.timeout ?? DefaultTimeout
+  timeout: options.timeout ?? DefaultTimeout,
+  changes: options.changes
 })

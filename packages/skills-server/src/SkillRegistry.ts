@@ -31,9 +31,12 @@ import * as Effect from "effect/Effect"
 import * as HashMap from "effect/HashMap"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
+import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Incremental from "./internal/incremental.js"
 import * as Signed from "./internal/signed.js"
@@ -80,6 +83,11 @@ export interface Options {
    * an explicit decision because hosts are not obliged to load larger skills.
    */
   readonly limits?: Partial<Limits.Limits> | undefined
+  /**
+   * URIs other resources of the same server already have (effect's `McpServer.resource`): a
+   * catalogue whose skills would serve one is refused, as a read could answer only one of the two.
+   */
+  readonly reserved?: (() => Iterable<string>) | undefined
   /**
    * Serve only skills with a signature that verifies against the files served (any key: which
    * keys to trust is each client's decision). Others, and skills that cannot be signed (dynamic,
@@ -356,6 +364,12 @@ export interface Snapshot {
    * `skill://acme/billing/refunds`): what tells, without a scan, whether a skill encloses another.
    */
   readonly nested: ReadonlyMap<string, number>
+  /**
+   * The skills strictly inside each rendered or dynamic skill (by its root URI; SKILL.md URIs): a
+   * rendered parent's manifest takes in their files per request, a dynamic parent's directories
+   * their entries (R10).
+   */
+  readonly enclosed: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -428,6 +442,8 @@ export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry =>
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
+
+const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
 
 const lastSegment = (uri: string) => decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1))
 
@@ -516,13 +532,13 @@ export const build = Effect.fnUntraced(function*(
     for (const ancestor of ancestors(inner.root)) {
       const outer = byRoot.get(ancestor)
       if (outer === undefined) continue
-      if (inner.definition._tag !== "Static" && outer.definition._tag === "Static") {
-        problems.push({
-          skill: inner.uri,
-          reason: `a ${inner.definition._tag.toLowerCase()} skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
-        })
+      const refused = nestingRefusal(outer, inner)
+      if (refused !== undefined) {
+        problems.push({ skill: inner.uri, reason: refused })
         continue
       }
+      // A rendered parent takes its nested skills' files per request (`internal/kind.ts`); a
+      // dynamic one has no manifest to complete.
       if (outer.definition._tag !== "Static") continue
       const prefix = SkillUri.relativePath(outer.uri, inner.root + "/" + Extension.SkillFileName)!.split("/").slice(0, -1)
         .join("/")
@@ -546,6 +562,23 @@ export const build = Effect.fnUntraced(function*(
           onDisk.set(path, file.digest)
         } else if (present !== file.digest) {
           problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
+        }
+      }
+    }
+  }
+
+  // A file a parent holds inside a nested skill's folder is that skill's file: the nested skill
+  // must hold it too, with the same bytes (checked above), or its own manifest is incomplete (R7).
+  for (const inner of pending) {
+    if (inner.definition._tag !== "Static") continue
+    for (const ancestor of ancestors(inner.root)) {
+      const outer = byRoot.get(ancestor)
+      if (outer?.definition._tag !== "Static") continue
+      const prefix = inner.root.slice(outer.root.length + 1) + "/"
+      const held = new Set([...inner.files, ...inner.onDisk].map((file) => prefix + file.path))
+      for (const file of [...outer.files, ...outer.onDisk]) {
+        if (file.path.startsWith(prefix) && !held.has(file.path)) {
+          problems.push({ skill: outer.uri, reason: `${file.path} lies inside the nested skill ${inner.uri}, which does not hold it (R7, R10)` })
         }
       }
     }
@@ -655,8 +688,62 @@ export const build = Effect.fnUntraced(function*(
   for (const family of families) {
     if (yield* Signed.admit({ _tag: "Unsignable", uri: familyKey(family), kind: "family's" }, requireSigned)) servedFamilies.push(family)
   }
-  return assemble(served.sort(byUri), servedFamilies.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const snapshot = assemble(served.sort(byUri), servedFamilies.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const clashes = options?.reserved === undefined ? [] : collisions(snapshot, options.reserved())
+  if (clashes.length > 0) return yield* new RegistrationError({ problems: clashes })
+  return snapshot
 })
+
+/**
+ * Which of `uris` (other resources of the server) the skills of `snapshot` would serve: a file of
+ * a static skill, any URI inside a rendered or dynamic skill, or a family instance's.
+ *
+ * @since 0.1.0
+ */
+export const collisions = (
+  snapshot: Snapshot,
+  uris: Iterable<string>
+): Array<{ readonly skill: string; readonly reason: string }> => {
+  const problems: Array<{ skill: string; reason: string }> = []
+  const reason = (uri: string) => `serves ${uri}, which is also a resource of its own on the server (McpServer.resource)`
+  for (const uri of uris) {
+    const file = snapshot.files.get(uri)
+    const skill = file !== undefined
+      ? snapshot.skills[innermost(snapshot.skills, file.owners)]
+      : SkillUri.isCanonical(uri)
+      ? enclosing(snapshot, uri)
+      : undefined
+    if (skill !== undefined && (skill._tag !== "Static" || file !== undefined)) {
+      problems.push({ skill: skill.uri, reason: reason(uri) })
+      continue
+    }
+    const family = snapshot.families.find((family) => PathTemplate.match(family.template, uri)._tag !== "Outside")
+    if (family !== undefined) problems.push({ skill: familyKey(family), reason: reason(uri) })
+  }
+  return problems
+}
+
+// Why `inner` cannot sit inside `outer`, if it cannot: a static parent's manifest lists every file
+// with its digest, known at registration; a rendered parent's, every file with the digest of the
+// bytes rendered for the caller, so only skills whose bytes are known (static, held in memory) or
+// rendered can sit in it (R7, R10). A dynamic parent has no manifest: anything may.
+const nestingRefusal = (outer: Pending, inner: Pending): string | undefined => {
+  const kind = inner.definition._tag.toLowerCase()
+  switch (outer.definition._tag) {
+    case "Static":
+      return inner.definition._tag === "Static"
+        ? undefined
+        : `a ${kind} skill cannot be nested in the static skill ${outer.uri}, whose manifest must list every file (R7, R10)`
+    case "Rendered":
+      return inner.definition._tag === "Dynamic"
+        ? `a dynamic skill cannot be nested in the rendered skill ${outer.uri}, whose manifest must list every file with its digest (R7, R10)`
+        : inner.onDisk.length > 0
+        ? `files served on demand cannot be nested in the rendered skill ${outer.uri}, whose manifest is made of bytes in memory (R10)`
+        : undefined
+    case "Dynamic":
+      return undefined
+  }
+}
 
 /**
  * The key a family is known and sorted by: `<scheme>://<template>`.
@@ -825,7 +912,7 @@ const assemble = (
     const onDisk = new Map(skill.onDisk.map((file) => [file.path, file.location]))
     for (const file of entry.manifest.files) {
       const existing = ownersOf.get(file.uri)
-      const mimeType = file.path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(file.path)
+      const mimeType = mimeTypeOf(file.path)
       if (existing !== undefined) {
         existing.push(index)
       } else {
@@ -840,18 +927,27 @@ const assemble = (
             : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners, location }
         )
       }
-      // Every directory from the skill root down to the file, each linked to its child.
+    }
+  }
+  // Every directory from each skill root down to each file, each linked to its child. A directory
+  // is owned by the skills that hold a file below it (each file's innermost owner), so a hidden
+  // nested skill takes its folder out of its parent's listing.
+  for (const skill of skills) {
+    if (skill._tag !== "Static") continue
+    for (const file of skill.manifest.files) {
+      const holder = innermost(skills, ownersOf.get(file.uri)!)
+      const mimeType = mimeTypeOf(file.path)
       let child: string = file.uri
       let parent = child.slice(0, child.lastIndexOf("/"))
       let isFile = true
       while (parent.length >= skill.root.length) {
         const dir = directory(parent)
-        dir.owners.add(index)
+        dir.owners.add(holder)
         if (!dir.children.has(child)) {
           const name = lastSegment(child)
           dir.children.set(child, {
             uri: child,
-            owners: [],
+            owners: isFile ? [holder] : [],
             resource: isFile
               ? { uri: child, name, mimeType, size: file.size }
               : { uri: child, name, mimeType: Extension.DirectoryMimeType }
@@ -866,11 +962,19 @@ const assemble = (
   }
   const frozenDirectories = new Map<string, DirectoryEntry>()
   for (const dir of directories.values()) {
-    const children = [...dir.children.values()].sort(byUri).map((child) => ({
-      ...child,
-      owners: files.get(child.uri)?.owners ?? [...(directories.get(child.uri)?.owners ?? [])]
-    }))
+    const children = [...dir.children.values()].sort(byUri).map((child) =>
+      child.owners.length > 0 ? child : { ...child, owners: [...(directories.get(child.uri)?.owners ?? [])] }
+    )
     frozenDirectories.set(dir.uri, { uri: dir.uri, children, owners: [...dir.owners] })
+  }
+  const enclosed = new Map<string, Array<string>>()
+  for (const skill of skills) {
+    for (const prefix of ancestors(skill.root)) {
+      if (!dynamicRoots.has(prefix)) continue
+      const inside = enclosed.get(prefix)
+      if (inside === undefined) enclosed.set(prefix, [skill.uri])
+      else inside.push(skill.uri)
+    }
   }
   const listed = skills.filter((skill) => skill.listed)
   return {
@@ -890,7 +994,8 @@ const assemble = (
     hashed,
     limits,
     listing: listingOf(listed, families),
-    nested
+    nested,
+    enclosed
   }
 }
 
@@ -963,18 +1068,25 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   const changed: Array<SkillChange> = []
   const updated = new Set<string>()
   let listChanged = false
+  // A rendered parent's manifest holds its nested skills' files (R10): a change of one is a
+  // change of the listed parent's entry too.
+  const inListedParent = (snapshot: Snapshot, root: string) =>
+    snapshot.enclosed.size > 0 && ancestors(root).some((prefix) => {
+      const parent = snapshot.dynamicRoots.get(prefix)
+      return parent?._tag === "Rendered" && parent.listed
+    })
   for (const skill of after.skills) {
     const old = before.byUri.get(skill.uri)
     if (old === undefined) {
       added.push(skill.uri)
-      listChanged ||= skill.listed
+      listChanged ||= skill.listed || inListedParent(after, skill.root)
       continue
     }
     const change = changeOf(old, skill)
     if (change === undefined) continue
     changed.push(change)
     for (const uri of [...change.filesRemoved, ...change.filesChanged]) updated.add(uri)
-    listChanged ||= old.listed || skill.listed
+    listChanged ||= old.listed || skill.listed || inListedParent(after, skill.root)
   }
   // A family's instances are rendered per caller: any change to a listed family changes listings.
   const familiesBefore = new Map(before.families.map((family) => [familyKey(family), family]))
@@ -987,7 +1099,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
   for (const skill of before.skills) {
     if (after.byUri.has(skill.uri)) continue
     removed.push(skill.uri)
-    listChanged ||= skill.listed
+    listChanged ||= skill.listed || inListedParent(before, skill.root)
     for (const uri of digests(skill).keys()) if (!after.files.has(uri)) updated.add(uri)
   }
   return { added, removed, changed, listChanged, updated: [...updated].sort(Order.String) }
@@ -1012,21 +1124,63 @@ export interface Stats {
 }
 
 /**
- * The dynamic skill whose directory contains `uri`, if any (walks up the URI, no catalogue scan).
+ * The innermost skill whose root is `uri` or contains it, if any (walks up the URI, no catalogue
+ * scan): the skill a file or directory belongs to, nested skills included.
  *
  * @since 0.1.0
  */
-export const dynamicOwner = (snapshot: Snapshot, uri: string): DynamicSkill | RenderedSkill | undefined => {
-  if (snapshot.dynamicRoots.size === 0) return undefined
+export const enclosing = (snapshot: Snapshot, uri: string): SkillEntry | undefined => {
   let end = uri.length
   while (end > 0) {
-    const owner = snapshot.dynamicRoots.get(uri.slice(0, end))
+    const prefix = uri.slice(0, end)
+    const owner = snapshot.dynamicRoots.get(prefix) ??
+      (snapshot.directories.has(prefix) ? snapshot.byUri.get(prefix + "/" + Extension.SkillFileName) : undefined)
     if (owner !== undefined) return owner
     end = uri.lastIndexOf("/", end - 1)
     if (end <= uri.indexOf("://") + 2) return undefined
   }
   return undefined
 }
+
+/**
+ * The innermost of the skills (indices into `skills`) whose manifests list one file: the skill
+ * the file belongs to, whose visibility decides the file's (a hidden nested skill is carved out of
+ * every skill that contains it).
+ *
+ * @since 0.1.0
+ */
+export const innermost = (skills: ReadonlyArray<SkillBase>, owners: ReadonlyArray<number>): number => {
+  let best = owners[0]!
+  for (let i = 1; i < owners.length; i++) {
+    if (skills[owners[i]!]!.root.length > skills[best]!.root.length) best = owners[i]!
+  }
+  return best
+}
+
+/**
+ * Who made an edit of the catalogue in code: this process (`upsert`, `remove`), or another replica
+ * whose edit came over the change bus (`ChangeBus.layerReplica`), which must not send it back.
+ *
+ * @since 0.1.0
+ */
+export type Origin = "local" | "replica"
+
+/**
+ * One swap of the snapshot and what caused it: a change of the catalogue's source (`replace`,
+ * `reload`, `update`), or an edit in code (`upsert`, `remove`) with what it put in and took out.
+ *
+ * @since 0.1.0
+ */
+export type Commit =
+  | { readonly _tag: "Source"; readonly before: Snapshot; readonly after: Snapshot }
+  | {
+    readonly _tag: "Edit"
+    readonly before: Snapshot
+    readonly after: Snapshot
+    readonly upsert: ReadonlyArray<Skill.Definition>
+    readonly remove: ReadonlyArray<string>
+    readonly origin: Origin
+  }
 
 /**
  * The service holding the current snapshot.
@@ -1048,14 +1202,14 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    * family makes this a full rebuild. Upserted skills survive `replace` and `reload` (they take
    * precedence over a source skill with the same URI) until `remove`d.
    */
-  readonly upsert: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
+  readonly upsert: (definitions: Iterable<Skill.Definition>, origin?: Origin) => Effect.Effect<Changes, RegistrationError>
   /**
    * Takes skills out by `SKILL.md` URI (a family by `<scheme>://<template>`), in the same time as
    * `upsert`; unknown URIs are ignored. A removed skill of the source comes back with the next
    * `reload`. It fails only when it must rebuild (a nested skill, a family) and a dynamic skill's
    * `SKILL.md` can no longer be read; then nothing changes.
    */
-  readonly remove: (uris: Iterable<string>) => Effect.Effect<Changes, RegistrationError>
+  readonly remove: (uris: Iterable<string>, origin?: Origin) => Effect.Effect<Changes, RegistrationError>
   /**
    * A change of the catalogue's source, in one swap: `upsert` puts skills in (each replacing the
    * one with the same URI) and `remove` takes skills out by URI, at the cost of `upsert` and
@@ -1074,6 +1228,11 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    */
   readonly reload: Effect.Effect<Changes, RegistrationError | ReloadError>
   readonly stats: Effect.Effect<Stats>
+  /**
+   * Every swap of the snapshot from now on (until the scope closes), with its cause: what the
+   * change bus tells other replicas.
+   */
+  readonly commits: Effect.Effect<Stream.Stream<Commit>, never, Scope.Scope>
   /** The underlying reference, for observers of catalogue changes. */
   readonly ref: SubscriptionRef.SubscriptionRef<Snapshot>
 }>()("@mcp-skills/server/SkillRegistry") {}
@@ -1125,6 +1284,7 @@ export const make = <E = never>(
     const initial = yield* build(first, options)
     const ref = yield* SubscriptionRef.make(initial)
     const lock = yield* Semaphore.make(1)
+    const commits = yield* PubSub.unbounded<Commit>()
     let stats: Stats = {
       builds: 1,
       hashedFiles: initial.hashed.files,
@@ -1135,8 +1295,11 @@ export const make = <E = never>(
     // `replace` or `reload`), by key; persistent, so an upsert copies neither.
     let current = keyed(HashMap.empty(), first)
     let runtime = HashMap.empty<string, Skill.Definition>()
+    // What caused the swap being made (set by the operation holding the lock).
+    let cause: Omit<Extract<Commit, { _tag: "Edit" }>, "before" | "after"> | undefined
     const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>, built: number) =>
       Effect.gen(function*() {
+        const before = yield* SubscriptionRef.get(ref)
         stats = {
           builds: stats.builds + 1,
           hashedFiles: stats.hashedFiles + after.hashed.files,
@@ -1145,6 +1308,8 @@ export const make = <E = never>(
         }
         current = definitions
         yield* SubscriptionRef.set(ref, after)
+        const made: Commit = cause === undefined ? { _tag: "Source", before, after } : { ...cause, before, after }
+        yield* PubSub.publish(commits, made)
         return changes
       })
     const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
@@ -1189,20 +1354,17 @@ export const make = <E = never>(
           ? yield* rebuild(before, definitions)
           : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)
       })
-    const upsert = (next: Iterable<Skill.Definition>) =>
+    const edit = (batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>, origin: Origin) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const batch = [...next]
-        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, [])
-        runtime = keyed(runtime, batch)
+        cause = { _tag: "Edit", upsert: batch, remove: keys, origin }
+        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, keys)
+        runtime = HashMap.removeMany(keyed(runtime, batch), keys)
         return changes
-      }))
-    const remove = (uris: Iterable<string>) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const keys = [...uris]
-        const changes = yield* change(yield* SubscriptionRef.get(ref), [], keys)
-        runtime = HashMap.removeMany(runtime, keys)
-        return changes
-      }))
+      }).pipe(Effect.ensuring(Effect.sync(() => {
+        cause = undefined
+      }))))
+    const upsert = (next: Iterable<Skill.Definition>, origin: Origin = "local") => edit([...next], [], origin)
+    const remove = (uris: Iterable<string>, origin: Origin = "local") => edit([], [...uris], origin)
     const update = (next: { readonly upsert: Iterable<Skill.Definition>; readonly remove: Iterable<string> }) =>
       Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
         // A skill added by `upsert` takes precedence over the source's version of it.
@@ -1221,6 +1383,7 @@ export const make = <E = never>(
         ? replace(first)
         : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),
       stats: Effect.sync(() => stats),
+      commits: Effect.map(PubSub.subscribe(commits), Stream.fromSubscription),
       ref
     })
   })

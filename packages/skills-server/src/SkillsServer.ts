@@ -165,11 +165,13 @@ import * as Context from "effect/Context"
 import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
@@ -330,7 +332,8 @@ const ReadResourceDirectory = Rpc.make(Extension.ReadResourceDirectoryMethod, {
 /**
  * Wraps effect protocol adapters so they serve the Skills extension. Pass the result as
  * `protocols` to `McpServer.layerHttp`, `layerStdio`, `layer` or `run`, and add `SkillsServer.layer`
- * to the same server.
+ * to the same server. A server without that layer does not declare the extension and answers its
+ * methods as unknown (-32601): declaring it would commit the server to methods it cannot serve (R82).
  *
  * @since 0.1.0
  */
@@ -342,6 +345,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
   const extension: EffectMcp.Extension = {
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
+    served: Handlers.serves,
     rpcs: directoryRead ? RpcGroup.make(ListSkills, GetSkill, ReadResourceDirectory) : RpcGroup.make(ListSkills, GetSkill),
     handlers: {
       [Extension.ListSkillsMethod]: Handlers.listSkills,
@@ -526,7 +530,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make<SE>(source, { limits: options.limits, requireSigned: options.requireSigned })
+    const built = yield* SkillRegistry.make<SE>(source, {
+      limits: options.limits,
+      reserved: () => server.resources.map((entry) => entry.resource.uri),
+      requireSigned: options.requireSigned
+    })
     // Checked before registering anything on the server, and again (atomically) when attaching.
     const present = EffectMcp.attached<Handlers.State>(server)
     if (present !== undefined) {
@@ -553,11 +561,12 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const registry = SkillRegistry.SkillRegistry.of({
       ...built,
       replace: (next) => published(built.replace(next)),
-      upsert: (next) => published(built.upsert(next)),
-      remove: (uris) => published(built.remove(uris)),
+      upsert: (next, origin) => published(built.upsert(next, origin)),
+      remove: (uris, origin) => published(built.remove(uris, origin)),
       update: (change) => published(built.update(change)),
       reload: published(built.reload)
     })
+    yield* announceFamilyChanges(built, hub)
     const check = options.visibility
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
@@ -613,8 +622,68 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       EffectMcp.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
+    yield* refuseSkillUris(server, built)
     return registry
   })) as any
+
+// Each family of the catalogue that says when its instances changed (`SkillFamily.changes`) is
+// heard for as long as it is in the catalogue; each change goes to every listener, which judges
+// whether it may see an instance (`Handlers.visibleChange`).
+const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Service"], hub: PubSub.PubSub<Handlers.Change>) =>
+  Effect.gen(function*() {
+    const heard = yield* FiberMap.make<string>()
+    const running = new Map<string, SkillFamily.Family<any>>()
+    const changed: SkillRegistry.Changes = { added: [], removed: [], changed: [], listChanged: true, updated: [] }
+    const follow = (snapshot: SkillRegistry.Snapshot) =>
+      Effect.gen(function*() {
+        const present = new Set<string>()
+        for (const family of snapshot.families) {
+          const key = SkillRegistry.familyKey(family)
+          const changes = family.definition.changes
+          if (changes === undefined) continue
+          present.add(key)
+          if (running.get(key) === family.definition) continue
+          running.set(key, family.definition)
+          yield* FiberMap.run(
+            heard,
+            key,
+            Stream.runForEach(changes, () =>
+              Effect.flatMap(registry.snapshot, (now) =>
+                PubSub.publish(hub, { changes: changed, before: now, after: now, family: key }))).pipe(
+                Effect.catchCause((cause) => Effect.logWarning(`the changes of the family ${key} failed; no more are heard`, cause))
+              )
+          )
+        }
+        for (const key of [...running.keys()]) {
+          if (present.has(key)) continue
+          running.delete(key)
+          yield* FiberMap.remove(heard, key)
+        }
+      })
+    yield* Effect.forkScoped(Stream.runForEach(SubscriptionRef.changes(registry.ref), follow))
+  })
+
+// A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
+// `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
+// one of the two, and `resources/list` would list both. effect's `addResource` has no error
+// channel, so the refusal is a defect carrying the `RegistrationError`, failing that layer.
+const refuseSkillUris = (server: McpServer.McpServer["Service"], registry: SkillRegistry.SkillRegistry["Service"]) => {
+  const target = server as { addResource: McpServer.McpServer["Service"]["addResource"] }
+  const original = target.addResource
+  return Effect.acquireRelease(
+    Effect.sync(() => {
+      target.addResource = (resource) =>
+        Effect.flatMap(registry.snapshot, (snapshot) => {
+          const problems = SkillRegistry.collisions(snapshot, [resource.resource.uri])
+          return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : original(resource)
+        })
+    }),
+    () =>
+      Effect.sync(() => {
+        target.addResource = original
+      })
+  )
+}
 
 /**
  * A skill declared next to the code that owns it: added to the server's registry (provided by

@@ -14,7 +14,9 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Signing } from "@mcp-skills/core"
 import { simple, skillMd } from "./support/fixtures.js"
+import { makeKey, signed } from "./support/signing.js"
 import { listen, poll } from "./support/session.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 
@@ -93,6 +95,16 @@ const replica = (
     return { registry, lines, problems, revision: Effect.map(registry.snapshot, (snapshot) => snapshot.revision) }
   })
 
+/** Three replicas reading one shared source, on one in-memory bus. */
+const trio = (initial: ReadonlyArray<Skill.Definition>) =>
+  Effect.gen(function*() {
+    const scope = yield* Scope.make()
+    const bus = yield* ChangeBus.makeMemory
+    const { source, load } = sharedSource(initial)
+    const [a, b, c] = [yield* replica(load, bus, scope), yield* replica(load, bus, scope), yield* replica(load, bus, scope)]
+    return { a, b, c, scope, source }
+  })
+
 /** Polls (real time, generous bound) until `check` holds. */
 const eventually = (what: string, check: Effect.Effect<boolean>) =>
   Effect.gen(function*() {
@@ -157,12 +169,7 @@ describe("Revision (properties)", () => {
 describe("ChangeBus", () => {
   it.live("a change on one replica reaches the others, which reload and serve the same revision", () =>
     Effect.gen(function*() {
-      const scope = yield* Scope.make()
-      const bus = yield* ChangeBus.makeMemory
-      const { source, load } = sharedSource(v1)
-      const a = yield* replica(load, bus, scope)
-      const b = yield* replica(load, bus, scope)
-      const c = yield* replica(load, bus, scope)
+      const { a, b, c, scope, source } = yield* trio(v1)
       const start = yield* a.revision
       assert.strictEqual(yield* b.revision, start)
       assert.deepStrictEqual(a.lines, [`catalogue revision ${start} (2 skills)`])
@@ -186,6 +193,43 @@ describe("ChangeBus", () => {
       yield* a.registry.reload
       yield* eventually("B and C back on the first revision", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === start)))
       assert.deepStrictEqual([a.problems, b.problems, c.problems], [[], [], []])
+      yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.live("an upsert or remove in code on one replica is made by the others, which reload no source", () =>
+    Effect.gen(function*() {
+      const { a, b, c, scope, source } = yield* trio(v1)
+      yield* settle
+      const loadsBefore = source.loads
+      // Signed: its signatures travel with it, so every replica relays them (and agrees on the revision).
+      const added = signed(Skill.make({
+        path: "gamma",
+        cacheHint: { ttl: "1 minute", scope: "public" },
+        files: { "SKILL.md": skillMd("gamma"), "logo.bin": new Uint8Array([0xff, 0x00, 0xfe]) }
+      }), makeKey().key)
+      yield* a.registry.upsert([added])
+      const next = yield* a.revision
+      yield* eventually("B and C serve the upsert", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === next)))
+      const served = (yield* b.registry.snapshot).files.get("skill://gamma/logo.bin")
+      assert.strictEqual(served?.digest, (yield* a.registry.snapshot).files.get("skill://gamma/logo.bin")?.digest)
+      const entry = (yield* b.registry.snapshot).byUri.get("skill://gamma/SKILL.md")
+      assert(entry?._tag === "Static")
+      assert.deepStrictEqual(Signing.signaturesOf(entry.entry).signatures, added.signatures)
+      assert.include(b.lines.join("\n"), "edited by another replica")
+      yield* a.registry.remove(["skill://beta/SKILL.md"])
+      const removed = yield* a.revision
+      yield* eventually("B and C took beta out", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === removed)))
+      assert.isUndefined((yield* c.registry.snapshot).byUri.get("skill://beta/SKILL.md"))
+      yield* settle
+      // No replica reloaded its source for an edit made in code.
+      assert.strictEqual(source.loads, loadsBefore)
+      assert.notInclude([...a.lines, ...b.lines, ...c.lines].join("\n"), "reloading")
+      // A rendered skill is code: it cannot travel, which A says; the others reload nothing either.
+      yield* a.registry.upsert([Skill.rendered({ path: "delta", render: () => Effect.succeed({ "SKILL.md": skillMd("delta") }) })])
+      yield* settle
+      assert.include(a.problems.join("\n"), "skill://delta/SKILL.md cannot travel on the bus")
+      assert.strictEqual(source.loads, loadsBefore)
+      assert.deepStrictEqual([b.problems, c.problems], [[], []])
       yield* Scope.close(scope, Exit.void)
     }))
 

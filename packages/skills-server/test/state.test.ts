@@ -56,7 +56,7 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
       visibleIn: () => {
         throw new Error("rendering used another snapshot")
       },
-      visible: { skill: () => true, instance: () => true, any: () => true, checked: false },
+      visible: { skill: () => true, instance: () => true, any: () => true, file: () => true, checked: false },
       request: requestFor(tenant),
       method: "skills/get",
       renderings,

@@ -7,6 +7,9 @@
  * held to the same: an instance the check hides leaks nowhere, whether its family's `list` gives
  * it or not.
  *
+ * Nested skills under static, rendered and dynamic parents: a hidden one is carved out of every
+ * skill containing it, and the parent's manifest lists exactly what the caller can read.
+ *
  * Notifications (issue 11 item 3), on every listener there is: a 2025-11-25 stdio connection, a
  * 2026-07-28 `subscriptions/listen` over stdio and over HTTP. Each listener subscribes to every
  * file while it may see every skill; then its grant narrows and the catalogue changes. It must
@@ -47,6 +50,17 @@ const SkillSpec = Schema.Struct({
 })
 
 const Catalogue = Schema.Array(SkillSpec).check(Schema.isMinLength(1), Schema.isMaxLength(6))
+
+// A parent skill of each kind with nested skills (rendered ones only where the parent may hold them)
+// and, under some, a deeper static skill: each visible or not.
+const Nesting = Schema.Struct({
+  parent: Schema.Struct({ kind: Schema.Literals(["static", "rendered", "dynamic"]) }),
+  children: Schema.Array(Schema.Struct({
+    kind: Schema.Literals(["static", "rendered"]),
+    visible: Schema.Boolean,
+    grandchild: Schema.optional(Schema.Struct({ visible: Schema.Boolean }))
+  })).check(Schema.isMaxLength(3))
+})
 
 // Instances of the family `members/{member}`: whether its list gives them, and whether the caller may see them.
 const Members = Schema.Array(Schema.Struct({ listed: Schema.Boolean, visible: Schema.Boolean })).check(Schema.isMaxLength(4))
@@ -302,6 +316,88 @@ describe("visibility property", () => {
           }
         }),
       { timeout: 120_000, arbitrary: { runs: 40 } } as any
+    )
+
+    it.effect.prop(
+      "a hidden nested skill is carved out of its static, rendered or dynamic parent; the parent's manifest lists exactly what the caller can read",
+      [Nesting],
+      ([nesting]) =>
+        Effect.gen(function*() {
+          const { children, parent } = nesting
+          const root = "skill://nest/top"
+          const parentFiles = { "SKILL.md": skillMd("top"), "own.md": "secret-top-own\n" }
+          const definitions: Array<Skill.Definition> = [
+            parent.kind === "static"
+              ? Skill.make({ path: "nest/top", files: parentFiles })
+              : parent.kind === "rendered"
+              ? Skill.rendered({ path: "nest/top", render: () => Effect.succeed(parentFiles) })
+              : Skill.dynamic({
+                path: "nest/top",
+                read: (file) => Effect.succeed(parentFiles[file as keyof typeof parentFiles]),
+                list: Effect.succeed(Object.keys(parentFiles))
+              })
+          ]
+          // Each child at nest/top/k<i>, with an optional static grandchild at nest/top/k<i>/g<i>.
+          const skills: Array<{ name: string; visible: boolean; files: Record<string, string>; root: string }> = []
+          for (const [index, child] of children.entries()) {
+            const name = `k${index}x`
+            const files = { "SKILL.md": skillMd(name), "b/c.md": `secret-${name}-file\n` }
+            const path = `nest/top/${name}`
+            definitions.push(
+              parent.kind === "static" || child.kind === "static"
+                ? Skill.make({ path, files })
+                : Skill.rendered({ path, render: () => Effect.succeed(files) })
+            )
+            skills.push({ name, visible: child.visible, files, root: `skill://${path}` })
+            if (child.grandchild !== undefined) {
+              const inner = `g${index}x`
+              const innerFiles = { "SKILL.md": skillMd(inner), "d.md": `secret-${inner}-file\n` }
+              definitions.push(Skill.make({ path: `${path}/${inner}`, files: innerFiles }))
+              skills.push({ name: inner, visible: child.grandchild.visible, files: innerFiles, root: `skill://${path}/${inner}` })
+            }
+          }
+          yield* http.captured.registry!.replace(definitions)
+          const shown = skills.filter((skill) => skill.visible)
+          const header = { "x-visible": ["top", ...shown.map((skill) => skill.name)].join(",") }
+          const url = yield* ServerUrl
+          for (const client of [withHeaders(modernHttp(url), header), withHeaders(yield* legacyHttp(url), header)]) {
+            const probes: Array<Probe> = skills.map((skill) => ({
+              uri: `${skill.root}/SKILL.md`,
+              files: Object.keys(skill.files).map((file) => `${skill.root}/${file}`),
+              directories: [`${skill.root}/b`]
+            }))
+            const seen = yield* observe(client, [
+              { uri: `${root}/SKILL.md`, files: [`${root}/own.md`], directories: [root] },
+              ...probes
+            ])
+            for (const [index, skill] of skills.entries()) {
+              const answered = seen.answered.get(probes[index]!.uri)!
+              assert.deepStrictEqual(answered.reads, probes[index]!.files.map(() => skill.visible), `${skill.name}: ${client.revision}`)
+              if (skill.visible) continue
+              for (const text of seen.texts) {
+                assert.notInclude(text, `secret-${skill.name}-file`, `${client.revision} leaked ${skill.name}`)
+                for (const content of Object.values(skill.files)) {
+                  assert.notInclude(text, sha256(new TextEncoder().encode(content)), `${client.revision} leaked a digest of ${skill.name}`)
+                }
+              }
+            }
+            if (parent.kind === "dynamic") continue
+            // The parent's manifest: its own files and every visible nested skill's, all readable.
+            const entry = (yield* client.call("skills/get", { uri: `${root}/SKILL.md` })).skill
+            const listed = (entry.resources as ReadonlyArray<{ uri: string; digest: string }>)
+            const expected = [
+              `${root}/SKILL.md`,
+              `${root}/own.md`,
+              ...shown.flatMap((skill) => Object.keys(skill.files).map((file) => `${skill.root}/${file}`))
+            ]
+            assert.deepStrictEqual(listed.map((item) => item.uri).sort(), expected.sort(), client.revision)
+            for (const item of listed) {
+              const read = (yield* client.call("resources/read", { uri: item.uri })).contents[0]
+              assert.strictEqual(sha256(bytesOf(read)), item.digest, item.uri)
+            }
+          }
+        }),
+      { timeout: 120_000, arbitrary: { runs: 30 } } as any
     )
 
     // Always visible, always changed: its update closes each change's batch of notifications.

@@ -183,8 +183,11 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
               `reload failed, still serving the previous skills: ${error instanceof Error ? error.message : String(error)}`
             )
           },
+          // A reload that changed nothing (a racy file read again, an event for unchanged bytes)
+          // is not news: one line per real change.
           onSuccess: (changes) =>
             Effect.gen(function*() {
+              if (changes.added.length + changes.removed.length + changes.changed.length === 0) return
               const snapshot = yield* registry.snapshot
               yield* watch.log(`reloaded ${plural(snapshot.skills.length, "skill")} from ${where}`)
               for (const uri of changes.added) yield* watch.log(`  added ${uri}`)

@@ -132,6 +132,11 @@ export type Listener =
 export interface Extension {
   readonly id: string
   readonly capability: Readonly<Record<string, unknown>>
+  /**
+   * Whether `server` serves the extension now: declaring it commits the server to its methods
+   * (R82), so a server without it declares nothing and answers them as unknown (R89).
+   */
+  readonly served: (server: object) => boolean
   /** Group of our RPCs (payload schemas must accept `_meta`). */
   readonly rpcs: RpcGroup.RpcGroup<any>
   readonly handlers: Readonly<Record<string, Handler>>
@@ -331,6 +336,11 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
     ...extensions,
     [extension.id]: extension.capability
   })
+  const withoutCapability = (extensions: Readonly<Record<string, unknown>> | undefined) => {
+    if (extensions === undefined || !(extension.id in extensions)) return extensions
+    const { [extension.id]: _, ...rest } = extensions
+    return rest
+  }
   const wrapped = {
     ...baseAny,
     clientRpcs: (base.clientRpcs as unknown as RpcGroup.RpcGroup<any>).merge(rpcs),
@@ -392,6 +402,15 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
             : context,
           install: (protocol: unknown, group: unknown, handlers: Record<string, any>) => {
             const replaced: Record<string, any> = { ...handlers }
+            const discover = handlers["server/discover"]
+            if (modern && typeof discover === "function") {
+              replaced["server/discover"] = (...args: ReadonlyArray<unknown>) =>
+                Effect.map(discover(...args) as Effect.Effect<any, unknown>, (result) =>
+                  extension.served(server) ? result : {
+                    ...result,
+                    capabilities: { ...result.capabilities, extensions: withoutCapability(result.capabilities?.extensions) }
+                  })
+            }
             for (const [method, interceptor] of Object.entries(extension.intercept)) {
               const original = handlers[method]
               if (typeof original !== "function") continue
@@ -451,7 +470,9 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                     listChanged: true,
                     ...(Option.isSome(http) ? { subscribe: true } : {})
                   },
-                  extensions: withCapability(result.capabilities.extensions)
+                  extensions: extension.served(server)
+                    ? withCapability(result.capabilities.extensions)
+                    : result.capabilities.extensions
                 }
               })).pipe(Effect.tap(() => Option.isSome(http) ? Effect.void : connect(args[2] as number)))),
           clientNotification: (notification: any, clientId: number, ...rest: ReadonlyArray<unknown>) =>

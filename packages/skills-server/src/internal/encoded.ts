@@ -6,7 +6,8 @@
  * items, never by stringifying a whole result; a page seen by every caller alike (no visibility
  * check) is kept whole too.
  *
- * Only static skills are encoded: a page or URI that touches any other kind answers `undefined`,
+ * Only static skills are encoded: a page or URI that touches any other kind, or a skill with nested
+ * skills under a visibility check (which may carve some out of it), answers `undefined`,
  * and the caller lets effect's path answer it (dynamic and rendered skills, and any kind added
  * later, stay per request).
  *
@@ -22,7 +23,7 @@
  */
 import * as Cursor from "./cursor.js"
 import * as Handlers from "./handlers.js"
-import type * as SkillRegistry from "../SkillRegistry.js"
+import * as SkillRegistry from "../SkillRegistry.js"
 
 /** Largest read result kept encoded with the snapshot (bigger ones are encoded on each read). */
 export const MaxKeptRead = 64 * 1024
@@ -33,6 +34,11 @@ export interface Visibility {
   /** A visibility check ran: every result is then `private`. */
   readonly checked: boolean
 }
+
+// Under a visibility check, a skill with nested skills may have some of them carved out of its
+// entry for this caller (`Kind.carvedEntry`): effect's path answers it.
+const carves = (snapshot: SkillRegistry.Snapshot, skill: SkillRegistry.StaticSkill, visible: Visibility) =>
+  visible.checked && (snapshot.nested.get(skill.root) ?? 0) > 0
 
 /** Everyone sees everything. */
 export const everyone: Visibility = { skill: () => true, checked: false }
@@ -148,7 +154,7 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
           more = true
           break
         }
-        if (skill._tag !== "Static") return undefined
+        if (skill._tag !== "Static" || carves(snapshot, skill, visible)) return undefined
         items.push(entryOf(memo, skill))
         onPage.push(skill)
       }
@@ -167,7 +173,9 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
 
   const getSkill: Encoded["getSkill"] = (snapshot, uri, visible) => {
     const skill = snapshot.byUri.get(uri)
-    if (skill === undefined || skill._tag !== "Static" || !visible.skill(skill.index)) return undefined
+    if (skill === undefined || skill._tag !== "Static" || !visible.skill(skill.index) || carves(snapshot, skill, visible)) {
+      return undefined
+    }
     const memo = memoOf(snapshot)
     const build = () => result([utf8(`"skill":`), entryOf(memo, skill)], Handlers.hintOf(state, skill), visible)
     if (visible.checked) return build()
@@ -184,7 +192,9 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
   const readResource: Encoded["readResource"] = (snapshot, uri, visible) => {
     const file = snapshot.files.get(uri)
     // A file served on demand is read and verified per request (`onDemand.ts`): effect's path.
-    if (file === undefined || file._tag !== "InMemory" || !file.owners.some(visible.skill)) return undefined
+    if (file === undefined || file._tag !== "InMemory" || !visible.skill(SkillRegistry.innermost(snapshot.skills, file.owners))) {
+      return undefined
+    }
     const memo = memoOf(snapshot)
     const build = () =>
       result(

@@ -99,10 +99,11 @@ const invalidParams = (message: string, data?: unknown): WireError =>
     ? { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message }
     : { code: McpSchema.INVALID_PARAMS_ERROR_CODE, message, data }
 
-const notConfigured: WireError = {
-  code: McpSchema.INTERNAL_ERROR_CODE,
-  message: "SkillsServer.protocols is used without SkillsServer.layer on this McpServer"
-}
+// Without the layer the server does not declare the extension (R82): its methods are unknown.
+const notConfigured: WireError = { code: McpSchema.METHOD_NOT_FOUND_ERROR_CODE, message: "Method not found" }
+
+/** Whether a skills layer serves `server` (and so whether it declares the extension). */
+export const serves = (server: object): boolean => attached<State>(server) !== undefined
 
 const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
   const state = stateFor(request)
@@ -112,7 +113,13 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
 /** Visibility of skills for one request under `decision`, each skill decided at most once. */
 export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
-    return { skill: () => decision, instance: () => decision, any: (owners) => decision && owners.length > 0, checked }
+    return {
+      skill: () => decision,
+      instance: () => decision,
+      any: (owners) => decision && owners.length > 0,
+      file: (owners) => decision && owners.length > 0,
+      checked
+    }
   }
   const instances = new Map<string, boolean>()
   const instance = (skill: SkillRegistry.InstanceSkill) => {
@@ -131,7 +138,13 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     }
     return known === 1
   }
-  return { skill, instance, any: (owners) => owners.some(skill), checked }
+  return {
+    skill,
+    instance,
+    any: (owners) => owners.some(skill),
+    file: (owners) => owners.length > 0 && skill(SkillRegistry.innermost(snapshot.skills, owners)),
+    checked
+  }
 }
 
 /** The cache hint a result about `skill` alone would carry. */
@@ -198,6 +211,8 @@ export interface Change {
   readonly changes: SkillRegistry.Changes
   readonly before: SkillRegistry.Snapshot
   readonly after: SkillRegistry.Snapshot
+  /** The family (by `familyKey`) that said its instances changed, when that is the change. */
+  readonly family?: string | undefined
 }
 
 /**
@@ -214,6 +229,7 @@ export const visibleChange = (
   subscribed: (uri: string) => boolean
 ): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
   const { after, before, changes } = change
+  if (change.family !== undefined) return familyChange(state, latest, after, change.family)
   if (state.decide === undefined) {
     return Effect.succeed({ listChanged: changes.listChanged, updated: changes.updated.filter(subscribed) })
   }
@@ -233,11 +249,30 @@ export const visibleChange = (
     const updated = changes.updated.filter((uri) => {
       if (!subscribed(uri)) return false
       const current = after.files.get(uri)
-      if (current !== undefined) return now.any(current.owners)
+      if (current !== undefined) return now.file(current.owners)
       const previous = before.files.get(uri)
-      return previous !== undefined && then.any(previous.owners)
+      return previous !== undefined && then.file(previous.owners)
     })
     return { listChanged, updated }
+  }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
+}
+
+// A listed family's instances changed: told to a listener that may see one of them now (its
+// `list` run for that listener, stopping at the first visible instance).
+const familyChange = (
+  state: State,
+  latest: unknown,
+  snapshot: SkillRegistry.Snapshot,
+  key: string
+): Effect.Effect<{ readonly listChanged: boolean; readonly updated: ReadonlyArray<string> }> => {
+  const family = snapshot.families.find((candidate) => SkillRegistry.familyKey(candidate) === key)
+  if (family === undefined || !family.listed) return Effect.succeed({ listChanged: false, updated: [] })
+  if (state.decide === undefined) return Effect.succeed({ listChanged: true, updated: [] })
+  if (latest === undefined) return Effect.succeed({ listChanged: false, updated: [] })
+  return Effect.gen(function*() {
+    const { call } = yield* begin(latest as RequestInfo, "resources/list", { state, snapshot })
+    const seen = !(yield* eachInstance(call, family, undefined, () => false))
+    return { listChanged: seen, updated: [] }
   }).pipe(Effect.catchCause(() => Effect.succeed({ listChanged: false, updated: [] })))
 }
 
@@ -508,7 +543,8 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
 const ownerOf = (
   call: Call,
   uri: string,
-  indexed: { readonly owners: ReadonlyArray<number> } | undefined
+  indexed: SkillRegistry.FileEntry | SkillRegistry.DirectoryEntry | undefined,
+  directory = false
 ):
   | { readonly skill: SkillRegistry.ServedSkill; readonly owners: ReadonlyArray<SkillRegistry.ServedSkill> }
   | WireError
@@ -516,13 +552,26 @@ const ownerOf = (
 {
   const { snapshot, visible } = call
   if (indexed !== undefined) {
-    const first = indexed.owners.find(visible.skill)
+    // A file is its innermost owner's; a directory is any skill's that holds a file below it.
+    const first = "children" in indexed
+      ? indexed.owners.find(visible.skill)
+      : visible.file(indexed.owners)
+      ? SkillRegistry.innermost(snapshot.skills, indexed.owners)
+      : undefined
     return first === undefined
       ? undefined
       : { skill: snapshot.skills[first]!, owners: indexed.owners.map((index) => snapshot.skills[index]!) }
   }
-  const owner = SkillUri.isCanonical(uri) ? SkillRegistry.dynamicOwner(snapshot, uri) : undefined
-  if (owner !== undefined) return visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
+  // Not a static file or directory: the innermost skill around it answers (a static one has no
+  // such file or directory). A folder of a hidden nested skill may still lead to a visible skill
+  // inside it: the nearest visible skill around it lists what the caller may see there.
+  let owner = SkillUri.isCanonical(uri) ? SkillRegistry.enclosing(snapshot, uri) : undefined
+  if (owner !== undefined) {
+    while (directory && owner !== undefined && !visible.skill(owner.index)) {
+      owner = SkillRegistry.enclosing(snapshot, owner.root.slice(0, owner.root.lastIndexOf("/")))
+    }
+    return owner !== undefined && owner._tag !== "Static" && visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
+  }
   const resolved = resolveInstance(call, uri)
   return resolved._tag === "Invalid"
     ? resolved.error
@@ -539,7 +588,7 @@ export const readDirectory = Effect.fnUntraced(function*(
 ) {
   const { call, state } = yield* begin(request, "resources/directory/read")
   const uri = params.uri
-  const owner = ownerOf(call, uri, call.snapshot.directories.get(uri))
+  const owner = ownerOf(call, uri, call.snapshot.directories.get(uri), true)
   if (isWireError(owner)) return yield* Effect.fail(owner)
   const children = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).directory(call, owner.skill, uri)
   if (owner === undefined || children === undefined) return yield* Effect.fail(notADirectory(uri))
@@ -585,7 +634,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
   const schemeIsOurs = file !== undefined || isSkillScheme(snapshot, uri) ||
-    SkillUri.isCanonical(uri) && SkillRegistry.dynamicOwner(snapshot, uri) !== undefined
+    SkillUri.isCanonical(uri) && SkillRegistry.enclosing(snapshot, uri) !== undefined
   if (!schemeIsOurs) return yield* next
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const { call } = yield* begin(request, "resources/read", { state, snapshot })

@@ -17,7 +17,7 @@
  * @internal
  */
 import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
-import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
+import type { Digest, Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Cache from "effect/Cache"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
@@ -51,8 +51,13 @@ export interface Visible {
   readonly skill: (index: number) => boolean
   /** Whether a family instance is visible (decided once per instance URI per request). */
   readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
-  /** Whether any of these skills (by index) is visible: a file shared by nested skills is. */
+  /** Whether any of these skills (by index) is visible: a directory holding files of several is. */
   readonly any: (owners: ReadonlyArray<number>) => boolean
+  /**
+   * Whether a file listed by these skills' manifests is visible: its innermost owner decides, so a
+   * hidden nested skill's files are carved out of every skill that contains it.
+   */
+  readonly file: (owners: ReadonlyArray<number>) => boolean
   /** Whether a visibility check ran (results then depend on the caller). */
   readonly checked: boolean
 }
@@ -170,9 +175,20 @@ const childrenOf = (
 
 const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUri.relativePath(skill.uri, uri)
 
+/**
+ * A static skill's entry for this caller: without the files of nested skills the caller may not
+ * see (the entry built once otherwise).
+ */
+export const carvedEntry = (call: Call, skill: SkillRegistry.StaticSkill): CoreSkill.Skill => {
+  if (!call.visible.checked || (call.snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
+  const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
+  const shown = resources.filter((resource) => call.visible.file(call.snapshot.files.get(resource.uri)?.owners ?? []))
+  return shown.length === resources.length ? skill.entry : { ...skill.entry, resources: shown }
+}
+
 /** Static skills: everything comes from the snapshot, built once. */
 const Static: Kind<SkillRegistry.StaticSkill> = {
-  entry: (_call, skill) => Effect.succeed(skill.entry),
+  entry: (call, skill) => Effect.succeed(carvedEntry(call, skill)),
   resource: (_call, skill) => Effect.succeed(skill.resource),
   read: (call, _skill, uri) => {
     const file = call.snapshot.files.get(uri)
@@ -201,15 +217,131 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
     const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
     return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: SkillRegistry.wireContent(Skill.toBytes(content)) }
   }),
-  directory: Effect.fnUntraced(function*(_call, skill, uri) {
-    const list = skill.definition.list
-    const paths = list === undefined
-      ? [Extension.SkillFileName]
-      : yield* serverFault(`listing the dynamic skill ${skill.uri} failed`)(list)
-    return childrenOf(skill, uri, paths, new Map())
+  directory: Effect.fnUntraced(function*(call, skill, uri) {
+    const paths = yield* dynamicPaths(skill)
+    if (!call.snapshot.enclosed.has(skill.root)) return childrenOf(skill, uri, paths, new Map())
+    // Entries inside a nested skill's folder are that skill's: they show what it holds (R10).
+    const nested = yield* nestedFiles(call, skill)
+    const sizes = new Map<string, number>()
+    const own = paths.filter((path) => SkillRegistry.enclosing(call.snapshot, `${skill.root}/${path}`) === skill)
+    for (const file of nested.values()) {
+      const path = SkillUri.relativePath(skill.uri, file.uri)
+      if (path === undefined) continue
+      own.push(path)
+      if (file.size !== undefined) sizes.set(path, file.size)
+    }
+    return childrenOf(skill, uri, own, sizes)
   }),
   perCaller: false
 }
+
+const dynamicPaths = (skill: SkillRegistry.DynamicSkill): Effect.Effect<ReadonlyArray<string>, WireError> => {
+  const list = skill.definition.list
+  return list === undefined
+    ? Effect.succeed([Extension.SkillFileName])
+    : serverFault(`listing the dynamic skill ${skill.uri} failed`)(list)
+}
+
+/** A file of a skill nested in a rendered or dynamic parent, as the parent shows it. */
+interface NestedFile {
+  readonly uri: string
+  /** Known for static (held in memory) and rendered skills; a dynamic skill's are not. */
+  readonly bytes: Uint8Array | undefined
+  readonly size: number | undefined
+  readonly digest: Digest.Digest | undefined
+}
+
+/**
+ * The files of the skills inside `parent` that this caller may see, each taken from the skill it
+ * belongs to (its innermost skill): a static skill's from the snapshot, a rendered one's from its
+ * rendering for this request, a dynamic one's from its `list`. A hidden skill gives nothing, so
+ * it is carved out of its parent for this caller.
+ */
+const nestedFiles: (
+  call: Call,
+  parent: SkillRegistry.DynamicSkill | SkillRegistry.RenderedSkill
+) => Effect.Effect<Map<string, NestedFile>, WireError> = Effect.fnUntraced(function*(call, parent) {
+  const found = new Map<string, NestedFile>()
+  const { snapshot } = call
+  for (const uri of snapshot.enclosed.get(parent.root) ?? []) {
+    const skill = snapshot.byUri.get(uri)!
+    if (!call.visible.skill(skill.index)) continue
+    const holds = (file: string) => SkillRegistry.enclosing(snapshot, file) === skill
+    switch (skill._tag) {
+      case "Static": {
+        const bytes = new Map(skill.inputs.map((file) => [file.path, file.bytes]))
+        for (const file of skill.manifest.files) {
+          if (holds(file.uri)) found.set(file.uri, { uri: file.uri, bytes: bytes.get(file.path), size: file.size, digest: file.digest })
+        }
+        break
+      }
+      case "Rendered": {
+        for (const file of (yield* render(call, skill)).manifest.files) {
+          if (holds(file.uri)) found.set(file.uri, { uri: file.uri, bytes: file.bytes, size: file.size, digest: file.digest })
+        }
+        break
+      }
+      case "Dynamic": {
+        for (const path of yield* dynamicPaths(skill)) {
+          const file = `${skill.root}/${path}`
+          if (holds(file)) found.set(file, { uri: file, bytes: undefined, size: undefined, digest: undefined })
+        }
+      }
+    }
+  }
+  return found
+})
+
+/**
+ * A rendered skill's rendering with the files of the skills nested in it that this caller may see
+ * (R10), so its manifest lists exactly what the caller can read. A file it rendered itself inside
+ * a nested skill's folder must be that skill's, byte for byte: otherwise the rendering is refused
+ * (the author's fault, -32603), as a static parent's conflicting copy is refused at registration.
+ */
+const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Rendering) => Effect.Effect<Rendering, WireError> = Effect
+  .fnUntraced(function*(call, skill, own) {
+  if (!call.snapshot.enclosed.has(skill.root)) return own
+  const nested = yield* nestedFiles(call, skill)
+  const files: Array<Manifest.FileInput> = []
+  for (const file of own.manifest.files) {
+    const holder = SkillRegistry.enclosing(call.snapshot, file.uri)
+    if (holder === undefined || holder === skill) {
+      files.push({ path: file.path, bytes: file.bytes, digest: file.digest })
+      continue
+    }
+    const theirs = nested.get(file.uri)?.digest ??
+      (call.visible.skill(holder.index) ? undefined : call.snapshot.files.get(file.uri)?.digest ?? file.digest)
+    if (theirs !== file.digest) {
+      const why = theirs === undefined ? "which does not hold it" : "which holds other bytes there"
+      yield* Effect.logError(`the skill ${skill.uri} rendered ${file.path} inside the nested skill ${holder.uri}, ${why} (R10)`)
+      return yield* Effect.fail(internalError)
+    }
+  }
+  for (const file of nested.values()) {
+    files.push({ path: SkillUri.relativePath(skill.uri, file.uri)!, bytes: file.bytes!, ...(file.digest === undefined ? {} : { digest: file.digest }) })
+  }
+  return yield* renderingOf(skill.uri, files, call.snapshot.limits, `the skill ${skill.uri} with its nested skills is not a valid skill`)
+})
+
+// The rendering of rendered files, or a logged -32603 (`what` says why) when they make no valid skill.
+const renderingOf = (
+  uri: SkillUri.SkillMdUri,
+  files: Iterable<Manifest.FileInput>,
+  limits: SkillRegistry.Snapshot["limits"],
+  what: string,
+  error: WireError = internalError
+): Effect.Effect<Rendering, WireError> => {
+  const manifest = Manifest.make({ uri, files, limits })
+  if (Result.isFailure(manifest)) return Effect.andThen(Effect.logError(`${what}: ${manifest.failure.message}`), Effect.fail(error))
+  return Effect.succeed({
+    manifest: manifest.success,
+    entry: manifest.success.skill,
+    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
+  })
+}
+
+const filesOf = (files: Readonly<Record<string, Skill.Content>>) =>
+  Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) }))
 
 /**
  * The key of a shared rendering: one skill definition and one `shareKey`. It also carries what a
@@ -239,21 +371,7 @@ const renderNow = Effect.fnUntraced(function*(
   limits: SkillRegistry.Snapshot["limits"]
 ) {
   const files = yield* serverFault(`rendering the skill ${uri} failed`)(definition.render(request))
-  const manifest = Manifest.make({
-    uri,
-    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
-    limits
-  })
-  if (Result.isFailure(manifest)) {
-    yield* Effect.logError(`the skill ${uri} rendered an invalid skill: ${manifest.failure.message}`)
-    return yield* Effect.fail(internalError)
-  }
-  const rendering: Rendering = {
-    manifest: manifest.success,
-    entry: manifest.success.skill,
-    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  }
-  return rendering
+  return yield* renderingOf(uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
 /** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
@@ -282,16 +400,18 @@ const renderRequest = (call: Call): Skill.RenderRequest => ({
 })
 
 /** The skill rendered for this request's caller (once per request, shared under `shareKey`). */
-export const render = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.RenderedSkill) {
+export const render: (call: Call, skill: SkillRegistry.RenderedSkill) => Effect.Effect<Rendering, WireError> = Effect.fnUntraced(function*(call, skill) {
   const known = call.renders.get(skill.index)
   if (known !== undefined) return known
   const definition = skill.definition
   const request = renderRequest(call)
   const key = definition.shareKey?.(request)
   const keep = shareFor(definition.shareFor)
-  const rendering = key === undefined || Duration.isZero(keep)
+  const own = key === undefined || Duration.isZero(keep)
     ? yield* renderNow(definition, skill.uri, request, call.snapshot.limits)
     : yield* Cache.get(call.renderings, new RenderKey(definition, key, skill.uri, request, call.snapshot.limits, keep))
+  // Shared renderings hold the skill's own files: what of its nested skills it shows is per caller.
+  const rendering = yield* withNested(call, skill, own)
   call.renders.set(skill.index, rendering)
   return rendering
 })
@@ -327,20 +447,10 @@ export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: Ski
   if (known !== undefined) return known
   const what = `the skill ${skill.uri} could not be rendered`
   const files = yield* runCallback(call, skill.family, what, skill.family.definition.render(skill.params, renderRequest(call)))
-  const manifest = Manifest.make({
-    uri: skill.uri,
-    files: Object.entries(files).map(([path, content]) => ({ path, bytes: Skill.toBytes(content) })),
-    limits: call.snapshot.limits
+  const rendering = yield* renderingOf(skill.uri, filesOf(files), call.snapshot.limits, `${what}: it rendered an invalid skill`, {
+    code: internalError.code,
+    message: `${what}: it rendered an invalid skill`
   })
-  if (Result.isFailure(manifest)) {
-    yield* Effect.logError(`${what}: it rendered an invalid skill: ${manifest.failure.message}`)
-    return yield* Effect.fail({ code: internalError.code, message: `${what}: it rendered an invalid skill` })
-  }
-  const rendering: Rendering = {
-    manifest: manifest.success,
-    entry: manifest.success.skill,
-    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  }
   call.renders.set(skill.uri, rendering)
   return rendering
 })

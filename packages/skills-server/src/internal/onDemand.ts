@@ -109,7 +109,7 @@ export const read = (call: Call, file: SkillRegistry.OnDiskFile): Effect.Effect<
     const after = yield* call.registry.snapshot
     const current = after.files.get(file.uri)
     // The reload may also have changed what the caller may see: hidden is "not found", as before.
-    if (current === undefined || !call.visibleIn(after).any(current.owners)) return undefined
+    if (current === undefined || !call.visibleIn(after).file(current.owners)) return undefined
     switch (current._tag) {
       case "InMemory":
         return { mimeType: current.mimeType, content: current.content }

@@ -239,7 +239,11 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
     const interval = Duration.toMillis(timing.sweep)
     const sweep = Effect.gen(function*() {
       const start = yield* Clock.currentTimeMillis
-      const seen = new Set<string>()
+      // Events named before the check began, and those arriving during it: their reload may come
+      // after the check compared the files with the last scan, so their changes were not missed.
+      const before = overflow ? "all" : inFlight
+      const seen = new Set<string>(pending)
+      if (before !== "all") for (const path of before) seen.add(path)
       duringCheck = seen
       const { missed, racy } = yield* watched.check
       const took = (yield* Clock.currentTimeMillis) - start
@@ -248,7 +252,7 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
       duringCheck = undefined
       // A change whose event arrived, or is waiting for its reload, was not missed.
       const known = inFlight
-      const unseen = known === "all" ? [] : missed.filter((path) => !covered(path, [seen, pending, known]))
+      const unseen = known === "all" || before === "all" ? [] : missed.filter((path) => !covered(path, [seen, pending, known]))
       if (unseen.length > 0) {
         const shown = unseen.slice(0, 3).join(", ") + (unseen.length > 3 ? `, and ${unseen.length - 3} more` : "")
         yield* watched.warn(`the periodic check found ${unseen.length} change(s) no file event reported (${shown}); reloading`)
