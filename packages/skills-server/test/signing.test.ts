@@ -16,7 +16,7 @@ import { simple, skillMd } from "./support/fixtures.js"
 import { entryOf, makeKey, signed } from "./support/signing.js"
 import { tree } from "./support/tree.js"
 import { exchange, Twins, twins, wellFormed } from "./support/twins.js"
-import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
+import { httpServer, modernHttp, ServerUrl, withHeaders } from "./support/wire.js"
 
 const author = makeKey()
 const second = makeKey()
@@ -119,6 +119,31 @@ describe("relayed signatures", () => {
       expect(entry.entry).toEqual(Signing.withSignatures(entryOf(refunds), refunds.signatures ?? signed(refunds, author.key).signatures!))
       expect((yield* registry.replace([signed(refunds, author.key, second.key)])).listChanged).toBe(true)
       expect((yield* registry.replace([signed(refunds, author.key, second.key)])).listChanged).toBe(false)
+    }))
+})
+
+describe("a caller who may not see a nested skill", () => {
+  it.effect("gets the parent's entry without that skill's files and without the signatures, which cover them", () =>
+    Effect.gen(function*() {
+      const outer = simple("acme/refunds", { "policy.md": "# Policy\n" })
+      const inner = simple("acme/refunds/secret", { "notes.md": "# Secret\n" })
+      // Signed as an author signs a folder: over the entry the server builds, nested files included.
+      const built = (yield* (yield* SkillRegistry.make([outer, inner])).snapshot).byUri.get("skill://acme/refunds/SKILL.md")!
+      assert(built._tag === "Static")
+      const record = Result.getOrThrow(Signing.sign(built.entry, author.key))
+      const server = httpServer(SkillsServer.layer({
+        skills: [{ ...outer, signatures: [record] }, inner],
+        visibility: ({ headers }) => Effect.succeed(headers["x-user"] === "root" || ((skill) => skill.path.at(-1) !== "secret"))
+      }))
+      yield* Effect.gen(function*() {
+        const anonymous = modernHttp(yield* ServerUrl)
+        const root = withHeaders(anonymous, { "x-user": "root" })
+        const full = (yield* root.call("skills/get", { uri: "skill://acme/refunds/SKILL.md" })).skill
+        expect(Signing.evaluate(full)._tag).toBe("Verified")
+        const carved = (yield* anonymous.call("skills/get", { uri: "skill://acme/refunds/SKILL.md" })).skill
+        expect(carved.resources.map((resource: { uri: string }) => resource.uri)).not.toContain("skill://acme/refunds/secret/notes.md")
+        expect(carved._meta).toBeUndefined()
+      }).pipe(Effect.provide(Layer.fresh(server)))
     }))
 })
 
