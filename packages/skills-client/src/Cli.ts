@@ -228,7 +228,9 @@ const list = Command.make("list", {
 /** What `list --trust` says of a skill's signature. */
 type Signature =
   | { readonly status: "verified"; readonly signer: string }
-  | { readonly status: "unsigned"; readonly allowed: boolean }
+  | { readonly status: "unsigned" }
+  /** Read unverified: its URI is allowed unsigned (`--trust-unsigned`). */
+  | { readonly status: "allowed" }
   | { readonly status: "invalid"; readonly signer: string | undefined; readonly problem: string }
   | { readonly status: "untrusted"; readonly signers: ReadonlyArray<string> }
 
@@ -237,12 +239,12 @@ const signatureOf = (policy: Verification.TrustPolicy, skill: Skill.Skill): Sign
   const checked = Verification.checkSignature(skill, policy)
   if (Result.isSuccess(checked)) {
     const signer = checked.success[0]
-    return signer === undefined ? { status: "unsigned", allowed: true } : { status: "verified", signer }
+    return signer === undefined ? { status: "allowed" } : { status: "verified", signer }
   }
   const error = checked.failure
   switch (error._tag) {
     case "UnsignedSkill":
-      return { status: "unsigned", allowed: false }
+      return { status: "unsigned" }
     case "SignatureInvalid":
       return { status: "invalid", signer: error.keyId, problem: Signing.describeProblem(error.problem) }
     case "UntrustedSigner":
@@ -255,7 +257,9 @@ const describeSignature = (signature: Signature): string => {
     case "verified":
       return `signed by ${signature.signer} (verified)`
     case "unsigned":
-      return signature.allowed ? "unsigned (allowed)" : "unsigned"
+      return "unsigned"
+    case "allowed":
+      return "not verified (allowed by --trust-unsigned)"
     case "invalid":
       return `signature${signature.signer === undefined ? "" : ` by ${signature.signer}`} does not verify: ${signature.problem}`
     case "untrusted":

@@ -227,6 +227,8 @@ describe("signed skills over the wire", () => {
     ])
     expect(allowed.status).toBe(0)
     expect((await lock(into)).skills[0].signer).toBeUndefined()
+    const listed = await runCli(["list", url, "--trust", keys.a.publicKey, "--trust-unsigned", "skill://csv/SKILL.md"])
+    expect(listed.stdout).toContain("skill://csv/SKILL.md\tcsv\t(2 files, 68 bytes)\tnot verified (allowed by --trust-unsigned)\tClean CSV files")
   })
 
   it("a later pull signed by another key is refused unless --accept-signer; re-signing is picked up by --watch", async (context) => {
