@@ -129,26 +129,28 @@ const pageSize = Flag.Int("page-size").pipe(
   Flag.withDefault(50)
 )
 
+const sessionCap = (name: string, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.filterMap((value) => Option.liftPredicate(value, (n) => n >= 1), () => "a positive integer"),
+    Flag.optional
+  )
+
+const maxSessions = sessionCap(
+  "max-sessions",
+  "Most 2025-11-25 HTTP sessions held at once; past it initialize gets 503 with Retry-After (default 10000)"
+)
+
+const maxSessionsPerClient = sessionCap(
+  "max-sessions-per-client",
+  "Most 2025-11-25 HTTP sessions one remote address holds at once (default 1000)"
+)
+
 const serve = Command.make(
   "serve",
   {
-    directory,
-    root,
-    host,
-    port,
-    path,
-    stdio,
-    strict,
-    watch,
-    watchCheck,
-    protocol,
-    prefix,
-    allowOrigin,
-    redis,
-    pageSize,
-    maxBodySize,
-    onDemandAbove,
-    requireSigned
+    directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
+    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
@@ -193,6 +195,10 @@ const serve = Command.make(
         replication,
         pageSize: input.pageSize,
         maxBodySize: limit,
+        sessions: {
+          maxSessions: Option.getOrUndefined(input.maxSessions),
+          maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
+        },
         requireSigned: input.requireSigned,
         onListening: (url) => log(`listening ${url}`)
       })

@@ -201,10 +201,17 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
 const registrations = (
   skills: Skills,
   watch: Watch | undefined,
-  options: { readonly pageSize?: number | undefined; readonly fastRoute?: boolean | undefined; readonly requireSigned?: boolean | undefined }
+  options: {
+    readonly pageSize?: number | undefined
+    readonly fastRoute?: boolean | undefined
+    readonly sessions?: SkillsServer.SessionOptions | undefined
+    readonly requireSigned?: boolean | undefined
+  }
 ) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills, ...options })
-  const layer = SkillsServer.layer({ skills: skills.definitions, ...options })
+  const { pageSize, fastRoute, sessions, requireSigned } = options
+  const settings = { pageSize, fastRoute, sessions, requireSigned }
+  if (!isSource(skills)) return SkillsServer.layer({ skills, ...settings })
+  const layer = SkillsServer.layer({ skills: skills.definitions, ...settings })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -230,6 +237,8 @@ export interface HttpOptions {
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined
+  /** Bounds of 2025-11-25 sessions (`SkillsServer.Options.sessions`). */
+  readonly sessions?: SkillsServer.SessionOptions | undefined
   /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
   readonly requireSigned?: boolean | undefined
 }
