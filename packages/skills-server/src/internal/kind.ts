@@ -16,7 +16,7 @@
  *
  * @internal
  */
-import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
+import { Extension, Manifest, Signing, SkillUri } from "@mcp-skills/core"
 import type { Digest, Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Cache from "effect/Cache"
 import * as Cause from "effect/Cause"
@@ -155,7 +155,8 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
 
 /**
  * A static skill's entry for this caller: without the files of nested skills the caller may not
- * see (the entry built once otherwise).
+ * see (the entry built once otherwise). Such an entry is not what its authors signed, so it
+ * relays no signature.
  */
 export const carvedEntry = (
   snapshot: SkillRegistry.Snapshot,
@@ -165,7 +166,7 @@ export const carvedEntry = (
   if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
   const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
   const shown = resources.filter((resource) => visible.file(snapshot.files.get(resource.uri)?.owners ?? []))
-  return shown.length === resources.length ? skill.entry : { ...skill.entry, resources: shown }
+  return shown.length === resources.length ? skill.entry : Signing.withSignatures({ ...skill.entry, resources: shown }, [])
 }
 
 /** The children of a static directory this caller may see. */
