@@ -37,6 +37,7 @@ import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
+import type { FileAnswer } from "./onDemand.js"
 import * as Registry from "./registry.js"
 import type { Method, Visible } from "./visibility.js"
 
@@ -51,14 +52,8 @@ export interface Rendering {
 export type RenderCache = Cache.Cache<RenderKey, Rendering, WireError>
 
 /** One request being answered: the snapshot it reads from start to end and what it may see. */
-export interface Call {
+export interface Call extends OnDemand.Reader {
   readonly snapshot: SkillRegistry.Snapshot
-  /** The registry the snapshot came from: a file on disk that changed makes it reload. */
-  readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** Reloads the registry, once for every reader that asks while it runs (`OnDemand.makeRescan`). */
-  readonly rescan: (why: string) => Effect.Effect<void>
-  /** What this request's caller may see in another snapshot (one reloaded meanwhile). */
-  readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
   readonly visible: Visible
   readonly request: RequestInfo
   readonly method: Method
@@ -73,12 +68,6 @@ export interface Call {
    * check sees them), for a family's `list` and `render`; captured once per request, on first use.
    */
   readonly services: Effect.Effect<Context.Context<never>, WireError>
-}
-
-/** A file's answer to `resources/read`. */
-export interface FileAnswer {
-  readonly mimeType: string
-  readonly content: SkillRegistry.WireContent
 }
 
 /** One child of a directory, with the URI it sorts and pages by. */
