@@ -27,6 +27,7 @@ import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
+import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as FastRoute from "./internal/fastRoute.js"
@@ -511,7 +512,7 @@ const refuseSkillUris = (server: McpServer.McpServer["Service"], registry: Skill
     Effect.sync(() => {
       target.addResource = (resource) =>
         Effect.flatMap(registry.snapshot, (snapshot) => {
-          const problems = SkillRegistry.collisions(snapshot, [resource.resource.uri])
+          const problems = Build.collisions(snapshot, [resource.resource.uri])
           return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : original(resource)
         })
     }),

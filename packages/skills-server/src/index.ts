@@ -51,6 +51,11 @@ export * as SkillsServer from "./SkillsServer.js"
 /**
  * @since 0.1.0
  */
+export * as Snapshot from "./Snapshot.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as StdioFraming from "./StdioFraming.js"
 
 /**

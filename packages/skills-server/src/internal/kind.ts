@@ -35,6 +35,7 @@ import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
 import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import { familyKey, wireContent } from "../Snapshot.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
 import type { FileAnswer } from "./onDemand.js"
@@ -191,7 +192,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
     const path = relativePathOf(skill, uri)
     if (path === undefined) return undefined
     const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
-    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: SkillRegistry.wireContent(Skill.toBytes(content)) }
+    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: wireContent(Skill.toBytes(content)) }
   }),
   directory: Effect.fnUntraced(function*(call, skill, uri) {
     const paths = yield* dynamicPaths(skill)
@@ -445,7 +446,7 @@ export const listInstances = (
 ): Effect.Effect<InstancePage, WireError> => {
   const list = family.definition.list
   if (list === undefined) return Effect.succeed({ instances: [], nextCursor: undefined })
-  const what = `the family ${SkillRegistry.familyKey(family)} could not list its skills`
+  const what = `the family ${familyKey(family)} could not list its skills`
   return Effect.map(
     runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
     (listed: SkillFamily.Instances<PathTemplate.Params>) =>
@@ -473,7 +474,7 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
   read: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
       const file = rendering.files.get(uri)
-      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: SkillRegistry.wireContent(file.bytes) }
+      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: wireContent(file.bytes) }
     }),
   directory: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {

@@ -14,6 +14,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import { familyKey } from "../Snapshot.js"
 import { attached } from "./effectMcp.js"
 import type { Listener, Notice, RequestInfo } from "./effectMcp.js"
 import { begin, eachInstance } from "./surface/request.js"
@@ -70,7 +71,7 @@ export const visibleChange = (
 // A listed family's instances changed: told to a listener that may see one of them now (its
 // `list` run for that listener, stopping at the first visible instance).
 const familyChange = (state: State, latest: unknown, snapshot: SkillRegistry.Snapshot, key: string): Effect.Effect<Told> => {
-  const family = snapshot.families.find((candidate) => SkillRegistry.familyKey(candidate) === key)
+  const family = snapshot.families.find((candidate) => familyKey(candidate) === key)
   if (family === undefined || !family.listed) return Effect.succeed(nothing)
   if (state.decide === undefined) return Effect.succeed({ listChanged: true, updated: [] })
   if (latest === undefined) return Effect.succeed(nothing)
@@ -120,7 +121,7 @@ export const announceFamilyChanges = (registry: SkillRegistry.SkillRegistry["Ser
       Effect.gen(function*() {
         const present = new Set<string>()
         for (const family of snapshot.families) {
-          const key = SkillRegistry.familyKey(family)
+          const key = familyKey(family)
           const changes = family.definition.changes
           if (changes === undefined) continue
           present.add(key)

@@ -14,6 +14,7 @@ import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
+import { wireContent } from "../Snapshot.js"
 import type { WireError } from "./effectMcp.js"
 import type { Visible } from "./visibility.js"
 
@@ -71,7 +72,7 @@ export interface Reader {
 
 const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => ({
   mimeType: file.mimeType,
-  content: SkillRegistry.wireContent(bytes)
+  content: wireContent(bytes)
 })
 
 /**

@@ -9,6 +9,7 @@
 import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import { familyKey } from "../../Snapshot.js"
 import * as Cursor from "../cursor.js"
 import type { RequestInfo } from "../effectMcp.js"
 import * as Kind from "../kind.js"
@@ -149,7 +150,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   if (start._tag === "Listed") takeListed(page, snapshot, visible, Cursor.startAfter(snapshot.listed, (skill) => skill.uri, start.after))
   for (const family of snapshot.families) {
     if (page.next !== undefined) break
-    const key = SkillRegistry.familyKey(family)
+    const key = familyKey(family)
     if (!family.listed || position !== undefined && key < position.key) continue
     const from = position !== undefined && key === position.key ? position : undefined
     yield* eachInstance(call, family, from, (skill, after) => page.take(skill, encodePosition(after)))

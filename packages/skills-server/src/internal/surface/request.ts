@@ -12,6 +12,7 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
 import { attached } from "../effectMcp.js"
 import type { RequestInfo, WireError } from "../effectMcp.js"
@@ -172,7 +173,7 @@ export const eachInstance = Effect.fnUntraced(function*(
   from: Position | undefined,
   visit: (skill: SkillRegistry.InstanceSkill, after: Position) => boolean
 ) {
-  const key = SkillRegistry.familyKey(family)
+  const key = familyKey(family)
   let cursor = from?.cursor ?? null
   let offset = from?.offset ?? 0
   for (let pages = 0; pages < MaxFamilyPages; pages++) {
