@@ -18,7 +18,7 @@
  * layer is built) and `installHandlers` (checked when the server starts) fail with
  * `EffectSupport.UnsupportedEffect` when one is missing.
  *
- * Notifications (issue 11 item 3): effect 4.1.0 broadcasts `list_changed` and `resources/updated`
+ * Notifications: effect 4.1.0 broadcasts `list_changed` and `resources/updated`
  * to every listener (`McpServer.ts`, the queue consumer of `runWithRuntime`, and
  * `mcpProtocol/v2026_07_28.ts`, the `subscriptions/listen` handler), and the per-client delivery
  * (`projectNotification`) is not told which client it delivers to. So the skills layer never
