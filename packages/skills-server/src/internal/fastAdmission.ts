@@ -8,7 +8,9 @@
  * @internal
  */
 import * as Predicate from "effect/Predicate"
-import type { HttpServerRequest } from "effect/http"
+
+/** A request's headers, lower-cased names (as effect's `HttpServerRequest` has them). */
+export type Headers = Readonly<Record<string, string | undefined>>
 
 /** Largest body the route reads itself; larger requests are never skills reads. */
 export const MaxBody = 64 * 1024
@@ -69,7 +71,7 @@ const acceptsBoth = (header: string | undefined) => {
  * 6. `MCP-Protocol-Version` must be the endpoint's stateless revision, and `Mcp-Method` one of the
  *    four skills reads (`resources/directory/read` only where it is served; 404 / -32601).
  */
-export const admitsHeaders = (endpoint: Endpoint, headers: HttpServerRequest.HttpServerRequest["headers"]): boolean => {
+export const admitsHeaders = (endpoint: Endpoint, headers: Headers): boolean => {
   const method = headers["mcp-method"]
   if (
     headers["mcp-protocol-version"] !== endpoint.protocolVersion || method === undefined || headers.origin !== undefined ||
@@ -103,7 +105,7 @@ const isPlainName = (header: string) => /^[\x20-\x7e]*$/.test(header) && !header
  *    `resources/read`, `Mcp-Name` must be the URI itself, in plain printable ASCII.
  */
 export const admitsMessage = (
-  headers: HttpServerRequest.HttpServerRequest["headers"],
+  headers: Headers,
   message: unknown
 ): Admitted | undefined => {
   const method = headers["mcp-method"]
