@@ -73,6 +73,7 @@ import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
 import * as ListenPacing from "./listenPacing.js"
+import type { Notice } from "./listenPacing.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -121,11 +122,6 @@ export type Interceptor = (
   request: RequestInfo,
   next: Effect.Effect<unknown, unknown>
 ) => Effect.Effect<unknown, unknown>
-
-/** A change one listener is told of: effect's canonical notification tags. */
-export type Notice =
-  | { readonly _tag: "ResourcesChanged" }
-  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
 
 /**
  * A session-revision connection without HTTP (stdio: effect's client 0), from its `initialize`
