@@ -572,5 +572,5 @@ export const family = <R = never>(
   definition: SkillFamily.Family<R>
 ): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
   // The requirements are carried by the type; at run time the request's services reach the
-  // family's callbacks through the capture the handlers make.
+  // family's callbacks through the capture the surfaces make (`Call.services`).
   skill(definition as Skill.Family)

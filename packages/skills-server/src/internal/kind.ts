@@ -1,17 +1,13 @@
 /**
- * The port every kind of skill implements, and its implementations (static, dynamic, rendered).
- *
- * A snapshot's skill is a `SkillRegistry.SkillEntry`, a tagged union. The handlers never look at a
- * skill's kind: they decide visibility, find the skill a URI belongs to, and ask that skill's kind
- * (`kindOf`) for one of the five surfaces of one request (`Call`): its `skills/list` / `skills/get`
- * entry, its `SKILL.md` in `resources/list`, the read of one of its files, the children of one of
- * its directories, and whether its answers depend on the caller. A new kind (e.g. a parametric
- * family) adds a variant to `SkillEntry` and one entry to `kinds`; the compiler then refuses the
- * build until every surface is answered.
+ * The port every kind of skill implements (static, dynamic, rendered, family instance), and its
+ * implementations. The surfaces (`surface/`) never look at a skill's kind: they decide
+ * visibility, find the skill a URI belongs to, and ask its kind (`kindOf`) for one surface of one
+ * request (`Call`). A new kind adds a variant to `SkillEntry` and one entry to `kinds`; the
+ * compiler then refuses the build until every surface is answered.
  *
  * Contract of every method: it is called only for a skill the request may see, with a URI inside
  * that skill (for `read` and `directory`); `undefined` means "no such file/directory here", which
- * the handlers answer exactly like an absent or hidden one; a failure of the author's code is
+ * the surfaces answer exactly like an absent or hidden one; a failure of the author's code is
  * logged and becomes -32603 (`serverFault`), never a client error.
  *
  * @internal
