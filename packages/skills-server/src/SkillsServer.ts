@@ -30,6 +30,7 @@ import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
+import type * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
@@ -238,7 +239,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
   options?: ProtocolOptions
 ): P => {
   const directoryRead = options?.directoryRead ?? true
-  const extension: EffectMcp.Extension = {
+  const extension: Port.Extension = {
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
     served: Request.serves,

@@ -16,7 +16,7 @@ import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { familyKey } from "../Snapshot.js"
 import { attached } from "./effectMcp.js"
-import type { Listener, RequestInfo } from "./effectMcp.js"
+import type { Listener, RequestInfo } from "./port.js"
 import type { Notice } from "./listenPacing.js"
 import { begin, eachInstance } from "./surface/request.js"
 import type { Change, State } from "./surface/request.js"
@@ -101,7 +101,7 @@ export const notices = (
           ...told.updated.map((uri) => ({ _tag: "ResourceUpdated", uri }) as const)
         ])))))
 
-/** `notices` for a listener of the wrapped adapters (see `EffectMcp.Extension.notices`). */
+/** `notices` for a listener of the wrapped adapters (see `Port.Extension.notices`). */
 export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope> => {
   const state = attached<State>(listener._tag === "Listen" ? listener.request.server : listener.server)
   if (state === undefined) return Effect.succeed(Stream.empty)

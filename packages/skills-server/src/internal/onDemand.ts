@@ -15,7 +15,7 @@ import { McpSchema } from "effect/ai"
 import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
-import type { WireError } from "./effectMcp.js"
+import type { WireError } from "./port.js"
 import type { Visible } from "./visibility.js"
 
 type Checked =
