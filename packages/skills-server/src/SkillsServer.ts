@@ -191,6 +191,7 @@ import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
 import * as OnDemand from "./internal/onDemand.js"
 import * as Sessions from "./internal/sessions.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -549,7 +550,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
-        yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
+        const after = yield* built.snapshot
+        yield* Telemetry.catalogue(after)
+        yield* PubSub.publish(hub, { changes, before, after })
         return changes
       })
     const registry = SkillRegistry.SkillRegistry.of({
@@ -558,8 +561,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       upsert: (next, origin) => published(built.upsert(next, origin)),
       remove: (uris, origin) => published(built.remove(uris, origin)),
       update: (change) => published(built.update(change)),
-      reload: published(built.reload)
+      reload: published(Telemetry.reload(built.reload))
     })
+    yield* Telemetry.catalogue(yield* built.snapshot)
     yield* announceFamilyChanges(built, hub)
     const check = options.visibility
     const handle = Effect.gen(function*() {
@@ -585,7 +589,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const state: Handlers.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
-      rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
+      rescan: OnDemand.makeRescan(Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), registry.reload), yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
@@ -594,6 +598,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       renderings: yield* Kind.makeRenderCache,
       changes: hub
     }
+    yield* Telemetry.observe(
+      { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
+      () => Effect.runSync(state.sessions.size)
+    )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
       const context = yield* Effect.context<never>()

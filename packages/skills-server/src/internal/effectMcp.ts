@@ -56,6 +56,7 @@ import { McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
+import * as Telemetry from "./telemetry.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -265,6 +266,14 @@ const requestInfo = (
     } satisfies RequestInfo
   })
 
+// What telemetry records of a request: effect's RPC server hands each handler the JSON-RPC id
+// as `requestId` (effect 4.1.0 `RpcServer`, the handler's metadata).
+const requestOf = (request: RequestInfo, options: { readonly requestId?: unknown } | undefined) => ({
+  protocolVersion: request.protocolVersion,
+  requestId: options?.requestId,
+  sessionId: request.sessionId
+})
+
 // effect 4.1.0 `McpServer.runMiddleware` annotates a handler's failure with this key when the
 // handler ran inside middleware.
 const HandlerFailureKey = "effect/ai/McpServer/HandlerFailure"
@@ -369,8 +378,8 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         const connections = connectionsOf(target)
         const connectionOf = (clientId: number) => connections.get(clientId)?.connection
         const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf, learnt)
-        const bind = (handler: Handler) => (params: unknown) =>
-          Effect.flatMap(currentRequest, (request) => handler(params, request))
+        const bind = (method: string, handler: Handler) => (params: unknown, options?: { readonly requestId?: unknown }) =>
+          Effect.flatMap(currentRequest, (request) => Telemetry.serve(method, params, requestOf(request, options), handler(params, request)))
         const context = target.context
         const intercepting = {
           ...target,
@@ -414,11 +423,16 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
             for (const [method, interceptor] of Object.entries(extension.intercept)) {
               const original = handlers[method]
               if (typeof original !== "function") continue
-              replaced[method] = (params: unknown, options: unknown) =>
+              replaced[method] = (params: unknown, options: { readonly requestId?: unknown } | undefined) =>
                 Effect.flatMap(
                   currentRequest,
                   (request) =>
-                    interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
+                    Telemetry.serve(
+                      method,
+                      params,
+                      requestOf(request, options),
+                      interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
+                    )
                 )
             }
             return target.install(protocol, group, replaced)
@@ -486,7 +500,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         }
         yield* base.installHandlers(core, wrappedLifecycle, intercepting)
         const handlers: Record<string, unknown> = {}
-        for (const [method, handler] of Object.entries(extension.handlers)) handlers[method] = bind(handler)
+        for (const [method, handler] of Object.entries(extension.handlers)) handlers[method] = bind(method, handler)
         yield* target.install(base, rpcs, handlers)
       })
   }

@@ -1,0 +1,154 @@
+/**
+ * Traces, metrics and structured logs of a skills server, by the OpenTelemetry semantic
+ * conventions for MCP, with effect's own exporters (`effect/observability`).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as HttpRouter from "effect/http/HttpRouter"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Otlp from "effect/observability/Otlp"
+import type * as OtlpExporter from "effect/observability/OtlpExporter"
+import * as OtlpSerialization from "effect/observability/OtlpSerialization"
+import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
+import * as Telemetry from "./internal/telemetry.js"
+
+/**
+ * What `layer` records.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** MCP server spans, and spans of reloads, scans, bus messages (default true). */
+  readonly spans?: boolean | undefined
+  /** The series (default true). */
+  readonly metrics?: boolean | undefined
+  /**
+   * Name spans `{mcp.method.name} {mcp.resource.uri}` rather than `{mcp.method.name}` (default
+   * false: the conventions make the URI in a span name opt-in, as it has no bound).
+   */
+  readonly uriInSpanName?: boolean | undefined
+}
+
+/**
+ * Turns on the instrumentation of every skills server built under it: a SERVER span per skills
+ * method on every path and transport (`skills/list`, `skills/get`, `resources/directory/read`,
+ * `resources/read`, `resources/list`, `resources/subscribe`, `resources/unsubscribe`) continuing
+ * the client's trace from `params._meta.traceparent`; `mcp.server.operation.duration` and the
+ * catalogue, reload, session and bus series in effect's metric registry. Where they go is up to
+ * the app: `layerOtlp` exports both, `layerPrometheus` (or `prometheus`) serves the series.
+ *
+ * Without it nothing is measured: every hook reads one context reference and runs the request as
+ * it was.
+ *
+ * ```ts
+ * const Main = SkillsServerHttp.pipe(
+ *   Layer.provide(Observability.layer()),
+ *   Layer.provide(Observability.layerOtlp({ protocol: "http/protobuf" }))
+ * )
+ * ```
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<never> =>
+  Layer.succeed(Telemetry.Current, Telemetry.make(options))
+
+/**
+ * OTLP wire formats (`OTEL_EXPORTER_OTLP_PROTOCOL`).
+ *
+ * @since 0.1.0
+ */
+export type OtlpProtocol = "http/json" | "http/protobuf"
+
+/**
+ * The OTLP protocol `OTEL_EXPORTER_OTLP_PROTOCOL` names: `http/protobuf` (the default of the
+ * OpenTelemetry specification) unless it says `http/json`; `grpc` is not served by effect.
+ *
+ * @since 0.1.0
+ */
+export const otlpProtocol = (value: string | undefined): OtlpProtocol | undefined =>
+  value === undefined || value.trim() === "" || value.trim() === "http/protobuf"
+    ? "http/protobuf"
+    : value.trim() === "http/json"
+    ? "http/json"
+    : undefined
+
+/**
+ * Exports traces, metrics and logs over OTLP/HTTP as the standard variables say
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT` and the per-signal endpoints, `OTEL_SERVICE_NAME`,
+ * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SDK_DISABLED`, ...: effect's
+ * `Otlp.layerFromConfig`), in the given protocol. Without an endpoint it exports nothing. Its
+ * `Flusher` exports what is buffered, for a process about to stop.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerOtlp = (options: {
+  readonly protocol?: OtlpProtocol | undefined
+  readonly serviceName?: string | undefined
+  readonly serviceVersion?: string | undefined
+} = {}): Layer.Layer<OtlpExporter.Flusher> =>
+  Otlp.layerFromConfig({
+    resource: options.serviceName === undefined && options.serviceVersion === undefined ? undefined : {
+      serviceName: options.serviceName,
+      serviceVersion: options.serviceVersion
+    }
+  }).pipe(
+    Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
+    Layer.provide(FetchHttpClient.layer)
+  )
+
+/**
+ * The Prometheus name of a series: dots become underscores (effect's formatter), durations end
+ * in `_seconds` and counters in `_total`, as the OpenTelemetry-to-Prometheus translation does.
+ *
+ * @since 0.1.0
+ */
+export const prometheusName = (name: string): string =>
+  name.endsWith(".duration") ? `${name}_seconds` : counterNames.has(name) ? `${name}_total` : name
+
+const counterNames: ReadonlySet<string> = new Set(
+  Object.values(Telemetry.metrics).flatMap((metric) => metric.type === "Counter" ? [metric.id] : [])
+)
+
+/**
+ * Every series in Prometheus text exposition format (0.0.4).
+ *
+ * @since 0.1.0
+ */
+export const prometheus: Effect.Effect<string> = PrometheusMetrics.format({ metricNameMapper: prometheusName })
+
+/**
+ * `prometheus` as an HTTP answer.
+ *
+ * @since 0.1.0
+ */
+export const prometheusResponse: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.map(
+  prometheus,
+  (body) => HttpServerResponse.text(body, { contentType: "text/plain; version=0.0.4; charset=utf-8" })
+)
+
+/**
+ * Serves `prometheus` at `GET path` (default `/metrics`) on the app's `HttpRouter`.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerPrometheus = (options: { readonly path?: `/${string}` | undefined } = {}): Layer.Layer<
+  never,
+  never,
+  HttpRouter.HttpRouter
+> => PrometheusMetrics.layerHttp({ path: options.path ?? "/metrics", metricNameMapper: prometheusName })
+
+/**
+ * Structured logs: one JSON object per line on stderr (stdout stays the protocol's over stdio),
+ * with the message, level, timestamp, annotations, spans and the current trace and span ids.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerJsonLogs: Layer.Layer<never> = Logger.layer([Logger.withConsoleError(Logger.formatJson)])

@@ -1,0 +1,243 @@
+/**
+ * Observability by the OpenTelemetry MCP conventions: the attribute and label sets as pure
+ * functions (no URI, id, session or user in any label), and spans and series from real requests
+ * over loopback HTTP (effect's path and the fast route) and stdio, with the client's trace
+ * continued from `_meta.traceparent`.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Tracer from "effect/Tracer"
+import { McpServer } from "effect/ai"
+import { HttpAdmission, Observability, SkillsServer } from "../src/index.js"
+import * as Telemetry from "../src/internal/telemetry.js"
+import { catalogue } from "./support/catalogue.js"
+import { pdfProcessing, simple } from "./support/fixtures.js"
+import { adapters, legacyHttp, legacyStdio, modernHttp, serveApp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
+
+const op = (overrides: Partial<Telemetry.Operation> = {}): Telemetry.Operation => ({
+  method: "resources/read",
+  protocolVersion: "2026-07-28",
+  requestId: 7,
+  uri: "skill://pdf/SKILL.md",
+  sessionId: "abc",
+  transport: "tcp",
+  meta: undefined,
+  ...overrides
+})
+
+describe("attribute and label sets", () => {
+  it("a span carries the conventions' attributes, a failure its JSON-RPC code", () => {
+    assert.deepStrictEqual(Telemetry.spanAttributes(op()), {
+      "mcp.method.name": "resources/read",
+      "mcp.protocol.version": "2026-07-28",
+      "network.transport": "tcp",
+      "network.protocol.name": "http",
+      "jsonrpc.request.id": "7",
+      "mcp.resource.uri": "skill://pdf/SKILL.md",
+      "mcp.session.id": "abc"
+    })
+    const failure = Telemetry.failureOf({ code: -32602, message: "no skill" })
+    assert.deepStrictEqual(failure, { type: "-32602", code: "-32602", message: "no skill" })
+    const failed = Telemetry.spanAttributes(op({ transport: "pipe", sessionId: undefined, requestId: "r-1" }), failure)
+    assert.strictEqual(failed["error.type"], "-32602")
+    assert.strictEqual(failed["rpc.response.status_code"], "-32602")
+    assert.strictEqual(failed["network.transport"], "pipe")
+    assert.strictEqual(failed["jsonrpc.request.id"], "r-1")
+    assert.isUndefined(failed["network.protocol.name"])
+    assert.isUndefined(failed["mcp.session.id"])
+    assert.deepStrictEqual(Telemetry.failureOf(new Error("boom")), { type: "_OTHER", code: undefined, message: "boom" })
+    assert.deepStrictEqual(Telemetry.failureOf(undefined), { type: "_OTHER", code: undefined, message: undefined })
+  })
+
+  it("span names leave the URI out unless opted in", () => {
+    assert.strictEqual(Telemetry.spanName(op(), false), "resources/read")
+    assert.strictEqual(Telemetry.spanName(op(), true), "resources/read skill://pdf/SKILL.md")
+    assert.strictEqual(Telemetry.spanName(op({ method: "skills/list", uri: undefined }), true), "skills/list")
+  })
+
+  it("operations take the URI of resource methods only, and ids only when string or number", () => {
+    const context = { protocolVersion: "2025-11-25", requestId: null, sessionId: undefined, transport: "pipe" as const }
+    const list = Telemetry.operation("skills/list", { cursor: "x", uri: "skill://a/SKILL.md" }, context)
+    assert.isUndefined(list.uri)
+    assert.isUndefined(list.requestId)
+    assert.strictEqual(Telemetry.operation("skills/get", { uri: "skill://a/SKILL.md" }, context).uri, "skill://a/SKILL.md")
+    assert.strictEqual(Telemetry.operation("skills/get", undefined, { ...context, requestId: 3 }).requestId, 3)
+  })
+
+  it.prop(
+    "labels never hold a URI, an id, a session or a message",
+    {
+      method: Schema.Literals(["skills/list", "skills/get", "resources/read", "resources/directory/read"]),
+      uri: Schema.String,
+      session: Schema.String,
+      id: Schema.Union([Schema.String, Schema.Int]),
+      code: Schema.Int,
+      message: Schema.String
+    },
+    ({ code, id, message, method, session, uri }) => {
+      const operation = op({ method, uri, sessionId: session, requestId: id })
+      const failure = Telemetry.failureOf({ code, message })
+      for (const labels of [Telemetry.operationLabels(operation), Telemetry.operationLabels(operation, failure)]) {
+        for (const key of Object.keys(labels)) {
+          assert.include(["mcp.method.name", "mcp.protocol.version", "network.transport", "error.type"], key)
+        }
+        assert.strictEqual(labels["mcp.method.name"], method)
+        if (labels["error.type"] !== undefined) assert.strictEqual(labels["error.type"], String(code))
+      }
+    }
+  )
+
+  it("traceparent: well-formed W3C version-00 values only", () => {
+    const parent = Telemetry.parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01")
+    assert.strictEqual(parent?.traceId, "0af7651916cd43dd8448eb211c80319c")
+    assert.strictEqual(parent?.spanId, "00f067aa0ba902b7")
+    assert.strictEqual(parent?.sampled, true)
+    assert.strictEqual(Telemetry.parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-00")?.sampled, false)
+    for (
+      const bad of [
+        undefined,
+        42,
+        "",
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        "00-0af7651916cd43dd8448eb211c80319c-0000000000000000-01",
+        "ff-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01",
+        "00-0AF7651916CD43DD8448EB211C80319C-00f067aa0ba902b7-01",
+        "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7"
+      ]
+    ) assert.isUndefined(Telemetry.parseTraceparent(bad))
+    assert.strictEqual(
+      Telemetry.traceparentOf(Tracer.externalSpan({ traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "00f067aa0ba902b7" })),
+      "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
+    )
+  })
+
+  it("Prometheus names: seconds for durations, _total for counters", () => {
+    assert.strictEqual(Observability.prometheusName("mcp.server.operation.duration"), "mcp.server.operation.duration_seconds")
+    assert.strictEqual(Observability.prometheusName("mcp_skills.reloads"), "mcp_skills.reloads_total")
+    assert.strictEqual(Observability.prometheusName("mcp_skills.catalogue.skills"), "mcp_skills.catalogue.skills")
+  })
+
+  it("OTEL_EXPORTER_OTLP_PROTOCOL", () => {
+    assert.strictEqual(Observability.otlpProtocol(undefined), "http/protobuf")
+    assert.strictEqual(Observability.otlpProtocol("http/json"), "http/json")
+    assert.strictEqual(Observability.otlpProtocol(" http/protobuf "), "http/protobuf")
+    assert.isUndefined(Observability.otlpProtocol("grpc"))
+  })
+
+  it.effect("off, a wrapper is the effect it was given", () =>
+    Effect.gen(function*() {
+      const effect = Effect.succeed(1)
+      const served = Telemetry.serve("skills/list", {}, { protocolVersion: undefined, requestId: 1, sessionId: undefined }, effect)
+      assert.strictEqual(yield* served, 1)
+      assert.strictEqual(yield* Telemetry.reload(effect), 1)
+    }))
+})
+
+// Every span any tracer made, ended or not, in order of creation.
+const recorded: Array<Tracer.Span> = []
+const Recording = Layer.succeed(Tracer.Tracer, Tracer.make({
+  span: (options) => {
+    const span = Tracer.nativeTracer.span(options)
+    recorded.push(span)
+    return span
+  }
+}))
+
+const Observed = Layer.mergeAll(Observability.layer(), Recording)
+
+const mcpSpans = (method: string) =>
+  recorded.filter((span) => span.name === method && span.kind === "server" && span.attributes.get("mcp.method.name") === method)
+
+const ended = (span: Tracer.Span) => span.status._tag === "Ended"
+
+describe("over HTTP", () => {
+  // As the CLI composes it: the fast route needs to know the endpoint's body limit.
+  const app = McpServer.layerHttp({
+    name: "observed",
+    version: "1.0.0",
+    path: "/mcp",
+    protocols: adapters(),
+    // Static skills only: the fast route answers nothing that touches another kind.
+    registrations: SkillsServer.layer({ skills: [pdfProcessing, simple("alpha")] })
+  }).pipe(Layer.provide(HttpAdmission.layer({})))
+  layer(serveApp<never>(app as Layer.Layer<any, never, any>).pipe(Layer.provide(Observed)))((it) => {
+    it.effect("effect's path and the fast route: one SERVER span per request, the client's trace continued", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const client = modernHttp(url)
+        recorded.length = 0
+        // The first request teaches the fast route the endpoint; the next ones it answers itself.
+        yield* client.call("skills/list")
+        yield* client.call("skills/list")
+        const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+        const traceparent = `00-${traceId}-00f067aa0ba902b7-01`
+        const meta = {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          "io.modelcontextprotocol/clientInfo": { name: "skills-test", version: "0.0.0" },
+          traceparent
+        }
+        const got = yield* client.send("skills/get", { uri: "skill://pdf-processing/SKILL.md", _meta: meta })
+        assert.isDefined(got.body.result)
+        const missing = yield* client.send("skills/get", { uri: "skill://absent/SKILL.md", _meta: meta })
+        assert.strictEqual(missing.body.error.code, -32602)
+        const lists = mcpSpans("skills/list")
+        assert.strictEqual(lists.length, 2)
+        assert.isTrue(lists.every(ended))
+        // effect's path: under effect's RPC span; the fast route: not.
+        const parentName = (span: Tracer.Span) => span.parent._tag === "Some" && span.parent.value._tag === "Span"
+          ? span.parent.value.name
+          : undefined
+        assert.match(parentName(lists[0]!) ?? "", /^McpServer\..*skills\/list$/)
+        assert.notMatch(parentName(lists[1]!) ?? "", /^McpServer\./)
+        for (const span of lists) {
+          assert.strictEqual(span.attributes.get("network.transport"), "tcp")
+          assert.strictEqual(span.attributes.get("mcp.protocol.version"), "2026-07-28")
+          assert.isString(span.attributes.get("jsonrpc.request.id"))
+        }
+        const gets = mcpSpans("skills/get")
+        assert.strictEqual(gets.length, 2)
+        for (const span of gets) {
+          assert.strictEqual(span.traceId, traceId)
+          assert.strictEqual(span.parent._tag === "Some" ? span.parent.value.spanId : undefined, "00f067aa0ba902b7")
+        }
+        const failed = gets.find((span) => span.attributes.get("mcp.resource.uri") === "skill://absent/SKILL.md")!
+        assert.strictEqual(failed.attributes.get("error.type"), "-32602")
+        assert.strictEqual(failed.attributes.get("rpc.response.status_code"), "-32602")
+        const text = yield* Observability.prometheus
+        assert.match(text, /mcp_server_operation_duration_seconds_count\{[^}]*mcp_method_name="skills\/list"[^}]*\} 2/)
+        assert.match(text, /mcp_server_operation_duration_seconds_count\{[^}]*error_type="-32602"[^}]*\} 1/)
+        assert.notMatch(text, /skill:\/\//)
+        assert.match(text, /mcp_skills_catalogue_skills [1-9]/)
+      }))
+
+    it.effect("2025-11-25 sessions: the session id on the span, the resource URI on reads", () =>
+      Effect.gen(function*() {
+        const client = yield* legacyHttp(yield* ServerUrl)
+        recorded.length = 0
+        yield* client.call("resources/read", { uri: "skill://pdf-processing/SKILL.md" })
+        const [read] = mcpSpans("resources/read")
+        assert.isDefined(read)
+        assert.isString(read!.attributes.get("mcp.session.id"))
+        assert.strictEqual(read!.attributes.get("mcp.protocol.version"), "2025-11-25")
+        assert.strictEqual(read!.attributes.get("mcp.resource.uri"), "skill://pdf-processing/SKILL.md")
+      }))
+  })
+})
+
+describe("over stdio", () => {
+  layer(stdioServer(SkillsServer.layer({ skills: catalogue })).pipe(Layer.provide(Observed)))((it) => {
+    it.effect("network.transport is pipe", () =>
+      Effect.gen(function*() {
+        const client = yield* legacyStdio(yield* StdioPipe)
+        recorded.length = 0
+        yield* client.call("skills/list")
+        const [list] = mcpSpans("skills/list")
+        assert.isDefined(list)
+        assert.strictEqual(list!.attributes.get("network.transport"), "pipe")
+        assert.isUndefined(list!.attributes.get("network.protocol.name"))
+      }))
+  })
+})
