@@ -4,9 +4,11 @@
  *
  * @since 0.1.0
  */
+import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
@@ -81,7 +83,8 @@ export const otlpProtocol = (value: string | undefined): OtlpProtocol | undefine
  * Exports traces, metrics and logs over OTLP/HTTP as the standard variables say
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` and the per-signal endpoints, `OTEL_SERVICE_NAME`,
  * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SDK_DISABLED`, ...: effect's
- * `Otlp.layerFromConfig`), in the given protocol. Without an endpoint it exports nothing. Its
+ * `Otlp.layerFromConfig`), in the given protocol. Without an endpoint it exports nothing. The
+ * service name and version given here apply only where the environment names none. Its
  * `Flusher` exports what is buffered, for a process about to stop.
  *
  * @since 0.1.0
@@ -92,15 +95,23 @@ export const layerOtlp = (options: {
   readonly serviceName?: string | undefined
   readonly serviceVersion?: string | undefined
 } = {}): Layer.Layer<OtlpExporter.Flusher> =>
-  Otlp.layerFromConfig({
-    resource: options.serviceName === undefined && options.serviceVersion === undefined ? undefined : {
-      serviceName: options.serviceName,
-      serviceVersion: options.serviceVersion
-    }
-  }).pipe(
-    Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
-    Layer.provide(FetchHttpClient.layer)
-  )
+  Layer.unwrap(Effect.gen(function*() {
+    const named = (key: string) => Config.option(Config.NonEmptyString(key))
+    const environment = yield* Config.all({
+      name: named("OTEL_SERVICE_NAME"),
+      version: named("OTEL_SERVICE_VERSION"),
+      attributes: Config.withDefault(Config.String("OTEL_RESOURCE_ATTRIBUTES"), "")
+    })
+    const given = (key: string) => environment.attributes.split(",").some((pair) => pair.split("=")[0]!.trim() === key)
+    const serviceName = Option.isNone(environment.name) && !given("service.name") ? options.serviceName : undefined
+    const serviceVersion = Option.isNone(environment.version) && !given("service.version") ? options.serviceVersion : undefined
+    return Otlp.layerFromConfig({
+      resource: serviceName === undefined && serviceVersion === undefined ? undefined : { serviceName, serviceVersion }
+    }).pipe(
+      Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
+      Layer.provide(FetchHttpClient.layer)
+    )
+  }).pipe(Effect.orDie))
 
 /**
  * The Prometheus name of a series: dots become underscores (effect's formatter), durations end

@@ -16,6 +16,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import type * as DirectorySource from "../DirectorySource.js"
+import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
@@ -121,12 +122,65 @@ const pageSize = Flag.Int("page-size").pipe(
   Flag.withDefault(50)
 )
 
+const metrics = Flag.Boolean("metrics").pipe(
+  Flag.withDescription("Serve Prometheus metrics at GET /metrics on the MCP listener (HTTP)"),
+  Flag.withDefault(false)
+)
+
+const metricsPort = Flag.Int("metrics-port").pipe(
+  Flag.withDescription("Serve Prometheus metrics at GET /metrics on this port of --host instead (HTTP or stdio); 0 picks a free one"),
+  Flag.optional
+)
+
+const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
+  Flag.withDescription("text, or json: one JSON object per line on stderr, trace and span ids included (default text)"),
+  Flag.withDefault("text" as const)
+)
+
+// OTLP export is on when an endpoint is configured, as OpenTelemetry SDKs do.
+const otlpConfigured = () =>
+  ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"].some((name) =>
+    (process.env[name] ?? "").trim() !== ""
+  )
+
 const serve = Command.make(
   "serve",
-  { directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize, onDemandAbove },
+  {
+    directory,
+    root,
+    host,
+    port,
+    path,
+    stdio,
+    strict,
+    watch,
+    watchCheck,
+    protocol,
+    prefix,
+    allowOrigin,
+    redis,
+    pageSize,
+    maxBodySize,
+    onDemandAbove,
+    metrics,
+    metricsPort,
+    logFormat
+  },
   Effect.fnUntraced(function*(input) {
-    // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
-    const log = input.stdio ? Console.error : Console.log
+    // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
+    // with --log-format json every line is a structured log record (on stderr).
+    const log = input.logFormat === "json"
+      ? (line: string) => Effect.logInfo(line)
+      : input.stdio
+      ? Console.error
+      : Console.log
+    if (input.metrics && input.stdio) return yield* fail("--metrics needs the HTTP listener; with --stdio use --metrics-port")
+    const otlp = otlpConfigured()
+    const otlpProtocol = Observability.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
+    if (otlp && otlpProtocol === undefined) {
+      return yield* fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`)
+    }
+    const observed = input.metrics || Option.isSome(input.metricsPort) || otlp
     const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
     const prefixed = input.prefix._tag === "Some" ? segments(input.prefix.value) : undefined
     const common = {
@@ -167,11 +221,22 @@ const serve = Command.make(
         replication,
         pageSize: input.pageSize,
         maxBodySize: limit,
+        metrics: input.metrics,
         onListening: (url) => log(`listening ${url}`)
       })
+    const metricsServer = Option.match(input.metricsPort, {
+      onNone: () => Layer.empty,
+      onSome: (port) => Serve.metricsListener({ host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
+    })
+    const observability = Layer.mergeAll(
+      observed ? Observability.layer() : Layer.empty,
+      otlp
+        ? Observability.layerOtlp({ protocol: otlpProtocol, serviceName: Serve.serverInfo.name, serviceVersion: Serve.serverInfo.version })
+        : Layer.empty
+    )
     // Over stdio the transport ends by itself once input has ended and every request has been
     // answered (StdioFraming), which ends the program.
-    return yield* Layer.launch(server)
+    return yield* Layer.launch(Layer.merge(server, metricsServer).pipe(Layer.provide(observability)))
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {
@@ -180,7 +245,8 @@ const serve = Command.make(
       RegistrationError: (error) => fail(error.message),
       UriCollision: (error) => fail(error.message),
       ServeError: (error) => fail(`cannot listen: ${error.message}`)
-    }))
+    }), // The JSON logger is in place before anything logs.
+  (effect, input) => input.logFormat === "json" ? Effect.provide(effect, Observability.layerJsonLogs) : effect)
 ).pipe(
   Command.withDescription("Serve every skill under DIRECTORY over MCP (Skills extension, SEP-2640)"),
   Command.withExamples([
