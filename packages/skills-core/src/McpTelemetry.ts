@@ -1,0 +1,201 @@
+/**
+ * The OpenTelemetry semantic conventions for MCP (`docs/gen-ai/mcp.md`, status: development) as
+ * pure functions: what a span of one MCP request is named and carries, what labels its duration
+ * series may have (never a URI, an id, a session or a user), and W3C Trace Context in
+ * `params._meta` (SEP-414). Shared by the server's and the client's instrumentation.
+ *
+ * @since 0.1.0
+ */
+import * as Tracer from "effect/Tracer"
+
+/**
+ * `network.transport` by the conventions: `tcp` under HTTP, `pipe` for stdio.
+ *
+ * @since 0.1.0
+ */
+export type Transport = "tcp" | "pipe"
+
+/**
+ * One MCP request or notification as the conventions describe it.
+ *
+ * @since 0.1.0
+ */
+export interface Operation {
+  readonly method: string
+  readonly protocolVersion: string | undefined
+  /** The JSON-RPC id; absent for notifications (and never captured when null). */
+  readonly requestId: string | number | undefined
+  /** `params.uri` of the methods that name a resource. */
+  readonly uri: string | undefined
+  readonly sessionId: string | undefined
+  readonly transport: Transport
+  /** `params._meta`, where a client puts `traceparent`/`tracestate` (SEP-414). */
+  readonly meta: unknown
+}
+
+/**
+ * A failure as the conventions record it: the JSON-RPC code as a string, or `_OTHER`.
+ *
+ * @since 0.1.0
+ */
+export interface Failure {
+  readonly type: string
+  readonly code: string | undefined
+  readonly message: string | undefined
+}
+
+/**
+ * Metric labels: low-cardinality strings only, never a URI, session or user.
+ *
+ * @since 0.1.0
+ */
+export type Labels = Readonly<Record<string, string>>
+
+/**
+ * The conventions' advisory boundaries for MCP durations, in seconds.
+ *
+ * @since 0.1.0
+ */
+export const DurationBoundaries: ReadonlyArray<number> = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
+
+/**
+ * Our answers take microseconds to milliseconds: finer buckets below the conventions' first.
+ *
+ * @since 0.1.0
+ */
+export const OperationBoundaries: ReadonlyArray<number> = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, ...DurationBoundaries]
+
+const ResourceMethods: ReadonlySet<string> = new Set([
+  "skills/get",
+  "resources/read",
+  "resources/directory/read",
+  "resources/subscribe",
+  "resources/unsubscribe"
+])
+
+/**
+ * The operation of a request to `method` with `params`.
+ *
+ * @since 0.1.0
+ */
+export const operation = (
+  method: string,
+  params: unknown,
+  context: {
+    readonly protocolVersion: string | undefined
+    readonly requestId: unknown
+    readonly sessionId: string | undefined
+    readonly transport: Transport
+  }
+): Operation => {
+  const fields = typeof params === "object" && params !== null ? params as Record<string, unknown> : undefined
+  const uri = fields?.uri
+  const id = context.requestId
+  return {
+    method,
+    protocolVersion: context.protocolVersion,
+    requestId: typeof id === "string" || typeof id === "number" ? id : undefined,
+    uri: ResourceMethods.has(method) && typeof uri === "string" ? uri : undefined,
+    sessionId: context.sessionId,
+    transport: context.transport,
+    meta: fields?._meta
+  }
+}
+
+/**
+ * `{mcp.method.name}`, or with the URI as target when the operator opted in.
+ *
+ * @since 0.1.0
+ */
+export const spanName = (op: Operation, uriInSpanName: boolean): string =>
+  uriInSpanName && op.uri !== undefined ? `${op.method} ${op.uri}` : op.method
+
+/**
+ * The span attributes of `op` (and of its failure, when it failed).
+ *
+ * @since 0.1.0
+ */
+export const spanAttributes = (op: Operation, failure?: Failure): Record<string, string> => {
+  const attributes: Record<string, string> = {
+    "mcp.method.name": op.method,
+    "network.transport": op.transport
+  }
+  if (op.protocolVersion !== undefined) attributes["mcp.protocol.version"] = op.protocolVersion
+  if (op.transport === "tcp") attributes["network.protocol.name"] = "http"
+  if (op.requestId !== undefined) attributes["jsonrpc.request.id"] = String(op.requestId)
+  if (op.uri !== undefined) attributes["mcp.resource.uri"] = op.uri
+  if (op.sessionId !== undefined) attributes["mcp.session.id"] = op.sessionId
+  if (failure !== undefined) Object.assign(attributes, failureAttributes(failure))
+  return attributes
+}
+
+/**
+ * What a failure adds to a span: `error.type`, and the JSON-RPC code as `rpc.response.status_code`.
+ *
+ * @since 0.1.0
+ */
+export const failureAttributes = (failure: Failure): Record<string, string> =>
+  failure.code === undefined
+    ? { "error.type": failure.type }
+    : { "error.type": failure.type, "rpc.response.status_code": failure.code }
+
+/**
+ * The labels of `mcp.server.operation.duration` (and the client's): no URI, id or session.
+ *
+ * @since 0.1.0
+ */
+export const operationLabels = (op: Operation, failure?: Failure): Labels => {
+  const labels: Record<string, string> = { "mcp.method.name": op.method, "network.transport": op.transport }
+  if (op.protocolVersion !== undefined) labels["mcp.protocol.version"] = op.protocolVersion
+  if (failure !== undefined) labels["error.type"] = failure.type
+  return labels
+}
+
+/**
+ * A handler's failure: a JSON-RPC error by its code, anything else `_OTHER`.
+ *
+ * @since 0.1.0
+ */
+export const failureOf = (error: unknown): Failure => {
+  if (typeof error === "object" && error !== null) {
+    const { code, message } = error as { readonly code?: unknown; readonly message?: unknown }
+    if (typeof code === "number" && Number.isInteger(code)) {
+      return { type: String(code), code: String(code), message: typeof message === "string" ? message : undefined }
+    }
+    if (typeof message === "string") return { type: "_OTHER", code: undefined, message }
+  }
+  return { type: "_OTHER", code: undefined, message: undefined }
+}
+
+/**
+ * W3C `traceparent` (version 00): the remote parent it names, if it is well formed.
+ *
+ * @since 0.1.0
+ */
+export const parseTraceparent = (value: unknown): Tracer.ExternalSpan | undefined => {
+  if (typeof value !== "string") return undefined
+  const match = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(value.trim())
+  if (match === null || match[1] === "ff" || /^0+$/.test(match[2]!) || /^0+$/.test(match[3]!)) return undefined
+  return Tracer.externalSpan({
+    traceId: match[2]!,
+    spanId: match[3]!,
+    sampled: (parseInt(match[4]!, 16) & 1) === 1
+  })
+}
+
+/**
+ * The `traceparent` naming `span` as the parent of the peer's work.
+ *
+ * @since 0.1.0
+ */
+export const traceparentOf = (span: Tracer.AnySpan): string =>
+  `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+
+/**
+ * The remote parent carried in `_meta`, if any.
+ *
+ * @since 0.1.0
+ */
+export const remoteParent = (meta: unknown): Tracer.ExternalSpan | undefined =>
+  typeof meta === "object" && meta !== null ? parseTraceparent((meta as Record<string, unknown>).traceparent) : undefined
+
