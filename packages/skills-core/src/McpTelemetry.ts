@@ -6,6 +6,9 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
+import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
 
 /**
@@ -199,3 +202,77 @@ export const traceparentOf = (span: Tracer.AnySpan): string =>
 export const remoteParent = (meta: unknown): Tracer.ExternalSpan | undefined =>
   typeof meta === "object" && meta !== null ? parseTraceparent((meta as Record<string, unknown>).traceparent) : undefined
 
+/**
+ * What the instrumentation records.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Spans: MCP SERVER and CLIENT spans, and those of reloads, scans, bus messages and pulls (default true). */
+  readonly spans?: boolean | undefined
+  /** The series (default true). */
+  readonly metrics?: boolean | undefined
+  /**
+   * Name spans `{mcp.method.name} {mcp.resource.uri}` rather than `{mcp.method.name}` (default
+   * false: the conventions make the URI in a span name opt-in, as it has no bound).
+   */
+  readonly uriInSpanName?: boolean | undefined
+}
+
+/**
+ * The instrumentation settings in effect (`layer`).
+ *
+ * @since 0.1.0
+ */
+export interface Telemetry {
+  readonly spans: boolean
+  readonly metrics: boolean
+  /** Puts `mcp.resource.uri` into span names (the conventions' opt-in: high cardinality). */
+  readonly uriInSpanName: boolean
+  /** The series of one label set, made once per set (label values are bounded). */
+  readonly series: <M extends Metric.Metric<any, any>>(metric: M, labels: Labels) => M
+}
+
+/**
+ * The telemetry of this fiber: `undefined` (the default) turns all instrumentation off.
+ *
+ * @since 0.1.0
+ */
+export const Current = Context.Reference<Telemetry | undefined>("@mcp-skills/core/McpTelemetry/Current", {
+  defaultValue: () => undefined
+})
+
+/**
+ * The telemetry for `options`, with its own cache of labelled series.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options = {}): Telemetry => {
+  const cache = new WeakMap<object, Map<string, unknown>>()
+  return {
+    spans: options.spans ?? true,
+    metrics: options.metrics ?? true,
+    uriInSpanName: options.uriInSpanName ?? false,
+    series: (metric, labels) => {
+      let byLabels = cache.get(metric)
+      if (byLabels === undefined) {
+        byLabels = new Map()
+        cache.set(metric, byLabels)
+      }
+      const key = JSON.stringify(labels)
+      let labelled = byLabels.get(key)
+      if (labelled === undefined) {
+        labelled = Metric.withAttributes(metric, labels)
+        byLabels.set(key, labelled)
+      }
+      return labelled as typeof metric
+    }
+  }
+}
+
+/**
+ * Turns the instrumentation of the skills server and client on for everything built under it.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options = {}): Layer.Layer<never> => Layer.succeed(Current, make(options))

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import { McpTelemetry } from "@mcp-skills/core"
 import * as Config from "effect/Config"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -19,21 +20,11 @@ import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as Telemetry from "./internal/telemetry.js"
 
 /**
- * What `layer` records.
+ * What `layer` records (`spans`, `metrics`, `uriInSpanName`).
  *
  * @since 0.1.0
  */
-export interface Options {
-  /** MCP server spans, and spans of reloads, scans, bus messages (default true). */
-  readonly spans?: boolean | undefined
-  /** The series (default true). */
-  readonly metrics?: boolean | undefined
-  /**
-   * Name spans `{mcp.method.name} {mcp.resource.uri}` rather than `{mcp.method.name}` (default
-   * false: the conventions make the URI in a span name opt-in, as it has no bound).
-   */
-  readonly uriInSpanName?: boolean | undefined
-}
+export type Options = McpTelemetry.Options
 
 /**
  * Turns on the instrumentation of every skills server built under it: a SERVER span per skills
@@ -56,8 +47,7 @@ export interface Options {
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: Options = {}): Layer.Layer<never> =>
-  Layer.succeed(Telemetry.Current, Telemetry.make(options))
+export const layer: (options?: Options) => Layer.Layer<never> = McpTelemetry.layer
 
 /**
  * OTLP wire formats (`OTEL_EXPORTER_OTLP_PROTOCOL`).

@@ -1,7 +1,7 @@
 /**
  * Spans and metrics of the skills server by the OpenTelemetry MCP semantic conventions
  * (`docs/gen-ai/mcp.md`, whose attribute and label sets are core's `McpTelemetry`): the series, and
- * the wrappers the request paths call. Everything here reads `Current` first: without
+ * the wrappers the request paths call. Everything here reads `McpTelemetry.Current` first: without
  * `Observability.layer` it is `undefined` and each wrapper returns the effect it was given, so
  * nothing is allocated or measured.
  *
@@ -16,49 +16,6 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-
-/** What the settings of `Observability.layer` become. */
-export interface Telemetry {
-  readonly spans: boolean
-  readonly metrics: boolean
-  /** Puts `mcp.resource.uri` into span names (the conventions' opt-in: high cardinality). */
-  readonly uriInSpanName: boolean
-  /** The series of one label set, made once per set (label values are bounded). */
-  readonly series: <M extends Metric.Metric<any, any>>(metric: M, labels: McpTelemetry.Labels) => M
-}
-
-/** The telemetry of this fiber: `undefined` (the default) turns every wrapper into the identity. */
-export const Current = Context.Reference<Telemetry | undefined>("@mcp-skills/server/Telemetry", {
-  defaultValue: () => undefined
-})
-
-/** The telemetry for `options`, with its own cache of labelled series. */
-export const make = (options: {
-  readonly spans?: boolean | undefined
-  readonly metrics?: boolean | undefined
-  readonly uriInSpanName?: boolean | undefined
-}): Telemetry => {
-  const cache = new WeakMap<object, Map<string, unknown>>()
-  return {
-    spans: options.spans ?? true,
-    metrics: options.metrics ?? true,
-    uriInSpanName: options.uriInSpanName ?? false,
-    series: (metric, labels) => {
-      let byLabels = cache.get(metric)
-      if (byLabels === undefined) {
-        byLabels = new Map()
-        cache.set(metric, byLabels)
-      }
-      const key = JSON.stringify(labels)
-      let labelled = byLabels.get(key)
-      if (labelled === undefined) {
-        labelled = Metric.withAttributes(metric, labels)
-        byLabels.set(key, labelled)
-      }
-      return labelled as typeof metric
-    }
-  }
-}
 
 /** The series of the server, by their OpenTelemetry names (Prometheus: dots become underscores). */
 export const metrics = {
@@ -106,7 +63,7 @@ export const metrics = {
 
 const seconds = (start: bigint, end: bigint) => Number(end - start) / 1e9
 
-const record = (telemetry: Telemetry, metric: Metric.Metric<number, any>, labels: McpTelemetry.Labels, value: number) =>
+const record = (telemetry: McpTelemetry.Telemetry, metric: Metric.Metric<number, any>, labels: McpTelemetry.Labels, value: number) =>
   Metric.update(telemetry.series(metric, labels), value)
 
 /**
@@ -125,7 +82,7 @@ export const serve = <A, E, R>(
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry === undefined) return effect
     const transport: McpTelemetry.Transport = Context.getOption(fiber.context, HttpServerRequest.HttpServerRequest)._tag === "Some"
       ? "tcp"
@@ -168,7 +125,7 @@ export const fastRoute = <A, E, R>(
   answered: (a: A) => boolean
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry === undefined) return answer
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
@@ -223,21 +180,21 @@ const parseMessage = (body: ArrayBuffer) => {
 /** A span named `name` around `effect`, only when spans are on. */
 export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     return telemetry?.spans === true ? Effect.withSpan(effect, name, { attributes, captureStackTrace: false }) : effect
   })
 
 /** Adds `value` to the series of `metric` under `labels`, only when metrics are on. */
 export const count = (metric: Metric.Metric<number, any>, labels: McpTelemetry.Labels = {}, value = 1): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     return telemetry?.metrics === true ? record(telemetry, metric, labels, value) : Effect.void
   })
 
 /** A reload: its span, its outcome counted and its duration recorded. */
 export const reload = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry === undefined) return effect
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
@@ -265,7 +222,7 @@ export const catalogueOf = (snapshot: {
 /** Sets the catalogue gauges to what `snapshot` holds (measured only when metrics are on). */
 export const catalogue = (snapshot: Parameters<typeof catalogueOf>[0]): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry?.metrics !== true) return Effect.void
     const sizes = catalogueOf(snapshot)
     return Effect.all([
@@ -284,7 +241,7 @@ export const observe = <K extends string>(
   read: () => Readonly<Record<K, number>> | undefined
 ) =>
   Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(Current)
+    const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry?.metrics !== true) return Effect.void
     const context = fiber.context
     return Effect.acquireRelease(
