@@ -9,6 +9,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Tracer from "effect/Tracer"
 import { McpServer } from "effect/ai"
+import { SkillCache, SkillsClient } from "@mcp-skills/client"
+import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { HttpAdmission, Observability, SkillsServer } from "../src/index.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import { catalogue } from "./support/catalogue.js"
@@ -114,6 +116,42 @@ describe("over HTTP", () => {
         assert.match(text, /mcp_server_operation_duration_seconds_count\{[^}]*error_type="-32602"[^}]*\} 1/)
         assert.notMatch(text, /skill:\/\//)
         assert.match(text, /mcp_skills_catalogue_skills [1-9]/)
+      }))
+
+    it.effect("a trace the client starts continues on the server, on both revisions; verification outcome and client series", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        for (const protocolVersion of ["2026-07-28", "2025-11-25"] as const) {
+          recorded.length = 0
+          yield* SkillsClient.SkillsClient.use((client) =>
+            Effect.gen(function*() {
+              const fetched = yield* client.getSkill("skill://pdf-processing/SKILL.md")
+              yield* client.loadSkill(fetched.skill)
+            })
+          ).pipe(
+            Effect.provide(
+              SkillsClient.layerHttp({ url, protocolVersion }).pipe(
+                Layer.provide([FetchHttpClient.layer, SkillCache.layerMemory()])
+              )
+            ),
+            // The client's own instrumentation, with the same recording tracer.
+            Effect.provide(Observed)
+          )
+          for (const method of ["skills/get", "resources/read"]) {
+            const client = recorded.find((span) => span.name === method && span.kind === "client")!
+            assert.isDefined(client, `${protocolVersion} ${method}: a CLIENT span`)
+            assert.strictEqual(client.attributes.get("network.transport"), "tcp")
+            const server = recorded.find((span) => span.name === method && span.kind === "server")!
+            assert.isDefined(server, `${protocolVersion} ${method}: a SERVER span`)
+            assert.strictEqual(server.traceId, client.traceId)
+            assert.strictEqual(server.parent._tag === "Some" ? server.parent.value.spanId : undefined, client.spanId)
+          }
+          const verified = recorded.filter((span) => span.name === "mcp_skills.read_verified")
+          assert.isAbove(verified.length, 0)
+          assert.isTrue(verified.every((span) => span.attributes.get("mcp_skills.verification") === "verified"))
+        }
+        const text = yield* Observability.prometheus
+        assert.match(text, /mcp_client_operation_duration_seconds_count\{[^}]*mcp_method_name="resources\/read"/)
       }))
 
     it.effect("2025-11-25 sessions: the session id on the span, the resource URI on reads", () =>
