@@ -6,6 +6,7 @@
  */
 import { McpTelemetry } from "@mcp-skills/core"
 import * as Config from "effect/Config"
+import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -72,7 +73,8 @@ export const otlpProtocol = (value: string | undefined): OtlpProtocol | undefine
 /**
  * Exports traces, metrics and logs over OTLP/HTTP as the standard variables say
  * (`OTEL_EXPORTER_OTLP_ENDPOINT` and the per-signal endpoints, `OTEL_SERVICE_NAME`,
- * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SDK_DISABLED`, ...: effect's
+ * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SDK_DISABLED`,
+ * `OTEL_{TRACES,METRICS,LOGS}_EXPORTER` (default `otlp`, as the specification says), ...: effect's
  * `Otlp.layerFromConfig`), in the given protocol. Without an endpoint it exports nothing. The
  * service name and version given here apply only where the environment names none. Its
  * `Flusher` exports what is buffered, for a process about to stop.
@@ -99,7 +101,13 @@ export const layerOtlp = (options: {
       resource: serviceName === undefined && serviceVersion === undefined ? undefined : { serviceName, serviceVersion }
     }).pipe(
       Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
-      Layer.provide(FetchHttpClient.layer)
+      Layer.provide(FetchHttpClient.layer),
+      // The specification's default exporter of every signal is `otlp`; effect's default is none.
+      Layer.provide(ConfigProvider.layerAdd(ConfigProvider.fromEnvRecord({
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_METRICS_EXPORTER: "otlp",
+        OTEL_LOGS_EXPORTER: "otlp"
+      })))
     )
   }).pipe(Effect.orDie))
 
