@@ -23,7 +23,17 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
-import { CacheHint, type Digest, Extension, Limits, type McpTelemetry, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
+import {
+  CacheHint,
+  type Digest,
+  type EffectSupport,
+  Extension,
+  Limits,
+  type McpTelemetry,
+  Protocol,
+  Skill,
+  type SkillFrontmatter
+} from "@mcp-skills/core"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
@@ -261,7 +271,10 @@ const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: Readonly
  *
  * @since 0.1.0
  */
-export const make = (transport: McpClient.Transport, options: Options): Effect.Effect<Service, McpClientError, Scope.Scope> =>
+export const make = (
+  transport: McpClient.Transport,
+  options: Options
+): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> =>
   makeWith(transport, options, undefined)
 
 const makeWith = Effect.fnUntraced(function*(
@@ -269,7 +282,7 @@ const makeWith = Effect.fnUntraced(function*(
   options: Options,
   send: Transport.Send | undefined,
   network?: McpTelemetry.Transport | undefined
-): Effect.fn.Return<Service, McpClientError, Scope.Scope> {
+): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
   const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
     return yield* new McpClientError({
@@ -602,7 +615,7 @@ const negotiate = <R>(
     R | Scope.Scope
   >,
   options: Options
-): Effect.Effect<Service, McpClientError, R | Scope.Scope> => {
+): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> => {
   const attempt = (version: ProtocolVersion) =>
     Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ network, send, transport }) =>
       makeWith(transport, options, send, network))
@@ -615,7 +628,7 @@ const negotiate = <R>(
     if (Exit.isSuccess(modern)) return modern.value
     yield* Scope.close(child, modern)
     const error = modern.cause.reasons.find(Cause.isFailReason)?.error
-    if (error === undefined || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
+    if (!(error instanceof McpClientError) || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
     return yield* attempt("2025-11-25")
   })
 }
@@ -651,7 +664,7 @@ export const layerHttp = (
     readonly readTransport?: "HttpClient" | "lean" | undefined
     readonly maxConnections?: number | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError, HttpClient.HttpClient> => {
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, HttpClient.HttpClient> => {
   const headers = options.headers
   const connect = negotiate(
     options.protocolVersion,
@@ -709,7 +722,7 @@ export const layerStdio = (
     readonly server?: string | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError, ChildProcessSpawner> =>
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, ChildProcessSpawner> =>
   Layer.effect(
     SkillsClient,
     negotiate(

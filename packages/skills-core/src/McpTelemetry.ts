@@ -230,7 +230,7 @@ export interface Telemetry {
   /** Puts `mcp.resource.uri` into span names (the conventions' opt-in: high cardinality). */
   readonly uriInSpanName: boolean
   /** The series of one label set, made once per set (label values are bounded). */
-  readonly series: <M extends Metric.Metric<any, any>>(metric: M, labels: Labels) => M
+  readonly series: <M extends Metric.Metric<number, unknown>>(metric: M, labels: Labels) => M
 }
 
 /**

@@ -122,6 +122,23 @@ const pageSize = Flag.Int("page-size").pipe(
   Flag.withDefault(50)
 )
 
+const sessionCap = (name: string, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.filterMap((value) => Option.liftPredicate(value, (n) => n >= 1), () => "a positive integer"),
+    Flag.optional
+  )
+
+const maxSessions = sessionCap(
+  "max-sessions",
+  "Most 2025-11-25 HTTP sessions held at once; past it initialize gets 503 with Retry-After (default 10000)"
+)
+
+const maxSessionsPerClient = sessionCap(
+  "max-sessions-per-client",
+  "Most 2025-11-25 HTTP sessions one remote address holds at once (default 1000)"
+)
+
 const metrics = Flag.Boolean("metrics").pipe(
   Flag.withDescription("Serve Prometheus metrics at GET /metrics on the MCP listener (HTTP)"),
   Flag.withDefault(false)
@@ -146,25 +163,8 @@ const otlpConfigured = () =>
 const serve = Command.make(
   "serve",
   {
-    directory,
-    root,
-    host,
-    port,
-    path,
-    stdio,
-    strict,
-    watch,
-    watchCheck,
-    protocol,
-    prefix,
-    allowOrigin,
-    redis,
-    pageSize,
-    maxBodySize,
-    onDemandAbove,
-    metrics,
-    metricsPort,
-    logFormat
+    directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
+    onDemandAbove, maxSessions, maxSessionsPerClient, metrics, metricsPort, logFormat
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
@@ -221,6 +221,10 @@ const serve = Command.make(
         replication,
         pageSize: input.pageSize,
         maxBodySize: limit,
+        sessions: {
+          maxSessions: Option.getOrUndefined(input.maxSessions),
+          maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
+        },
         metrics: input.metrics,
         onListening: (url) => log(`listening ${url}`)
       })

@@ -199,9 +199,15 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
     })
   }))
 
-const registrations = (skills: Skills, watch: Watch | undefined, pageSize?: number | undefined, fastRoute?: boolean | undefined) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute })
-  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute })
+const registrations = (
+  skills: Skills,
+  watch: Watch | undefined,
+  pageSize?: number | undefined,
+  fastRoute?: boolean | undefined,
+  sessions?: SkillsServer.SessionOptions | undefined
+) => {
+  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute, sessions })
+  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute, sessions })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -229,6 +235,8 @@ export interface HttpOptions {
   readonly fastRoute?: boolean | undefined
   /** Serve Prometheus text at `GET /metrics` on this listener (`Observability.layerPrometheus`). */
   readonly metrics?: boolean | undefined
+  /** Bounds of 2025-11-25 sessions (`SkillsServer.Options.sessions`). */
+  readonly sessions?: SkillsServer.SessionOptions | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -256,7 +264,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     protocols: protocolsFor(options.protocols),
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute))
+    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute, options.sessions))
   }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
   const routes = options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
   const served = HttpRouter.serve(routes, { disableListenLog: true, disableLogger: true }).pipe(

@@ -14,7 +14,9 @@
  * lifecycle, HTTP admission reading `handlerRpcs`), `mcpProtocolRegistry.ts` (`handlerTarget`),
  * `mcpCore.ts` (`core.resources.read`), `mcpProtocol/v2026_07_28.ts` and `v2025_11_25.ts`
  * (handler objects keyed by method, `registrationPresence`, `serverInfo.extensions`). The wire
- * tests in `test/` fail if a later effect moves any of these.
+ * tests in `test/` fail if a later effect moves any of these, and `hooks` (checked when the skills
+ * layer is built) and `installHandlers` (checked when the server starts) fail with
+ * `EffectSupport.UnsupportedEffect` when one is missing.
  *
  * Notifications (issue 11 item 3): effect 4.1.0 broadcasts `list_changed` and `resources/updated`
  * to every listener (`McpServer.ts`, the queue consumer of `runWithRuntime`, and
@@ -37,10 +39,22 @@
  *   (`registry.handlerTarget`) and hands to every adapter, and pruned by the transport's
  *   `clientIds` (`RpcServer.Protocol`, which `runWithRuntime` in `McpServer.ts` runs on).
  *
+ * Listen streams (`mcpProtocol/v2026_07_28.ts`, `subscriptions/listen`): effect keeps 64 pending
+ * notifications per stream and ends it past them (`protocol.end` over HTTP, which writes no
+ * message). The wrapper reads the listen's params (its handler, wrapped in `install`), paces the
+ * skill notices through `ListenPacing` (each handed out carries, in its `metadata`, which effect
+ * copies into `_meta`, what to run once it is sent; the wrapped `sendNotification` strips and runs it),
+ * and over HTTP sends `notifications/cancelled` naming the listen before effect ends a stream.
+ *
+ * HTTP sessions (`mcpStatefulRuntime.ts`): effect keeps each session until a DELETE
+ * (`ServerRuntime.terminateHttpSession`), so a session the skills layer expires would stay in
+ * effect's map for the life of the server. The stateful adapters' `installHandlers` finds the
+ * `ServerRuntime` in its context and leaves a way to end a session on the server (`endHttpSession`).
+ *
  * @internal
  */
 import * as Cause from "effect/Cause"
-import type * as Context from "effect/Context"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -49,13 +63,16 @@ import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type * as Headers from "effect/http/Headers"
+import * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type { McpProtocol } from "effect/ai"
-import { McpSchema, McpServer } from "effect/ai"
+import { EffectSupport } from "@mcp-skills/core"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import { McpProtocol, McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
+import * as ListenPacing from "./listenPacing.js"
 import * as Telemetry from "./telemetry.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
@@ -147,6 +164,20 @@ export interface Extension {
 }
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
+
+// effect 4.1.0 `subscriptions/listen` copies a notification's `metadata` into the `_meta` it sends.
+const PacedKey = "@mcp-skills/server/paced"
+
+/** The params of the `subscriptions/listen` request being handled (provided around its handler). */
+class ListenParams extends Context.Service<ListenParams, { readonly notifications?: unknown }>()(
+  "@mcp-skills/server/ListenParams"
+) {}
+
+const askedBy = (params: { readonly notifications?: unknown }): ListenPacing.Asked => {
+  const asked = (params.notifications ?? {}) as { resourcesListChanged?: unknown; resourceSubscriptions?: unknown }
+  const uris = new Set(Array.isArray(asked.resourceSubscriptions) ? asked.resourceSubscriptions : [])
+  return { listChanged: asked.resourcesListChanged === true, subscribed: (uri) => uris.has(uri) }
+}
 
 /** What a stateless adapter tells the fast route about itself (see `learning.ts`). */
 interface Learnt {
@@ -321,6 +352,32 @@ export const routeMiddleware = (context: Context.Context<never>): ReadonlyArray<
 // effect 4.1.0: the MCP runtime service `McpServer.layerHttp` provides to its registrations.
 const ServerRuntimeKey = "effect/ai/McpRuntime/ServerRuntime"
 
+const SessionEnd = Symbol.for("@mcp-skills/server/SessionEnd")
+
+type EndSession = (id: string) => Effect.Effect<void>
+
+/**
+ * Ends effect's own record of the HTTP session `id` (as its DELETE does, in-flight requests of the
+ * session included); nothing when `server` runs no HTTP session revision.
+ */
+export const endHttpSession = (server: object, id: string): Effect.Effect<void> =>
+  Effect.suspend(() => (server as Record<symbol, EndSession | undefined>)[SessionEnd]?.(id) ?? Effect.void)
+
+// Run by the stateful adapters' `installHandlers`, for as long as the run's scope is open.
+const exposeSessionEnd = (server: object) =>
+  Effect.gen(function*() {
+    const runtime = (yield* Effect.context<never>()).mapUnsafe.get(ServerRuntimeKey) as
+      | { readonly terminateHttpSession?: (headers: Headers.Headers) => Effect.Effect<unknown> }
+      | undefined
+    const terminate = runtime?.terminateHttpSession
+    if (terminate === undefined || Object.hasOwn(server, SessionEnd)) return
+    const end: EndSession = (id) => Effect.asVoid(terminate(Headers.fromInput({ [MCP_SESSION_ID_HEADER]: id })))
+    yield* Effect.acquireRelease(
+      Effect.sync(() => Object.defineProperty(server, SessionEnd, { value: end, configurable: true, enumerable: false })),
+      () => Effect.sync(() => delete (server as Record<symbol, unknown>)[SessionEnd])
+    )
+  })
+
 /**
  * Whether `context` is a server layer's own (the skills layer given as `registrations`): only
  * then does it hold the route middleware provided to that server.
@@ -331,6 +388,65 @@ export const isInsideServer = (context: Context.Context<never>): boolean => cont
 export const isWireError = (error: unknown): error is WireError =>
   typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
   typeof (error as WireError).message === "string"
+
+const isFunction = (u: unknown): boolean => typeof u === "function"
+
+const Package = "@mcp-skills/server"
+
+/**
+ * The hooks of effect's protocol adapters and `HttpRouter` that this module relies on before the
+ * server starts, each with whether the installed effect has it.
+ */
+export const hooks: Effect.Effect<Readonly<Record<string, boolean>>, never, Scope.Scope> = Effect.gen(function*() {
+  const found: Record<string, boolean> = {}
+  const adapters: ReadonlyArray<readonly [string, any, McpProtocol.RuntimeDescriptor["_tag"]]> = [
+    ["v2026_07_28", McpProtocol.v2026_07_28, "Stateless"],
+    ["v2025_11_25", McpProtocol.v2025_11_25, "Stateful"]
+  ]
+  for (const [name, adapter, runtime] of adapters) {
+    found[`McpProtocol.${name}.installHandlers`] = isFunction(adapter?.installHandlers)
+    found[`McpProtocol.${name}.projectNotification`] = isFunction(adapter?.projectNotification)
+    found[`McpProtocol.${name}.clientRpcs.merge`] = isFunction(adapter?.clientRpcs?.merge)
+    found[`McpProtocol.${name}.runtime._tag "${runtime}"`] = adapter?.runtime?._tag === runtime
+  }
+  const modern: any = McpProtocol.v2026_07_28
+  found["McpProtocol.v2026_07_28.runtime.profileFromRequestMetadata"] = isFunction(modern?.runtime?.profileFromRequestMetadata)
+  // Read by effect's 2026-07-28 HTTP admission to know which methods exist.
+  found["McpProtocol.v2026_07_28.handlerRpcs.merge"] = isFunction(modern?.handlerRpcs?.merge)
+  const probe = yield* Layer.build(HttpRouter.middleware((effect) => effect).layer).pipe(Effect.orDie)
+  found[`HttpRouter middleware under "${RouteMiddlewareKeyPrefix}"`] = routeMiddleware(probe).length > 0
+  return found
+})
+
+/**
+ * The hooks `installHandlers` receives from effect's runtime: a server whose effect lacks one
+ * stops at start-up, with the reason logged, instead of answering requests with errors.
+ */
+const verifyInstallation = (modern: boolean, core: any, lifecycle: any, target: any) => {
+  const context = target?.context
+  return EffectSupport.verify(Package, {
+    "installHandlers core.resources.read": isFunction(core?.resources?.read),
+    "installHandlers target.install": isFunction(target?.install),
+    "installHandlers target.context.serverInfo": typeof context?.serverInfo === "object" && context.serverInfo !== null,
+    ...(modern
+      ? {
+        "installHandlers target.context.registrationPresence": Effect.isEffect(context?.registrationPresence),
+        "installHandlers target.context.subscribeServerNotifications": Effect.isEffect(context?.subscribeServerNotifications)
+      }
+      : {
+        "installHandlers lifecycle.initialize": isFunction(lifecycle?.initialize),
+        "installHandlers lifecycle.clientNotification": isFunction(lifecycle?.clientNotification)
+      })
+  }).pipe(Effect.tapError((error) => Effect.logError(error.message)), Effect.orDie)
+}
+
+/**
+ * Fails with `UnsupportedEffect` when the installed effect lacks one of `hooks`.
+ */
+export const verify: Effect.Effect<void, EffectSupport.UnsupportedEffect, Scope.Scope> = Effect.flatMap(
+  hooks,
+  (found) => EffectSupport.verify(Package, found)
+)
 
 /**
  * Returns `base` with the extension's methods, capability and interceptors installed.
@@ -356,6 +472,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
     handlerRpcs: baseAny.handlerRpcs === undefined ? undefined : baseAny.handlerRpcs.merge(rpcs),
     installHandlers: (core: any, lifecycle: any, target: any) =>
       Effect.gen(function*() {
+        yield* verifyInstallation(modern, core, lifecycle, target)
         const server: object = yield* McpServer.McpServer
         // The scope of this run of the server (effect's `runWithRuntime` is scoped): stdio
         // connections are told of changes until it closes.
@@ -404,13 +521,55 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                 const merged = yield* Effect.acquireRelease(PubSub.unbounded<unknown>(), PubSub.shutdown)
                 const subscription = yield* PubSub.subscribe(merged)
                 yield* Effect.forkScoped(Effect.forever(Effect.flatMap(PubSub.take(events), (event) => PubSub.publish(merged, event))))
-                yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => PubSub.publish(merged, { notification: notice })))
+                const params = yield* Effect.serviceOption(ListenParams)
+                const publish = (notice: Notice, sent?: Effect.Effect<void>) =>
+                  Effect.asVoid(PubSub.publish(merged, {
+                    notification: sent === undefined ? notice : { ...notice, metadata: { [PacedKey]: sent } }
+                  }))
+                const pacer = Option.isNone(params) ? undefined : ListenPacing.make(askedBy(params.value), publish)
+                yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => pacer === undefined ? publish(notice) : pacer.offer(notice)))
                 return subscription
+              }),
+              ...(context.sendNotification === undefined ? {} : {
+                sendNotification: (protocolVersion: string, clientId: number, notification: any) => {
+                  const meta = notification?.payload?._meta
+                  const sent: Effect.Effect<void> | undefined = meta?.[PacedKey]
+                  if (sent === undefined) return context.sendNotification(protocolVersion, clientId, notification)
+                  const { [PacedKey]: _, ...rest } = meta
+                  return context.sendNotification(protocolVersion, clientId, {
+                    ...notification,
+                    payload: { ...notification.payload, _meta: rest }
+                  }).pipe(Effect.ensuring(sent))
+                }
+              }),
+              // Over HTTP effect ends the stream without a message (`protocol.end`); the client is
+              // told first which listen ended and why, so it can listen again (unless it stopped
+              // reading: then the stream ends after a second without it).
+              ...(context.terminateSubscription === undefined ? {} : {
+                terminateSubscription: (protocolVersion: string, clientId: number, requestId: unknown, reason: string) =>
+                  Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (http) =>
+                    Effect.andThen(
+                      Option.isSome(http) && context.sendNotification !== undefined
+                        ? Effect.ignoreCause(Effect.timeout(
+                          context.sendNotification(protocolVersion, clientId, {
+                            tag: "notifications/cancelled",
+                            payload: { requestId, reason }
+                          }),
+                          "1 second"
+                        ))
+                        : Effect.void,
+                      context.terminateSubscription(protocolVersion, clientId, requestId, reason)
+                    ))
               })
             }
             : context,
           install: (protocol: unknown, group: unknown, handlers: Record<string, any>) => {
             const replaced: Record<string, any> = { ...handlers }
+            const listen = handlers["subscriptions/listen"]
+            if (modern && typeof listen === "function") {
+              replaced["subscriptions/listen"] = (params: { readonly notifications?: unknown }, options: unknown) =>
+                Effect.provideService(listen(params, options) as Effect.Effect<unknown, unknown>, ListenParams, params)
+            }
             const discover = handlers["server/discover"]
             if (modern && typeof discover === "function") {
               replaced["server/discover"] = (...args: ReadonlyArray<unknown>) =>
@@ -498,6 +657,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                   : Effect.void
               }))
         }
+        if (!modern) yield* exposeSessionEnd(server)
         yield* base.installHandlers(core, wrappedLifecycle, intercepting)
         const handlers: Record<string, unknown> = {}
         for (const [method, handler] of Object.entries(extension.handlers)) handlers[method] = bind(method, handler)

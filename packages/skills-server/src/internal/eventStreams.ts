@@ -1,9 +1,13 @@
 /**
  * What long-lived SSE responses need to cross proxies and balancers: no buffering, and traffic
- * while nothing happens.
+ * while nothing happens; and a bound on what a reader that stopped reading makes the server hold.
  *
  * @internal
  */
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
@@ -26,3 +30,33 @@ export const withKeepAlive = <E, R>(events: Stream.Stream<Uint8Array, E, R>): St
   Stream.merge(events, Stream.tick("15 seconds").pipe(Stream.drop(1), Stream.map(() => keepAliveComment)), {
     haltStrategy: "left"
   })
+
+/**
+ * `events`, taken as they happen into a buffer of at most `maxBytes` that the response's writer
+ * has not taken yet. A reader that falls behind (the client holds the stream open and stops
+ * reading, so the writer waits on the socket) would make the buffer pass its bound: then `onDrop`
+ * runs and `writer` (the fiber writing the response: the request's) is interrupted, which closes
+ * the connection and releases the stream. A reader that keeps up never holds more than a burst.
+ */
+export const bounded = <E, R>(
+  events: Stream.Stream<Uint8Array, E, R>,
+  maxBytes: number,
+  writer: Fiber.Fiber<unknown, unknown>,
+  onDrop: Effect.Effect<void>
+): Stream.Stream<Uint8Array, E, R> =>
+  Stream.unwrap(Effect.gen(function*() {
+    const queue = yield* Queue.unbounded<Uint8Array, E | Cause.Done>()
+    let pending = 0
+    const take = (bytes: Uint8Array) =>
+      pending + bytes.length > maxBytes
+        ? Effect.andThen(Effect.andThen(onDrop, Effect.forkDetach(Fiber.interrupt(writer))), Effect.interrupt)
+        : Effect.sync(() => {
+          pending += bytes.length
+          Queue.offerUnsafe(queue, bytes)
+        })
+    yield* Stream.runForEach(events, take).pipe(
+      Effect.matchCauseEffect({ onSuccess: () => Queue.end(queue), onFailure: (cause) => Queue.failCause(queue, cause) }),
+      Effect.forkScoped
+    )
+    return Stream.fromQueue(queue).pipe(Stream.tap((bytes) => Effect.sync(() => void (pending -= bytes.length))))
+  }))

@@ -7,8 +7,12 @@
  * A session is known from the moment effect answers its `initialize` with an `Mcp-Session-Id`
  * (the layer's router middleware sees that answer), and ends on a successful DELETE or after
  * `idleTimeout` without a request and without an open stream. Ending a session drops its
- * subscriptions and closes its streams; a request carrying an id the layer does not know (ended,
- * expired or made up) gets 404, as the transport specifies for a terminated session.
+ * subscriptions, closes its streams and ends effect's record of it too (`endEffect`); a request
+ * carrying an id the layer does not know (ended, expired or made up) gets 404, as the transport
+ * specifies for a terminated session.
+ *
+ * At most `maxSessions` sessions live at once, and at most `maxSessionsPerClient` per client: a
+ * session opened past either is ended at once (the middleware answers its `initialize` 503).
  *
  * @internal
  */
@@ -18,6 +22,8 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import type * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 /** Bounds of the per-session state. */
 export interface Options {
@@ -25,12 +31,20 @@ export interface Options {
   readonly idleTimeout?: Duration.Input | undefined
   /** Most `resources/subscribe` URIs one session may hold (default 1,000). */
   readonly maxSubscriptions?: number | undefined
+  /** Most sessions held at once (default 10,000). */
+  readonly maxSessions?: number | undefined
+  /** Most sessions one client (remote address) holds at once (default 1,000). */
+  readonly maxSessionsPerClient?: number | undefined
 }
+
+/** Why a new session was refused: the server's cap, or the client's. */
+export type Full = "server" | "client"
 
 /** Longest URI `resources/subscribe` accepts, in UTF-16 code units (a URI longer than this names nothing we serve). */
 export const MaxSubscribeUriLength = 8_192
 
 interface Session {
+  readonly client: string
   readonly subscriptions: Set<string>
   /** The session's latest skills request: whose eyes decide what its stream may carry. */
   latest: unknown
@@ -46,8 +60,15 @@ export type Refusal = "unknown-session" | "limit"
 /** The sessions of one layer. */
 export interface Sessions {
   readonly maxSubscriptions: number
-  /** Starts tracking a session effect just created. */
-  readonly open: (id: string) => Effect.Effect<void>
+  readonly maxSessions: number
+  readonly maxSessionsPerClient: number
+  /** How long a client refused a session should wait before it tries again. */
+  readonly retryAfterSeconds: number
+  /**
+   * Starts tracking a session effect just created for `client`, or (past a cap) ends it at once
+   * and says which cap.
+   */
+  readonly open: (id: string, client: string) => Effect.Effect<Full | undefined>
   /** Whether the session is known; records activity when it is. */
   readonly touch: (id: string) => Effect.Effect<boolean>
   readonly subscribe: (id: string, uri: string) => Effect.Effect<Refusal | undefined>
@@ -74,25 +95,41 @@ export interface Sessions {
   readonly size: Effect.Effect<{ readonly sessions: number; readonly subscriptions: number; readonly streams: number }>
 }
 
-/** Sessions for one layer; every session ends when `scope` closes. */
-export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scope.Scope> =>
+const count = (name: string, value: number | undefined, fallback: number, least: number) => {
+  const chosen = value ?? fallback
+  return Number.isSafeInteger(chosen) && chosen >= least
+    ? Effect.succeed(chosen)
+    : Effect.die(new RangeError(`SkillsServer sessions.${name} must be an integer of at least ${least}, got ${chosen}`))
+}
+
+/**
+ * Sessions for one layer; every session ends when `scope` closes. `endEffect` ends effect's own
+ * record of a session (effect keeps one per HTTP session until a DELETE).
+ */
+export const make = (
+  options: Options = {},
+  endEffect: (id: string) => Effect.Effect<void> = () => Effect.void
+): Effect.Effect<Sessions, never, Scope.Scope> =>
   Effect.gen(function*() {
     const idle = Duration.fromInputUnsafe(options.idleTimeout ?? "30 minutes")
     const idleMillis = Duration.toMillis(idle)
     if (!(idleMillis > 0)) return yield* Effect.die(new RangeError(`SkillsServer sessions.idleTimeout must be positive, got ${String(options.idleTimeout)}`))
-    const maxSubscriptions = options.maxSubscriptions ?? 1_000
-    if (!Number.isSafeInteger(maxSubscriptions) || maxSubscriptions < 0) {
-      return yield* Effect.die(new RangeError(`SkillsServer sessions.maxSubscriptions must be a nonnegative integer, got ${maxSubscriptions}`))
-    }
+    const maxSubscriptions = yield* count("maxSubscriptions", options.maxSubscriptions, 1_000, 0)
+    const maxSessions = yield* count("maxSessions", options.maxSessions, 10_000, 1)
+    const maxSessionsPerClient = yield* count("maxSessionsPerClient", options.maxSessionsPerClient, 1_000, 1)
     const sessions = new Map<string, Session>()
+    const perClient = new Map<string, number>()
     const end = (id: string) =>
       Effect.suspend(() => {
         const session = sessions.get(id)
         if (session === undefined) return Effect.void
         sessions.delete(id)
+        const held = perClient.get(session.client)! - 1
+        if (held === 0) perClient.delete(session.client)
+        else perClient.set(session.client, held)
         session.subscriptions.clear()
         session.latest = undefined
-        return Deferred.succeed(session.ended, undefined)
+        return Effect.andThen(Deferred.succeed(session.ended, undefined), endEffect(id))
       })
     // Expired sessions are swept on the way into the next session request (at most every quarter
     // of the timeout), not by a timer: a server nobody talks to holds no fiber and grows nothing.
@@ -108,12 +145,24 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
     yield* Effect.addFinalizer(() => Effect.forEach([...sessions.keys()], end, { discard: true }))
     const sessionsApi: Sessions = {
       maxSubscriptions,
-      open: (id) =>
+      maxSessions,
+      maxSessionsPerClient,
+      // A slot frees when a session ends: at the latest one idle timeout away, noticed by a sweep.
+      retryAfterSeconds: Math.max(1, Math.min(60, Math.ceil(idleMillis / 1000))),
+      open: (id, client) =>
         Effect.gen(function*() {
           const now = yield* sweep
-          if (sessions.has(id)) return
+          if (sessions.has(id)) return undefined
+          const held = perClient.get(client) ?? 0
+          const full: Full | undefined = sessions.size >= maxSessions ? "server" : held >= maxSessionsPerClient ? "client" : undefined
+          if (full !== undefined) {
+            yield* endEffect(id)
+            return full
+          }
           const ended = yield* Deferred.make<void>()
-          sessions.set(id, { subscriptions: new Set(), latest: undefined, lastSeen: now, streams: 0, ended })
+          sessions.set(id, { client, subscriptions: new Set(), latest: undefined, lastSeen: now, streams: 0, ended })
+          perClient.set(client, held + 1)
+          return undefined
         }),
       touch: (id) =>
         Effect.map(sweep, (now) => {
@@ -169,4 +218,44 @@ export const make = (options: Options = {}): Effect.Effect<Sessions, never, Scop
       })
     }
     return sessionsApi
+  })
+
+/**
+ * Who a session counts against for `maxSessionsPerClient`: the request's remote address as the
+ * server sees it (the peer, or the forwarded client when effect's `HttpMiddleware.xForwardedHeaders`
+ * trusts a proxy in front).
+ */
+export const clientOf = (request: HttpServerRequest.HttpServerRequest): string => Option.getOrElse(request.remoteAddress, () => "")
+
+// JSON-RPC's implementation-defined server error range: the request was fine, the server is full.
+const ServerBusy = -32000
+
+/**
+ * The answer to an `initialize` past a cap: 503, `Retry-After`, and a JSON-RPC error with the
+ * request's id (the body is read already: effect read it to answer).
+ */
+export const refusal = (
+  request: HttpServerRequest.HttpServerRequest,
+  sessions: Sessions,
+  full: Full
+): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+  Effect.map(Effect.option(request.text), (text) => {
+    let id: unknown = null
+    try {
+      id = Option.isSome(text) ? (JSON.parse(text.value) as { readonly id?: unknown } | null)?.id ?? null : null
+    } catch {
+      // Answered with id null, as JSON-RPC says for an id that cannot be read.
+    }
+    const limit = full === "server" ? sessions.maxSessions : sessions.maxSessionsPerClient
+    return HttpServerResponse.jsonUnsafe({
+      jsonrpc: "2.0",
+      id: typeof id === "string" || typeof id === "number" ? id : null,
+      error: {
+        code: ServerBusy,
+        message: full === "server"
+          ? `Too many sessions: this server holds at most ${limit}; retry later, or use protocol 2026-07-28, which needs no session`
+          : `Too many sessions from this client: at most ${limit}; end one (DELETE) or retry later`,
+        data: { limit: full === "server" ? "maxSessions" : "maxSessionsPerClient", max: limit, retryAfterSeconds: sessions.retryAfterSeconds }
+      }
+    }, { status: 503, headers: { "retry-after": String(sessions.retryAfterSeconds) } })
   })
