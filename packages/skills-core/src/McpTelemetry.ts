@@ -7,6 +7,7 @@
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
@@ -276,3 +277,13 @@ export const make = (options: Options = {}): Telemetry => {
  * @since 0.1.0
  */
 export const layer = (options: Options = {}): Layer.Layer<never> => Layer.succeed(Current, make(options))
+
+/**
+ * A span named `name` around `effect`, only while spans are on (`layer`): off, `effect` itself.
+ *
+ * @since 0.1.0
+ */
+export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.withFiber((fiber) =>
+    fiber.getRef(Current)?.spans === true ? Effect.withSpan(effect, name, { attributes, captureStackTrace: false }) : effect
+  )

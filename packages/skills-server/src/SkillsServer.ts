@@ -454,9 +454,12 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>, maxPend
             : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
-    const dropped = Effect.logWarning(
-      `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
-      { client: Sessions.clientOf(request) }
+    const dropped = Effect.andThen(
+      Telemetry.count(Telemetry.metrics.notifications, { outcome: "dropped" }),
+      Effect.logWarning(
+        `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
+        { client: Sessions.clientOf(request) }
+      )
     )
     return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, maxPendingBytes, writer, dropped)), {
       contentType: "text/event-stream",
@@ -599,7 +602,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     })
     yield* Telemetry.catalogue(yield* built.snapshot)
     yield* announceFamilyChanges(built, hub)
-    const check = options.visibility
+    const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")

@@ -42,28 +42,36 @@ export const metrics = {
     description: "On-demand rescans: a reader found a file changed on disk",
     incremental: true
   }),
-  refusals: Metric.counter("mcp_skills.visibility.refusals", {
-    description: "Skills requests the visibility check refused outright",
+  decisions: Metric.counter("mcp_skills.visibility.decisions", {
+    description: "Runs of the visibility check, by method and decision (all, none: refused outright, some: per skill)",
     incremental: true
   }),
   sessions: Metric.gauge("mcp_skills.sessions.open", { description: "Open 2025-11-25 HTTP sessions" }),
   streams: Metric.gauge("mcp_skills.streams.open", { description: "Open session streams" }),
   subscriptions: Metric.gauge("mcp_skills.subscriptions", { description: "resources/subscribe URIs held by sessions" }),
   notifications: Metric.counter("mcp_skills.notifications", {
-    description: "Notifications a listener was not sent, by outcome (coalesced, dropped)",
+    description:
+      "Notifications not sent as such, by outcome: coalesced (updates folded into one list_changed of a listen stream), dropped (a session stream cut for a reader too slow)",
+    incremental: true
+  }),
+  sessionsRefused: Metric.counter("mcp_skills.sessions.refused", {
+    description: "2025-11-25 sessions refused (503) at a cap, by cap (server, client)",
     incremental: true
   }),
   busMessages: Metric.counter("mcp_skills.bus.messages", {
-    description: "Change bus messages, by direction (published, received) and outcome",
+    description: "Change bus messages, by direction (published, received), kind (Revision, Edit, Reload, Subscribed) and outcome",
     incremental: true
   }),
-  busConnected: Metric.gauge("mcp_skills.bus.connected", { description: "1 while the change bus is connected, else 0" }),
-  busLag: Metric.gauge("mcp_skills.bus.lag", { description: "Seconds between a bus message's publication and its application here" })
+  busConnected: Metric.gauge("mcp_skills.bus.connected", { description: "1 while this replica is subscribed to the change bus, else 0" }),
+  busApplyDuration: Metric.histogram("mcp_skills.bus.apply.duration", {
+    description: "Seconds from hearing a bus message to serving what it says (the replica's lag behind the bus)",
+    boundaries: McpTelemetry.OperationBoundaries
+  })
 } as const
 
 const seconds = (start: bigint, end: bigint) => Number(end - start) / 1e9
 
-const record = (telemetry: McpTelemetry.Telemetry, metric: Metric.Metric<number, any>, labels: McpTelemetry.Labels, value: number) =>
+const record = (telemetry: McpTelemetry.Telemetry, metric: Metric.Metric<number, unknown>, labels: McpTelemetry.Labels, value: number) =>
   Metric.update(telemetry.series(metric, labels), value)
 
 /**
@@ -177,18 +185,66 @@ const parseMessage = (body: ArrayBuffer) => {
   }
 }
 
-/** A span named `name` around `effect`, only when spans are on. */
-export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(McpTelemetry.Current)
-    return telemetry?.spans === true ? Effect.withSpan(effect, name, { attributes, captureStackTrace: false }) : effect
-  })
 
 /** Adds `value` to the series of `metric` under `labels`, only when metrics are on. */
-export const count = (metric: Metric.Metric<number, any>, labels: McpTelemetry.Labels = {}, value = 1): Effect.Effect<void> =>
+export const count = (metric: Metric.Metric<number, unknown>, labels: McpTelemetry.Labels = {}, value = 1): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     const telemetry = fiber.getRef(McpTelemetry.Current)
     return telemetry?.metrics === true ? record(telemetry, metric, labels, value) : Effect.void
+  })
+
+/** The visibility check `check`, each decision counted by method and outcome. */
+export const visibility = <Request extends { readonly method: string }, D, E, R>(
+  check: (request: Request) => Effect.Effect<D, E, R>
+) =>
+(request: Request): Effect.Effect<D, E, R> =>
+  Effect.tap(check(request), (decision) =>
+    count(metrics.decisions, {
+      "mcp.method.name": request.method,
+      decision: decision === true ? "all" : decision === false ? "none" : "some"
+    }))
+
+/**
+ * One change bus message, published or received (and applied): its span, counted by direction,
+ * kind and outcome; a received one's time to apply is the replica's lag behind the bus.
+ */
+export const busMessage = (direction: "published" | "received", kind: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.withFiber((fiber) => {
+    const telemetry = fiber.getRef(McpTelemetry.Current)
+    if (telemetry === undefined) return effect
+    const clock = fiber.getRef(Clock.Clock)
+    const start = clock.currentTimeNanosUnsafe()
+    const spanned = telemetry.spans
+      ? Effect.withSpan(effect, `mcp_skills.bus.${direction === "published" ? "publish" : "receive"}`, {
+        kind: direction === "published" ? "producer" : "consumer",
+        attributes: { "mcp_skills.bus.message": kind },
+        captureStackTrace: false
+      })
+      : effect
+    if (!telemetry.metrics) return spanned
+    return Effect.onExit(spanned, (exit) => {
+      const outcome = Exit.isSuccess(exit) ? "success" : "failure"
+      const counted = record(telemetry, metrics.busMessages, { direction, kind, outcome }, 1)
+      return direction === "published" ? counted : Effect.andThen(
+        counted,
+        record(telemetry, metrics.busApplyDuration, { kind }, seconds(start, clock.currentTimeNanosUnsafe()))
+      )
+    })
+  })
+
+/** Sets the bus gauge: subscribed (1) or not (0). */
+export const busConnected = (connected: boolean): Effect.Effect<void> =>
+  Effect.withFiber((fiber) =>
+    fiber.getRef(McpTelemetry.Current)?.metrics === true ? Metric.update(metrics.busConnected, connected ? 1 : 0) : Effect.void
+  )
+
+/** A 2025-11-25 HTTP session opened at `opened` (`Clock` millis) ended now. */
+export const sessionEnded = (opened: number): Effect.Effect<void> =>
+  Effect.withFiber((fiber) => {
+    const telemetry = fiber.getRef(McpTelemetry.Current)
+    if (telemetry?.metrics !== true) return Effect.void
+    const seconds = (fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() - opened) / 1000
+    return record(telemetry, metrics.sessionDuration, { "mcp.protocol.version": "2025-11-25", "network.transport": "tcp" }, seconds)
   })
 
 /** A reload: its span, its outcome counted and its duration recorded. */
@@ -233,11 +289,11 @@ export const catalogue = (snapshot: Parameters<typeof catalogueOf>[0]): Effect.E
   })
 
 /**
- * Reports `read()` as the gauges of `fields` whenever metrics are read (scrape or export), for as
+ * Reports `read()` as `gauges` whenever metrics are read (scrape or export), for as
  * long as the scope is open: values that live in a structure are read, not pushed on each change.
  */
 export const observe = <K extends string>(
-  gauges: Readonly<Record<K, Metric.Metric<number, any>>>,
+  gauges: Readonly<Record<K, Metric.Gauge<number>>>,
   read: () => Readonly<Record<K, number>> | undefined
 ) =>
   Effect.withFiber((fiber) => {
@@ -248,7 +304,7 @@ export const observe = <K extends string>(
       Effect.sync(() =>
         (Object.keys(gauges) as Array<K>).map((key) =>
           Metric.registerUnsafe(gauges[key], context, {
-            get: () => ({ value: read()?.[key] ?? 0 }) as any,
+            get: () => ({ value: read()?.[key] ?? 0 }),
             update: () => {},
             modify: () => {}
           })
