@@ -7,11 +7,14 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Tracer from "effect/Tracer"
 import { McpServer } from "effect/ai"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
+import { McpTelemetry } from "@mcp-skills/core"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { HttpAdmission, Observability, SkillsServer } from "../src/index.js"
+import * as ListenPacing from "../src/internal/listenPacing.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import { catalogue } from "./support/catalogue.js"
 import { pdfProcessing, simple } from "./support/fixtures.js"
@@ -38,6 +41,54 @@ describe("Observability", () => {
       assert.strictEqual(yield* served, 1)
       assert.strictEqual(yield* Telemetry.reload(effect), 1)
     }))
+})
+
+describe("series at their events", () => {
+  const On = McpTelemetry.layer()
+  const valueOf = (metric: Metric.Metric<number, any>, labels: Record<string, string>) =>
+    Effect.map(Metric.value(Metric.withAttributes(metric, labels)), (state: any) => state.count ?? state.value)
+
+  it.effect("a listen stream past its bound counts the updates it folded into one list_changed", () =>
+    Effect.gen(function*() {
+      const handed: Array<string> = []
+      const pacer = ListenPacing.make({ listChanged: true, subscribed: () => true }, (notice) =>
+        Effect.sync(() => void handed.push(notice._tag)))
+      const extra = 5
+      for (let i = 0; i < ListenPacing.Bound + extra; i++) yield* pacer.offer({ _tag: "ResourceUpdated", uri: `skill://s/${i}` })
+      // Held: the window's worth handed out; the rest (past the bound) folded.
+      const folded = yield* valueOf(Telemetry.metrics.notifications, { outcome: "coalesced" })
+      assert.strictEqual(folded, ListenPacing.Bound + extra - ListenPacing.Window)
+    }).pipe(Effect.provide(On), Effect.provideService(Metric.MetricRegistry, new Map())))
+
+  it.effect("visibility decisions by method and outcome; reloads by outcome; bus messages by kind", () =>
+    Effect.gen(function*() {
+      const check = Telemetry.visibility((request: { readonly method: string }) =>
+        Effect.succeed(request.method === "skills/list" ? true : request.method === "skills/get" ? false : () => true))
+      yield* check({ method: "skills/list" })
+      yield* check({ method: "skills/get" })
+      yield* check({ method: "skills/get" })
+      yield* check({ method: "resources/read" })
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "skills/get", decision: "none" }), 2)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "skills/list", decision: "all" }), 1)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "resources/read", decision: "some" }), 1)
+      yield* Telemetry.reload(Effect.void)
+      yield* Effect.ignore(Telemetry.reload(Effect.fail("broken")))
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { outcome: "success" }), 1)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { outcome: "failure" }), 1)
+      yield* Effect.void.pipe(Telemetry.busMessage("received", "Revision"))
+      assert.strictEqual(
+        yield* valueOf(Telemetry.metrics.busMessages, { direction: "received", kind: "Revision", outcome: "success" }),
+        1
+      )
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.busApplyDuration, { kind: "Revision" }), 1)
+    }).pipe(Effect.provide(On), Effect.provideService(Metric.MetricRegistry, new Map())))
+
+  it.effect("off, nothing is recorded", () =>
+    Effect.gen(function*() {
+      yield* Telemetry.reload(Effect.void)
+      yield* Telemetry.count(Telemetry.metrics.rescans)
+      assert.strictEqual((yield* Metric.snapshot).length, 0)
+    }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))
 })
 
 // Every span any tracer made, ended or not, in order of creation.
