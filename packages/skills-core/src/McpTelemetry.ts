@@ -232,6 +232,8 @@ export interface Telemetry {
   readonly uriInSpanName: boolean
   /** The series of one label set, made once per set (label values are bounded). */
   readonly series: <M extends Metric.Metric<number, unknown>>(metric: M, labels: Labels) => M
+  /** `series` under `operationLabels(op, failure)`, found without building the labels once made. */
+  readonly operationSeries: <M extends Metric.Metric<number, unknown>>(metric: M, op: Operation, failure?: Failure) => M
 }
 
 /**
@@ -250,24 +252,31 @@ export const Current = Context.Reference<Telemetry | undefined>("@mcp-skills/cor
  */
 export const make = (options: Options = {}): Telemetry => {
   const cache = new WeakMap<object, Map<string, unknown>>()
+  const keyed = <M extends Metric.Metric<number, unknown>>(metric: M, key: string, labels: () => Labels): M => {
+    let byKey = cache.get(metric)
+    if (byKey === undefined) {
+      byKey = new Map()
+      cache.set(metric, byKey)
+    }
+    let labelled = byKey.get(key)
+    if (labelled === undefined) {
+      labelled = Metric.withAttributes(metric, labels())
+      byKey.set(key, labelled)
+    }
+    return labelled as M
+  }
   return {
     spans: options.spans ?? true,
     metrics: options.metrics ?? true,
     uriInSpanName: options.uriInSpanName ?? false,
-    series: (metric, labels) => {
-      let byLabels = cache.get(metric)
-      if (byLabels === undefined) {
-        byLabels = new Map()
-        cache.set(metric, byLabels)
-      }
-      const key = JSON.stringify(labels)
-      let labelled = byLabels.get(key)
-      if (labelled === undefined) {
-        labelled = Metric.withAttributes(metric, labels)
-        byLabels.set(key, labelled)
-      }
-      return labelled as typeof metric
-    }
+    series: (metric, labels) => keyed(metric, JSON.stringify(labels), () => labels),
+    // The hot path: a key of the label values alone (none of them holds the separator).
+    operationSeries: (metric, op, failure) =>
+      keyed(
+        metric,
+        `${op.method}\u0000${op.protocolVersion ?? ""}\u0000${op.transport}\u0000${failure?.type ?? ""}`,
+        () => operationLabels(op, failure)
+      )
   }
 }
 

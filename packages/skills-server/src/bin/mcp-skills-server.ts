@@ -233,7 +233,8 @@ const serve = Command.make(
       onSome: (port) => Serve.metricsListener({ host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
     })
     const observability = Layer.mergeAll(
-      observed ? Observability.layer() : Layer.empty,
+      // Spans only where they go somewhere: without an OTLP endpoint nothing would export them.
+      observed ? Observability.layer({ spans: otlp }) : Layer.empty,
       otlp
         ? Observability.layerOtlp({ protocol: otlpProtocol, serviceName: Serve.serverInfo.name, serviceVersion: Serve.serverInfo.version })
         : Layer.empty

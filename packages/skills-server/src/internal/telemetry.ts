@@ -116,16 +116,20 @@ export const serve = <A, E, R>(
       )
     }
     if (!telemetry.metrics) return run
-    return Effect.onExit(run, (exit) => {
-      const failure = Exit.isFailure(exit) ? McpTelemetry.failureOf(Option.getOrUndefined(Exit.findErrorOption(exit))) : undefined
-      return record(telemetry, metrics.operationDuration, McpTelemetry.operationLabels(op, failure), seconds(start, clock.currentTimeNanosUnsafe()))
-    })
+    return Effect.onExit(run, (exit) =>
+      Effect.sync(() => {
+        const failure = Exit.isFailure(exit) ? McpTelemetry.failureOf(Option.getOrUndefined(Exit.findErrorOption(exit))) : undefined
+        telemetry.operationSeries(metrics.operationDuration, op, failure)
+          .updateUnsafe(seconds(start, clock.currentTimeNanosUnsafe()), fiber.context)
+      }))
   })
 
 /**
  * Spans and times an answer of the fast route. Only answers are recorded (a request it leaves
  * to effect is recorded there), after the fact: the answer has no inner work to parent. The
- * request's body was read (and kept) by the route, so reading it again costs a parse.
+ * series needs only the headers the route checked against the body (`Mcp-Method`,
+ * `MCP-Protocol-Version`); a span also needs the id, the URI and `_meta`: the body, which the
+ * route read (and effect keeps), parsed again.
  */
 export const fastRoute = <A, E, R>(
   request: HttpServerRequest.HttpServerRequest,
@@ -134,12 +138,23 @@ export const fastRoute = <A, E, R>(
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
     const telemetry = fiber.getRef(McpTelemetry.Current)
-    if (telemetry === undefined) return answer
+    if (telemetry === undefined || !telemetry.spans && !telemetry.metrics) return answer
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
     return Effect.tap(answer, (result) => {
       if (!answered(result)) return Effect.void
       const end = clock.currentTimeNanosUnsafe()
+      if (!telemetry.spans) {
+        return Effect.sync(() => {
+          const op = McpTelemetry.operation(request.headers["mcp-method"]!, undefined, {
+            protocolVersion: request.headers["mcp-protocol-version"],
+            requestId: undefined,
+            sessionId: undefined,
+            transport: "tcp"
+          })
+          telemetry.operationSeries(metrics.operationDuration, op).updateUnsafe(seconds(start, end), fiber.context)
+        })
+      }
       return Effect.flatMap(Effect.orElseSucceed(request.arrayBuffer, () => undefined), (body) => {
         const message = body === undefined ? undefined : parseMessage(body)
         if (message === undefined) return Effect.void
@@ -149,25 +164,22 @@ export const fastRoute = <A, E, R>(
           sessionId: undefined,
           transport: "tcp"
         })
-        if (telemetry.spans) {
-          const parent = McpTelemetry.remoteParent(op.meta)
-          const ambient = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
-          const span = fiber.getRef(Tracer.Tracer).span({
-            name: McpTelemetry.spanName(op, telemetry.uriInSpanName),
-            parent: parent !== undefined ? Option.some(parent) : Option.fromUndefinedOr(ambient),
-            annotations: Context.empty(),
-            links: parent !== undefined && ambient !== undefined ? [{ span: ambient, attributes: {} }] : [],
-            startTime: start,
-            kind: "server",
-            root: false,
-            sampled: parent?.sampled ?? ambient?.sampled ?? true
-          })
-          for (const [key, value] of Object.entries(McpTelemetry.spanAttributes(op))) span.attribute(key, value)
-          span.end(end, Exit.void)
-        }
-        return telemetry.metrics
-          ? record(telemetry, metrics.operationDuration, McpTelemetry.operationLabels(op), seconds(start, end))
-          : Effect.void
+        const parent = McpTelemetry.remoteParent(op.meta)
+        const ambient = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+        const span = fiber.getRef(Tracer.Tracer).span({
+          name: McpTelemetry.spanName(op, telemetry.uriInSpanName),
+          parent: parent !== undefined ? Option.some(parent) : Option.fromUndefinedOr(ambient),
+          annotations: Context.empty(),
+          links: parent !== undefined && ambient !== undefined ? [{ span: ambient, attributes: {} }] : [],
+          startTime: start,
+          kind: "server",
+          root: false,
+          sampled: parent?.sampled ?? ambient?.sampled ?? true
+        })
+        for (const [key, value] of Object.entries(McpTelemetry.spanAttributes(op))) span.attribute(key, value)
+        span.end(end, Exit.void)
+        if (telemetry.metrics) telemetry.operationSeries(metrics.operationDuration, op).updateUnsafe(seconds(start, end), fiber.context)
+        return Effect.void
       })
     })
   })
