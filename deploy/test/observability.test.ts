@@ -6,7 +6,8 @@
  *
  * Covered: a SERVER span for every skills method on both revisions, fast-route answers included
  * (spans with no effect RPC span above them), named and attributed by the MCP conventions; a
- * trace started by our client (in this process) continues on the server; `promtool check
+ * trace started by our client (in this process, and the `mcp-skills` CLI exporting its own) continues
+ * on the server; `promtool check
  * metrics` accepts `/metrics`; a real Prometheus (Debian's `prometheus`) scrapes the server and
  * its HTTP API returns the series after a few requests, with no URI in any label.
  */
@@ -27,6 +28,7 @@ import * as Cluster from "../src/cluster.js"
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
 const examples = path.join(repoRoot, "examples/skills")
 const serverCli = path.join(repoRoot, "packages/skills-server/dist/src/bin/mcp-skills-server.js")
+const clientCli = path.join(repoRoot, "packages/skills-client/dist/src/bin/mcp-skills.js")
 
 const locate = (name: string) =>
   ["/usr/bin", "/usr/sbin", "/usr/local/bin", "/bin"].map((dir) => path.join(dir, name)).find((file) => fs.existsSync(file))
@@ -268,6 +270,23 @@ describe("observability with real parts", () => {
     const continued = await until("the server's span in the client's trace", () =>
       jsonSpans(otlp.posted).find((span: any) => span.name === "skills/get" && span.traceId === client.traceId))
     expect(continued.parentSpanId).toBe(client.spanId)
+  })
+
+  it("the mcp-skills CLI exports its CLIENT spans, and the server continues its trace", async () => {
+    const listed = spawnSync(process.execPath, [clientCli, "read", server.url, "skill://pdf-processing/SKILL.md"], {
+      encoding: "utf8",
+      timeout: 30_000,
+      env: { ...process.env, ...exportEnv(otlp.url, "http/json"), OTEL_SERVICE_NAME: "" }
+    })
+    expect(listed.status, listed.stderr).toBe(0)
+    const client = await until("the CLI's CLIENT span of resources/read", () =>
+      jsonSpans(otlp.posted).find((span: any) => span.service === "mcp-skills" && span.name === "resources/read" && span.kind === 3))
+    expect(client.attributes["network.transport"]).toBe("tcp")
+    const continued = await until("the server's span in the CLI's trace", () =>
+      jsonSpans(otlp.posted).find((span: any) => span.service === "skills-ci" && span.traceId === client.traceId && span.kind === 2))
+    expect(continued.parentSpanId).toBe(client.spanId)
+    const verified = jsonSpans(otlp.posted).find((span: any) => span.service === "mcp-skills" && span.name === "mcp_skills.read_verified")
+    expect(verified?.attributes["mcp_skills.verification"]).toBe("verified")
   })
 
   it("promtool check metrics accepts /metrics", async () => {

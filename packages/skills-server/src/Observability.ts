@@ -5,18 +5,11 @@
  * @since 0.1.0
  */
 import { McpTelemetry } from "@mcp-skills/core"
-import * as Config from "effect/Config"
-import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import * as Option from "effect/Option"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import type * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
-import * as Otlp from "effect/observability/Otlp"
-import type * as OtlpExporter from "effect/observability/OtlpExporter"
-import * as OtlpSerialization from "effect/observability/OtlpSerialization"
 import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as Telemetry from "./internal/telemetry.js"
 
@@ -55,61 +48,22 @@ export const layer: (options?: Options) => Layer.Layer<never> = McpTelemetry.lay
  *
  * @since 0.1.0
  */
-export type OtlpProtocol = "http/json" | "http/protobuf"
+export type OtlpProtocol = McpTelemetry.OtlpProtocol
 
 /**
- * The OTLP protocol `OTEL_EXPORTER_OTLP_PROTOCOL` names: `http/protobuf` (the default of the
- * OpenTelemetry specification) unless it says `http/json`; `grpc` is not served by effect.
+ * The OTLP protocol `OTEL_EXPORTER_OTLP_PROTOCOL` names (core's `McpTelemetry.otlpProtocol`).
  *
  * @since 0.1.0
  */
-export const otlpProtocol = (value: string | undefined): OtlpProtocol | undefined =>
-  value === undefined || value.trim() === "" || value.trim() === "http/protobuf"
-    ? "http/protobuf"
-    : value.trim() === "http/json"
-    ? "http/json"
-    : undefined
+export const otlpProtocol: (value: string | undefined) => OtlpProtocol | undefined = McpTelemetry.otlpProtocol
 
 /**
- * Exports traces, metrics and logs over OTLP/HTTP as the standard variables say
- * (`OTEL_EXPORTER_OTLP_ENDPOINT` and the per-signal endpoints, `OTEL_SERVICE_NAME`,
- * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SDK_DISABLED`,
- * `OTEL_{TRACES,METRICS,LOGS}_EXPORTER` (default `otlp`, as the specification says), ...: effect's
- * `Otlp.layerFromConfig`), in the given protocol. Without an endpoint it exports nothing. The
- * service name and version given here apply only where the environment names none. Its
- * `Flusher` exports what is buffered, for a process about to stop.
+ * OTLP/HTTP export from the standard variables (core's `McpTelemetry.layerOtlp`).
  *
  * @since 0.1.0
  * @category layers
  */
-export const layerOtlp = (options: {
-  readonly protocol?: OtlpProtocol | undefined
-  readonly serviceName?: string | undefined
-  readonly serviceVersion?: string | undefined
-} = {}): Layer.Layer<OtlpExporter.Flusher> =>
-  Layer.unwrap(Effect.gen(function*() {
-    const named = (key: string) => Config.option(Config.NonEmptyString(key))
-    const environment = yield* Config.all({
-      name: named("OTEL_SERVICE_NAME"),
-      version: named("OTEL_SERVICE_VERSION"),
-      attributes: Config.withDefault(Config.String("OTEL_RESOURCE_ATTRIBUTES"), "")
-    })
-    const given = (key: string) => environment.attributes.split(",").some((pair) => pair.split("=")[0]!.trim() === key)
-    const serviceName = Option.isNone(environment.name) && !given("service.name") ? options.serviceName : undefined
-    const serviceVersion = Option.isNone(environment.version) && !given("service.version") ? options.serviceVersion : undefined
-    return Otlp.layerFromConfig({
-      resource: serviceName === undefined && serviceVersion === undefined ? undefined : { serviceName, serviceVersion }
-    }).pipe(
-      Layer.provide(options.protocol === "http/json" ? OtlpSerialization.layerJson : OtlpSerialization.layerProtobuf),
-      Layer.provide(FetchHttpClient.layer),
-      // The specification's default exporter of every signal is `otlp`; effect's default is none.
-      Layer.provide(ConfigProvider.layerAdd(ConfigProvider.fromEnvRecord({
-        OTEL_TRACES_EXPORTER: "otlp",
-        OTEL_METRICS_EXPORTER: "otlp",
-        OTEL_LOGS_EXPORTER: "otlp"
-      })))
-    )
-  }).pipe(Effect.orDie))
+export const layerOtlp: typeof McpTelemetry.layerOtlp = McpTelemetry.layerOtlp
 
 /**
  * The Prometheus name of a series: dots become underscores (effect's formatter), durations end

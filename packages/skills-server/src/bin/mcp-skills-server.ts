@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { McpTelemetry } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -154,12 +155,6 @@ const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
   Flag.withDefault("text" as const)
 )
 
-// OTLP export is on when an endpoint is configured, as OpenTelemetry SDKs do.
-const otlpConfigured = () =>
-  ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"].some((name) =>
-    (process.env[name] ?? "").trim() !== ""
-  )
-
 const serve = Command.make(
   "serve",
   {
@@ -175,7 +170,7 @@ const serve = Command.make(
       ? Console.error
       : Console.log
     if (input.metrics && input.stdio) return yield* fail("--metrics needs the HTTP listener; with --stdio use --metrics-port")
-    const otlp = otlpConfigured()
+    const otlp = McpTelemetry.otlpConfigured(process.env)
     const otlpProtocol = Observability.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
     if (otlp && otlpProtocol === undefined) {
       return yield* fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`)
