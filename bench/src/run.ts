@@ -106,6 +106,27 @@ const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 
 const targets: Array<{ target: string; measured: string; met: boolean | undefined }> = []
 const check = (target: string, measured: string, met: boolean | undefined) => targets.push({ target, measured, met })
 
+// Every request sent twice to every server and checked; an answer that is the same both times is
+// the body the load compares byte for byte.
+const verifiedTargets = async (
+  servers: ReadonlyArray<Children.Child>,
+  requests: ReadonlyArray<Wire.Request>,
+  notes: Array<string>
+): Promise<Array<Target>> => {
+  const targetsOf: Array<Target> = []
+  for (const server of servers) {
+    const bodies = new Map<string, string>()
+    for (const request of requests) {
+      const first = await Wire.verify(server.name, server.url, request)
+      const second = await Wire.verify(server.name, server.url, request)
+      if (first.body === second.body) bodies.set(request.label, first.body)
+      else notes.push(`${server.name} ${request.label}: answers differ between requests; only status and transport errors counted`)
+    }
+    targetsOf.push({ name: server.name, url: server.url, bodies })
+  }
+  return targetsOf
+}
+
 // ---------------------------------------------------------------------------------------------
 // 1 + 4. Throughput (and the client, against the same running server)
 
@@ -137,18 +158,8 @@ const throughput = async () => {
   const servers = [ours, sdk, floor, oursOff]
   const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
 
-  const targetsOf: Array<Target> = []
   const notes: Array<string> = []
-  for (const server of servers) {
-    const bodies = new Map<string, string>()
-    for (const request of requests) {
-      const first = await Wire.verify(server.name, server.url, request)
-      const second = await Wire.verify(server.name, server.url, request)
-      if (first.body === second.body) bodies.set(request.label, first.body)
-      else notes.push(`${server.name} ${request.label}: answers differ between requests; only status and transport errors counted`)
-    }
-    targetsOf.push({ name: server.name, url: server.url, bodies })
-  }
+  const targetsOf = await verifiedTargets(servers, requests, notes)
   log(`throughput: every answer verified (status 200, JSON-RPC result, digests); ${config.rounds} interleaved rounds of ${config.seconds} s, ${config.connections} connections`)
   const rows = await rounds(targetsOf, requests, { ...config, log })
   const memoryAfterLoad = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
@@ -192,20 +203,11 @@ const metricsBench = async () => {
     await started(() => Children.oursRouteOff(dir)),
     await started(() => Children.oursRouteOffMetrics(dir))
   ]
-  const targetsOf: Array<Target> = []
-  for (const server of servers) {
-    const bodies = new Map<string, string>()
-    for (const request of requests) {
-      const first = await Wire.verify(server.name, server.url, request)
-      const second = await Wire.verify(server.name, server.url, request)
-      if (first.body === second.body) bodies.set(request.label, first.body)
-    }
-    targetsOf.push({ name: server.name, url: server.url, bodies })
-  }
-  const rows = await rounds(targetsOf, requests, { ...config, log })
+  const notes: Array<string> = []
+  const rows = await rounds(await verifiedTargets(servers, requests, notes), requests, { ...config, log })
   for (const s of servers) await stop(s)
   removeDir(dir)
-  return { rows }
+  return { rows, notes }
 }
 
 // ---------------------------------------------------------------------------------------------

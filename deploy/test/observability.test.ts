@@ -6,14 +6,11 @@
  *
  * Covered: a SERVER span for every skills method on both revisions, fast-route answers included
  * (spans with no effect RPC span above them), named and attributed by the MCP conventions; a
- * trace started by our client (in this process, and the `mcp-skills` CLI exporting its own) continues
- * on the server; `promtool check
+ * trace started by our `mcp-skills` CLI (exporting its own spans) continues on the server; `promtool check
  * metrics` accepts `/metrics`; a real Prometheus (Debian's `prometheus`) scrapes the server and
  * its HTTP API returns the series after a few requests, with no URI in any label.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { SkillCache, SkillsClient } from "@mcp-skills/client"
-import { McpTelemetry } from "@mcp-skills/core"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -21,8 +18,6 @@ import type * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { Effect, Layer, Tracer } from "effect"
-import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Cluster from "../src/cluster.js"
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url))
@@ -248,28 +243,6 @@ describe("observability with real parts", () => {
       otlp.posted.some((post) => post.path === "/v1/metrics" && post.body.toString("utf8").includes("mcp.server.operation.duration"))
         ? true
         : undefined)
-  })
-
-  it("a trace started by the client continues on the server", async () => {
-    const recorded: Array<Tracer.Span> = []
-    const tracer = Layer.succeed(Tracer.Tracer, Tracer.make({
-      span: (options) => {
-        const span = Tracer.nativeTracer.span(options)
-        recorded.push(span)
-        return span
-      }
-    }))
-    await Effect.runPromise(
-      SkillsClient.SkillsClient.use((client) => Effect.asVoid(client.getSkill("skill://pdf-processing/SKILL.md"))).pipe(
-        Effect.provide(SkillsClient.layerHttp({ url: server.url }).pipe(Layer.provide([FetchHttpClient.layer, SkillCache.layerMemory()]))),
-        Effect.provide(Layer.merge(McpTelemetry.layer(), tracer))
-      )
-    )
-    const client = recorded.find((span) => span.name === "skills/get" && span.kind === "client")!
-    expect(client).toBeDefined()
-    const continued = await until("the server's span in the client's trace", () =>
-      jsonSpans(otlp.posted).find((span: any) => span.name === "skills/get" && span.traceId === client.traceId))
-    expect(continued.parentSpanId).toBe(client.spanId)
   })
 
   it("the mcp-skills CLI exports its CLIENT spans, and the server continues its trace", async () => {

@@ -56,6 +56,18 @@ export interface Failure {
 }
 
 /**
+ * What the transport knows of a request: its revision, its JSON-RPC id (any JSON value; only
+ * strings and numbers are recorded) and its session, if any.
+ *
+ * @since 0.1.0
+ */
+export interface RequestContext {
+  readonly protocolVersion: string | undefined
+  readonly requestId: unknown
+  readonly sessionId: string | undefined
+}
+
+/**
  * Metric labels: low-cardinality strings only, never a URI, session or user.
  *
  * @since 0.1.0
@@ -92,12 +104,7 @@ const ResourceMethods: ReadonlySet<string> = new Set([
 export const operation = (
   method: string,
   params: unknown,
-  context: {
-    readonly protocolVersion: string | undefined
-    readonly requestId: unknown
-    readonly sessionId: string | undefined
-    readonly transport: Transport
-  }
+  context: RequestContext & { readonly transport: Transport }
 ): Operation => {
   const fields = typeof params === "object" && params !== null ? params as Record<string, unknown> : undefined
   const uri = fields?.uri

@@ -82,11 +82,7 @@ const record = (telemetry: McpTelemetry.Telemetry, metric: Metric.Metric<number,
 export const serve = <A, E, R>(
   method: string,
   params: unknown,
-  context: {
-    readonly protocolVersion: string | undefined
-    readonly requestId: unknown
-    readonly sessionId: string | undefined
-  },
+  context: McpTelemetry.RequestContext,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.withFiber((fiber) => {
