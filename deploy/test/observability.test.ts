@@ -332,6 +332,27 @@ describe("observability with real parts", () => {
     }
   })
 
+  it("stdio with --metrics-port: /metrics answers while serving, and the server still exits when input ends", async () => {
+    const child = spawn(process.execPath, [serverCli, "serve", examples, "--stdio", "--metrics-port", "0"], { stdio: ["pipe", "pipe", "pipe"] })
+    let out = ""
+    let err = ""
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString("utf8")))
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    try {
+      const metrics = await until("the metrics listener", () => /metrics at (http:\/\/\S+)/.exec(err)?.[1], 20)
+      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "skills/list", params: { _meta: modernMeta } }) + "\n")
+      await until("the answer on stdout", () => out.includes(`"id":1`) ? true : undefined, 20)
+      const text = await (await fetch(metrics, { signal: AbortSignal.timeout(10_000) })).text()
+      expect(text).toMatch(/mcp_server_operation_duration_seconds_count\{[^}]*network_transport="pipe"/)
+      child.stdin.end()
+      const code = await Promise.race([exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 10_000))])
+      expect(code).toBe(0)
+    } finally {
+      child.kill("SIGKILL")
+    }
+  })
+
   it("OTLP http/protobuf and --metrics-port: spans reach the receiver, /metrics on its own listener", async () => {
     const other = await receiver()
     const second = await serve(["--metrics-port", "0"], exportEnv(other.url, "http/protobuf"))

@@ -235,8 +235,10 @@ const serve = Command.make(
         : Layer.empty
     )
     // Over stdio the transport ends by itself once input has ended and every request has been
-    // answered (StdioFraming), which ends the program.
-    return yield* Layer.launch(Layer.merge(server, metricsServer).pipe(Layer.provide(observability)))
+    // answered (StdioFraming), which ends the program: the other layers are provided to the
+    // server (built before it, in its fiber), not merged with it (built beside it, which the end
+    // of the transport would not end).
+    return yield* Layer.launch(server.pipe(Layer.provide(metricsServer), Layer.provide(observability)))
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {
