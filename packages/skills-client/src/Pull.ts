@@ -43,6 +43,8 @@ const LockSkill = Schema.Struct({
   uri: Schema.String,
   path: Schema.String,
   dynamic: Schema.Boolean,
+  /** The fingerprint of the trusted key whose signature verified when it was pulled. */
+  signer: Schema.optionalKey(Schema.String),
   files: Schema.Array(LockFile)
 })
 
@@ -50,7 +52,7 @@ type LockSkill = typeof LockSkill.Type
 
 /**
  * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
- * folder and every file with digest and size.
+ * folder, every file with digest and size, and the signer that verified it (pulled with `trust`).
  *
  * @since 0.1.0
  */
@@ -92,6 +94,8 @@ export const Check = Schema.Literals([
   "name",
   "lock",
   "write",
+  "signature",
+  "signer",
   "usage"
 ])
 
@@ -248,6 +252,11 @@ export interface Options {
   readonly all?: boolean | undefined
   /** Replace skills whose files changed since the last pull. */
   readonly acceptChanges?: boolean | undefined
+  /**
+   * Accept a skill whose verified signer differs from the one the lock file records (a key
+   * rotated, or another author); otherwise such a skill fails the pull with check `signer`.
+   */
+  readonly acceptSigner?: boolean | undefined
   /** Called as bytes of a skill arrive. */
   readonly onProgress?: ((progress: { readonly skill: string; readonly bytes: number; readonly total: number }) => void) | undefined
 }
@@ -280,7 +289,10 @@ const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DirectoryNotFound: "not-found",
   CursorRejected: "cursor",
   ExtensionNotSupported: "extension",
-  DirectoryReadNotSupported: "directory"
+  DirectoryReadNotSupported: "directory",
+  UnsignedSkill: "signature",
+  SignatureInvalid: "signature",
+  UntrustedSigner: "signature"
 }
 
 const mcpCheck = (error: McpClientError): Check => {
@@ -557,6 +569,8 @@ export interface Step {
   readonly folder: string
   readonly action: "add" | "update" | "unchanged" | "nested"
   readonly previous: LockSkill | undefined
+  /** The trusted signer the lock file will record (the client checked its signature). */
+  readonly signer: string | undefined
 }
 
 /**
@@ -580,13 +594,32 @@ export interface Plan {
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,
-  options: Pick<Options, "into" | "acceptChanges">
+  options: Pick<Options, "into" | "acceptChanges" | "acceptSigner">
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const lock = yield* readLock(into)
+  // Every entry is checked, signatures included, before anything is read or written.
+  const signers = new Map<string, string | undefined>()
   for (const skill of selected) {
-    yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+    const checked = yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+    if (checked.signers === undefined) continue
+    const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)?.signer
+    // The signer recorded last time, if it signed again; a skill may carry several signatures.
+    const signer = previous !== undefined && checked.signers.some((keyId) => keyId === previous) ? previous : checked.signers[0]
+    if (previous !== undefined && signer !== previous && options.acceptSigner !== true) {
+      return yield* new PullError({
+        check: "signer",
+        skill: skill.uri,
+        detail: `${skill.uri} was signed by ${previous} when last pulled and is now ${
+          signer === undefined ? "not signed by a trusted key" : `signed by ${signer}`
+        }; pass --accept-signer to accept it`
+      })
+    }
+    signers.set(skill.uri, signer)
   }
+  // Without trust no signature was checked: what the lock file recorded stays.
+  const signerOf = (skill: Skill.Skill, previous: LockSkill | undefined) =>
+    signers.has(skill.uri) ? signers.get(skill.uri) : previous?.signer
   const folders = new Map<string, string>()
   for (const skill of selected) {
     const folder = folderOf(skill)
@@ -611,8 +644,9 @@ export const plan = Effect.fnUntraced(function*(
     const folder = folders.get(skill.uri)!
     const nested = isNested(skill)
     const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
+    const signer = signerOf(skill, previous)
     if (nested) {
-      steps.push({ skill, folder, action: "nested", previous })
+      steps.push({ skill, folder, action: "nested", previous, signer })
       continue
     }
     const exists = yield* checkPath(into, folder)
@@ -627,7 +661,7 @@ export const plan = Effect.fnUntraced(function*(
             : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
         })
       }
-      steps.push({ skill, folder, action: "add", previous })
+      steps.push({ skill, folder, action: "add", previous, signer })
       continue
     }
     if (exists) yield* checkTree(Path.join(into, folder))
@@ -640,7 +674,7 @@ export const plan = Effect.fnUntraced(function*(
     }
     const diff = diffFiles(previous.files, filesOf(skill))
     if (skill.resources !== "dynamic" && isEmpty(diff) && exists) {
-      steps.push({ skill, folder, action: "unchanged", previous })
+      steps.push({ skill, folder, action: "unchanged", previous, signer })
       continue
     }
     if (!isEmpty(diff) && options.acceptChanges !== true) {
@@ -650,7 +684,7 @@ export const plan = Effect.fnUntraced(function*(
         detail: `${skill.uri} changed since the last pull (${describeDiff(diff)}); pass --accept-changes to replace it`
       })
     }
-    steps.push({ skill, folder, action: "update", previous })
+    steps.push({ skill, folder, action: "update", previous, signer })
   }
   const result: Plan = { into, origin: client.server, lock, steps }
   return result
@@ -746,6 +780,7 @@ export const stage = Effect.fnUntraced(function*(
         uri: skill.uri,
         path: step.folder,
         dynamic: skill.resources === "dynamic",
+        ...(step.signer === undefined ? {} : { signer: step.signer }),
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
     })
@@ -802,7 +837,14 @@ export const commit = Effect.fnUntraced(function*(
       undo.push(fs.rename(target, source))
     }
     const replaced = new Set(staged.map((s) => s.lock.uri))
-    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri)))
+    // An unchanged skill keeps its record, with the signer that verified it now (--accept-signer).
+    const unchanged = new Map(planned.steps.filter((step) => step.action === "unchanged").map((step) => [step.skill.uri as string, step]))
+    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri))).map((s) => {
+      const step = s.origin === planned.origin ? unchanged.get(s.uri) : undefined
+      if (step === undefined || step.signer === s.signer) return s
+      const { signer: _, ...rest } = s
+      return step.signer === undefined ? rest : { ...rest, signer: step.signer }
+    })
     const next: Lock = {
       version: 1,
       skills: [...kept, ...staged.map((s) => s.lock)].sort((a, b) =>

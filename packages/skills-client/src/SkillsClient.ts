@@ -51,6 +51,7 @@ import {
   ResourceNotFound,
   RunawayListing,
   SizeMismatch,
+  type SignatureError,
   SkillNotFound,
   type UnlistedResource,
   type VerificationError,
@@ -84,6 +85,13 @@ export interface Options {
   readonly maxPages?: number | undefined
   /** Load `"dynamic"` skills, which carry no digests (R12, R141). Default false. */
   readonly allowDynamic?: boolean | undefined
+  /**
+   * The authors whose signatures this client trusts (see `Verification.Trust`). With it, every
+   * entry's signatures are checked before any of its files is read, and a skill that fails the
+   * check is refused (`UnsignedSkill`, `SignatureInvalid`, `UntrustedSigner`). Default: no
+   * signature is checked.
+   */
+  readonly trust?: Verification.Trust | undefined
 }
 
 /**
@@ -211,8 +219,14 @@ export interface Service {
   readonly getSkill: (uri: string) => Effect.Effect<Fetched, GetError>
   /** Lists the direct children of a directory; refused locally unless `directoryRead` (R49). */
   readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryChild>, DirectoryError>
-  /** The checks an entry alone allows beyond its shape: limits and `"dynamic"` (R12, R17). */
-  readonly checkEntry: (skill: Skill.Skill) => Effect.Effect<void, LimitExceeded | DynamicSkillRefused>
+  /**
+   * The checks an entry alone allows beyond its shape: limits, `"dynamic"` (R12, R17) and, with
+   * `trust`, its signatures; every read makes them first. Answers the entry as checked, with the
+   * trusted signers whose signatures verify.
+   */
+  readonly checkEntry: (
+    skill: Skill.Skill
+  ) => Effect.Effect<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError>
   /**
    * Reads one file of a skill by uri or by a reference relative to the skill root (R103) and
    * verifies it (spec §5.1 steps 3-8).
@@ -287,6 +301,12 @@ const makeWith = Effect.fnUntraced(function*(
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
     return yield* new McpClientError({
       reason: new ConfigurationError({ description: `timeout must be a positive duration, got ${String(options.timeout)}` })
+    })
+  }
+  const trust = options.trust === undefined ? undefined : Verification.trustPolicy(options.trust)
+  if (trust !== undefined && Result.isFailure(trust)) {
+    return yield* new McpClientError({
+      reason: new ConfigurationError({ description: `trust: ${trust.failure.reason}` })
     })
   }
   const limits = options.limits ?? Limits.defaults
@@ -445,18 +465,17 @@ const makeWith = Effect.fnUntraced(function*(
 
   // What an entry alone decides, computed once per entry object rather than on every read (a
   // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
-  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused>>()
+  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError>>()
   const checkedOf = (skill: Skill.Skill) => {
     let entry = checked.get(skill)
     if (entry === undefined) {
-      entry = Verification.checkEntry(skill, { limits, allowDynamic })
+      entry = Verification.checkEntry(skill, { limits, allowDynamic, trust: trust?.success })
       checked.set(skill, entry)
     }
     return entry
   }
 
-  const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> =>
-    Effect.asVoid(Effect.fromResult(checkedOf(skill)))
+  const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
 
   // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
   const dynamicBudget = new Map<string, number>()
@@ -593,7 +612,10 @@ const verificationKinds: Readonly<Record<VerificationError["_tag"] | "InvalidSki
   FrontmatterMismatch: true,
   DynamicSkillRefused: true,
   LimitExceeded: true,
-  InvalidSkillEntry: true
+  InvalidSkillEntry: true,
+  SignatureInvalid: true,
+  UnsignedSkill: true,
+  UntrustedSigner: true
 }
 
 const verificationKind = (error: unknown): string | undefined => {
