@@ -18,6 +18,7 @@ import * as ListenPacing from "../src/internal/listenPacing.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import { catalogue } from "./support/catalogue.js"
 import { pdfProcessing, simple } from "./support/fixtures.js"
+import { listen, poll } from "./support/session.js"
 import { adapters, legacyHttp, legacyStdio, modernHttp, serveApp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
 
 describe("Observability", () => {
@@ -203,6 +204,18 @@ describe("over HTTP", () => {
         }
         const text = yield* Observability.prometheus
         assert.match(text, /mcp_client_operation_duration_seconds_count\{[^}]*mcp_method_name="resources\/read"/)
+      }))
+
+    it.effect("open subscriptions/listen streams are a gauge: up while open, down once closed", () =>
+      Effect.gen(function*() {
+        const url = yield* ServerUrl
+        const gauge = Effect.map(Metric.value(Telemetry.metrics.listens), (state) => state.value)
+        const before = yield* gauge
+        yield* Effect.scoped(Effect.gen(function*() {
+          yield* listen(url, {}, { resourcesListChanged: true })
+          assert.strictEqual(yield* gauge, before + 1)
+        }))
+        yield* poll("the listen's end", Effect.map(gauge, (value) => value === before ? true : undefined))
       }))
 
     it.effect("2025-11-25 sessions: the session id on the span, the resource URI on reads", () =>

@@ -528,6 +528,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                   }))
                 const pacer = Option.isNone(params) ? undefined : ListenPacing.make(askedBy(params.value), publish)
                 yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => pacer === undefined ? publish(notice) : pacer.offer(notice)))
+                yield* Telemetry.listenOpen
                 return subscription
               }),
               ...(context.sendNotification === undefined ? {} : {

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
 
@@ -47,7 +48,8 @@ export const metrics = {
     incremental: true
   }),
   sessions: Metric.gauge("mcp_skills.sessions.open", { description: "Open 2025-11-25 HTTP sessions" }),
-  streams: Metric.gauge("mcp_skills.streams.open", { description: "Open session streams" }),
+  streams: Metric.gauge("mcp_skills.streams.open", { description: "Open 2025-11-25 session streams" }),
+  listens: Metric.gauge("mcp_skills.listens.open", { description: "Open 2026-07-28 subscriptions/listen streams" }),
   subscriptions: Metric.gauge("mcp_skills.subscriptions", { description: "resources/subscribe URIs held by sessions" }),
   notifications: Metric.counter("mcp_skills.notifications", {
     description:
@@ -245,6 +247,13 @@ export const busConnected = (connected: boolean): Effect.Effect<void> =>
   Effect.withFiber((fiber) =>
     fiber.getRef(McpTelemetry.Current)?.metrics === true ? Metric.update(metrics.busConnected, connected ? 1 : 0) : Effect.void
   )
+
+/** One `subscriptions/listen` stream open for as long as the scope is. */
+export const listenOpen: Effect.Effect<void, never, Scope.Scope> = Effect.withFiber((fiber) =>
+  fiber.getRef(McpTelemetry.Current)?.metrics === true
+    ? Effect.acquireRelease(Metric.modify(metrics.listens, 1), () => Metric.modify(metrics.listens, -1))
+    : Effect.void
+)
 
 /** A 2025-11-25 HTTP session opened at `opened` (`Clock` millis) ended now. */
 export const sessionEnded = (opened: number): Effect.Effect<void> =>
