@@ -244,5 +244,17 @@ describe("over stdio", () => {
         assert.strictEqual(list!.attributes.get("network.transport"), "pipe")
         assert.isUndefined(list!.attributes.get("network.protocol.name"))
       }))
+
+    it.effect("a stdio connection that initializes again ends its session: mcp.server.session.duration by pipe", () =>
+      Effect.gen(function*() {
+        const series = Metric.withAttributes(Telemetry.metrics.sessionDuration, {
+          "mcp.protocol.version": "2025-11-25",
+          "network.transport": "pipe"
+        })
+        const before = (yield* Metric.value(series)).count
+        yield* legacyStdio(yield* StdioPipe)
+        yield* legacyStdio(yield* StdioPipe)
+        assert.isAbove((yield* Metric.value(series)).count, before)
+      }))
   })
 })

@@ -612,6 +612,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
               }
             }
             const scope = yield* Scope.fork(runScope)
+            yield* Scope.provide(Telemetry.session(base.protocolVersion, "pipe"), scope)
             const connected: Connected = { connection: makeConnection(), scope, initialized: yield* Deferred.make<void>() }
             connections.set(clientId, connected)
             const send = context.sendNotification

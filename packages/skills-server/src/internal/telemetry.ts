@@ -255,14 +255,26 @@ export const listenOpen: Effect.Effect<void, never, Scope.Scope> = Effect.withFi
     : Effect.void
 )
 
-/** A 2025-11-25 HTTP session opened at `opened` (`Clock` millis) ended now. */
-export const sessionEnded = (opened: number): Effect.Effect<void> =>
+/** A session of `protocolVersion` opened at `opened` (`Clock` millis) ended now. */
+export const sessionEnded = (
+  opened: number,
+  protocolVersion = "2025-11-25",
+  transport: McpTelemetry.Transport = "tcp"
+): Effect.Effect<void> =>
   Effect.withFiber((fiber) => {
     const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry?.metrics !== true) return Effect.void
     const seconds = (fiber.getRef(Clock.Clock).currentTimeMillisUnsafe() - opened) / 1000
-    return record(telemetry, metrics.sessionDuration, { "mcp.protocol.version": "2025-11-25", "network.transport": "tcp" }, seconds)
+    return record(telemetry, metrics.sessionDuration, { "mcp.protocol.version": protocolVersion, "network.transport": transport }, seconds)
   })
+
+/** A session (a stdio connection) open for as long as the scope is: its duration when it closes. */
+export const session = (protocolVersion: string, transport: McpTelemetry.Transport): Effect.Effect<void, never, Scope.Scope> =>
+  Effect.withFiber((fiber) =>
+    fiber.getRef(McpTelemetry.Current)?.metrics === true
+      ? Effect.asVoid(Effect.acquireRelease(Clock.currentTimeMillis, (opened) => sessionEnded(opened, protocolVersion, transport)))
+      : Effect.void
+  )
 
 /** A reload: its span, its outcome counted and its duration recorded. */
 export const reload = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
