@@ -25,7 +25,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import type { McpClientError } from "effect/ai/McpClientError"
-import { Digest, Extension, Skill, SkillUri } from "@mcp-skills/core"
+import { Digest, Extension, McpTelemetry, Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "./SkillsClient.js"
 import type { SkillsClientError } from "./SkillsClientError.js"
 
@@ -894,7 +894,7 @@ export const pull = (
         : { _tag: "Updated", ...counts, ...diffFiles(step.previous.files, done.lock.files) }
     })
     return { skills }
-  }))
+  })).pipe(McpTelemetry.span("mcp_skills.pull"))
 
 // The staging folder, removed with the scope; the target itself too when this pull created it
 // and it is empty again (a failed first pull leaves no trace).

@@ -23,7 +23,18 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
-import { CacheHint, type Digest, type EffectSupport, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
+import {
+  CacheHint,
+  type Digest,
+  type EffectSupport,
+  Extension,
+  Limits,
+  type McpTelemetry,
+  Protocol,
+  Skill,
+  type SkillFrontmatter
+} from "@mcp-skills/core"
+import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
 import * as Verification from "./Verification.js"
@@ -283,7 +294,8 @@ export const make = (
 const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
   options: Options,
-  send: Transport.Send | undefined
+  send: Transport.Send | undefined,
+  network?: McpTelemetry.Transport | undefined
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
   const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
@@ -305,7 +317,8 @@ const makeWith = Effect.fnUntraced(function*(
   const connection = yield* Transport.connect(transport, {
     clientInfo: options.clientInfo ?? defaultClientInfo,
     timeout,
-    send
+    send,
+    network
   })
   const extensions = isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
   const declared = isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
@@ -405,7 +418,7 @@ const makeWith = Effect.fnUntraced(function*(
     return listing
   })
 
-  const getSkill = Effect.fnUntraced(function*(uri: string) {
+  const fetchSkill = Effect.fnUntraced(function*(uri: string) {
     yield* requireExtension
     const result = yield* request(Extension.GetSkillMethod, { uri }).pipe(
       refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
@@ -420,6 +433,8 @@ const makeWith = Effect.fnUntraced(function*(
     yield* remember([fetched.skill], fetched.cacheHint)
     return fetched
   })
+
+  const getSkill = (uri: string) => Telemetry.verified("mcp_skills.get_verified", verificationKind, fetchSkill(uri))
 
   const readResourceDirectory = Effect.fnUntraced(function*(uri: string) {
     if (capability?.directoryRead !== true) return yield* new DirectoryReadNotSupported({ uri })
@@ -508,12 +523,16 @@ const makeWith = Effect.fnUntraced(function*(
   // failure, or one against a fresh entry, is the error, counting the re-get. A file the new entry
   // no longer lists was removed.
   const readVerified = (skill: Skill.Skill, uriOrReference: string) =>
-    readOnce(skill, uriOrReference).pipe(
-      Effect.catchTags({
-        SizeMismatch: (error) => heal(skill, uriOrReference, error),
-        DigestMismatch: (error) => heal(skill, uriOrReference, error),
-        ResourceNotFound: (error) => heal(skill, uriOrReference, error)
-      })
+    Telemetry.verified(
+      "mcp_skills.read_verified",
+      verificationKind,
+      readOnce(skill, uriOrReference).pipe(
+        Effect.catchTags({
+          SizeMismatch: (error) => heal(skill, uriOrReference, error),
+          DigestMismatch: (error) => heal(skill, uriOrReference, error),
+          ResourceNotFound: (error) => heal(skill, uriOrReference, error)
+        })
+      )
     )
 
   const heal = (skill: Skill.Skill, uriOrReference: string, error: SizeMismatch | DigestMismatch | ResourceNotFound) =>
@@ -581,16 +600,47 @@ const rejectsRevision = (error: McpClientError) => {
     (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
 }
 
+// The refusals of verification, by tag: the record names every kind, so a new one must be added.
+const verificationKinds: Readonly<Record<VerificationError["_tag"] | "InvalidSkillEntry", true>> = {
+  UnlistedResource: true,
+  ReferenceOutsideSkill: true,
+  UnexpectedContents: true,
+  WrongResourceReturned: true,
+  InvalidResourceContents: true,
+  SizeMismatch: true,
+  DigestMismatch: true,
+  FrontmatterMismatch: true,
+  DynamicSkillRefused: true,
+  LimitExceeded: true,
+  InvalidSkillEntry: true,
+  SignatureInvalid: true,
+  UnsignedSkill: true,
+  UntrustedSigner: true
+}
+
+const verificationKind = (error: unknown): string | undefined => {
+  const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
+  return typeof tag === "string" && Object.hasOwn(verificationKinds, tag) ? tag : undefined
+}
+
 const negotiate = <R>(
   choice: ProtocolChoice | undefined,
   connect: (
     protocol: McpProtocol.ProtocolAdapter<ProtocolVersion>
-  ) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>,
+  ) => Effect.Effect<
+    {
+      readonly transport: McpClient.Transport
+      readonly send?: Transport.Send | undefined
+      readonly network?: McpTelemetry.Transport | undefined
+    },
+    McpClientError,
+    R | Scope.Scope
+  >,
   options: Options
 ): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> => {
   const attempt = (version: ProtocolVersion) =>
-    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ transport, send }) =>
-      makeWith(transport, options, send))
+    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ network, send, transport }) =>
+      makeWith(transport, options, send, network))
   if (choice !== undefined && choice !== "auto") return attempt(choice)
   return Effect.gen(function*() {
     // The first attempt gets its own scope, so a refused connection (a spawned server included)
@@ -642,6 +692,7 @@ export const layerHttp = (
     options.protocolVersion,
     (protocol) =>
       Effect.all({
+        network: Effect.succeed("tcp" as const),
         transport: McpClient.http({
           url: options.url,
           protocol,
@@ -706,7 +757,7 @@ export const layerStdio = (
           }),
           protocol,
           maxMessageBytes: MaxMessageBytes
-        }), (transport) => ({ transport })),
+        }), (transport) => ({ transport, network: "pipe" as const })),
       { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
     )
   )

@@ -47,6 +47,7 @@ import * as ReadResource from "./internal/surface/readResource.js"
 import * as Request from "./internal/surface/request.js"
 import * as Subscriptions from "./internal/surface/subscriptions.js"
 import * as Visible from "./internal/visibility.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -426,7 +427,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
-        yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
+        const after = yield* built.snapshot
+        yield* Telemetry.catalogue(after)
+        yield* PubSub.publish(hub, { changes, before, after })
         return changes
       })
     const registry = SkillRegistry.SkillRegistry.of({
@@ -435,10 +438,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       upsert: (next, origin) => published(built.upsert(next, origin)),
       remove: (uris, origin) => published(built.remove(uris, origin)),
       update: (change) => published(built.update(change)),
-      reload: published(built.reload)
+      reload: published(Telemetry.reload(built.reload))
     })
+    yield* Telemetry.catalogue(yield* built.snapshot)
     yield* Notices.announceFamilyChanges(built, hub)
-    const check = options.visibility
+    const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
     const handle = Effect.gen(function*() {
       const slot = yield* Visible.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
@@ -462,7 +466,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const state: Request.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
-      rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
+      rescan: OnDemand.makeRescan(Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), registry.reload), yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
@@ -472,6 +476,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       changes: hub,
       answers: Answer.makeMemo()
     }
+    yield* Telemetry.observe(
+      { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
+      () => Effect.runSync(state.sessions.size)
+    )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
       const context = yield* Effect.context<never>()

@@ -33,6 +33,7 @@ import * as ReadDirectory from "./surface/readDirectory.js"
 import * as ReadResource from "./surface/readResource.js"
 import type { State } from "./surface/request.js"
 import * as Visibility from "./visibility.js"
+import * as Telemetry from "./telemetry.js"
 
 /** Most distinct request metadata whose decoding one layer keeps. */
 const MaxProfiles = 256
@@ -184,7 +185,7 @@ export const make = <E, R>(server: object, state: State, check: Check<E, R> | un
       const route = routes.get(path)
       if (route === undefined) return learn(request, path, httpEffect)
       if (route === null) return httpEffect
-      return Effect.flatMap(answer(route, request), (answered) =>
+      return Effect.flatMap(Telemetry.fastRoute(request, answer(route, request), HttpServerResponse.isHttpServerResponse), (answered) =>
         answered === undefined
           ? httpEffect
           : HttpServerResponse.isHttpServerResponse(answered)

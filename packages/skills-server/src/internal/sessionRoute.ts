@@ -18,6 +18,7 @@ import * as FastRoute from "./fastRoute.js"
 import * as Notices from "./notices.js"
 import * as Sessions from "./sessions.js"
 import type { State } from "./surface/request.js"
+import * as Telemetry from "./telemetry.js"
 
 const encoder = new TextEncoder()
 
@@ -79,9 +80,12 @@ export const make = (state: State, mcpPaths: Set<string>, maxPendingBytes: numbe
             : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
-    const dropped = Effect.logWarning(
-      `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
-      { client: Sessions.clientOf(request) }
+    const dropped = Effect.andThen(
+      Telemetry.count(Telemetry.metrics.notifications, { outcome: "dropped" }),
+      Effect.logWarning(
+        `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
+        { client: Sessions.clientOf(request) }
+      )
     )
     return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, maxPendingBytes, writer, dropped)), {
       contentType: "text/event-stream",
