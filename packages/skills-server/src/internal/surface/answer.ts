@@ -10,20 +10,31 @@
  */
 import type * as SkillRegistry from "../../SkillRegistry.js"
 
+/**
+ * Where the envelope (`resultType`, the cache fields, `_meta`) stands in a result, as effect's
+ * encoding of the method's result schema puts it: the extension's own schemas (`Protocol`) open
+ * with `resultType` and end with the cache fields and `_meta` (`"Trailing"`); effect's `McpSchema`
+ * results (`resources/read`) open with `_meta` and the cache fields (`"Leading"`). The bytes
+ * follow the same order, so both paths send the same bytes, not merely equal JSON.
+ */
+export type Envelope = "Trailing" | "Leading"
+
 /** One surface's answer for one request: the result's fields, in the order they are sent. */
 export interface Answer<Body extends object = object> {
   readonly body: Body
   readonly hint: SkillRegistry.Hint
   /** A visibility check ran: the answer depends on the caller, so it is `private`. */
   readonly checked: boolean
+  readonly envelope: Envelope
 }
 
 /** The answer whose result is `body`. */
-export const make = <Body extends object>(body: Body, hint: SkillRegistry.Hint, checked: boolean): Answer<Body> => ({
-  body,
-  hint,
-  checked
-})
+export const make = <Body extends object>(
+  body: Body,
+  hint: SkillRegistry.Hint,
+  checked: boolean,
+  envelope: Envelope = "Trailing"
+): Answer<Body> => ({ body, hint, checked, envelope })
 
 /** How a request receives its result: 2025-11-25 results carry no cache fields (spec §7 item 1). */
 export interface Target {
@@ -37,15 +48,23 @@ export const toObject = <Body extends object>(
   answer: Answer<Body>,
   target: Target
 ): Body & { readonly resultType?: "complete"; readonly ttlMs?: number; readonly cacheScope?: "public" | "private" } =>
-  target.modern
+  !target.modern
+    ? answer.body
+    : answer.envelope === "Leading"
     ? {
+      _meta: { "io.modelcontextprotocol/serverInfo": target.serverInfo },
+      resultType: "complete",
+      ttlMs: answer.hint.ttlMs,
+      cacheScope: scopeOf(answer),
+      ...answer.body
+    }
+    : {
       resultType: "complete",
       ...answer.body,
       ttlMs: answer.hint.ttlMs,
       cacheScope: scopeOf(answer),
       _meta: { "io.modelcontextprotocol/serverInfo": target.serverInfo }
     }
-    : answer.body
 
 const scopeOf = (answer: Answer) => answer.checked ? "private" : answer.hint.cacheScope
 
@@ -75,7 +94,11 @@ export const bytesFor = (serverInfo: Readonly<Record<string, unknown>>): (answer
     return known
   }
   const encode = (answer: Answer) => {
-    const parts: Array<Uint8Array> = [encoder.encode(`{"resultType":"complete"`)]
+    const cache = `"ttlMs":${answer.hint.ttlMs},"cacheScope":"${scopeOf(answer)}"`
+    const leading = answer.envelope === "Leading"
+    const parts: Array<Uint8Array> = [
+      encoder.encode(leading ? `{"_meta":${meta},"resultType":"complete",${cache}` : `{"resultType":"complete"`)
+    ]
     for (const [key, value] of Object.entries(answer.body)) {
       if (value === undefined) continue
       parts.push(encoder.encode(`,${JSON.stringify(key)}:`))
@@ -90,7 +113,7 @@ export const bytesFor = (serverInfo: Readonly<Record<string, unknown>>): (answer
       }
       parts.push(encoder.encode("]"))
     }
-    parts.push(encoder.encode(`,"ttlMs":${answer.hint.ttlMs},"cacheScope":"${scopeOf(answer)}","_meta":${meta}}`))
+    parts.push(encoder.encode(leading ? "}" : `,${cache},"_meta":${meta}}`))
     return Buffer.concat(parts)
   }
   return (answer) => {

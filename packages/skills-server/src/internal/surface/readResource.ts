@@ -51,7 +51,8 @@ export const answerStatic = (
     Answer.make(
       { contents: [{ uri, mimeType: file.mimeType, ...file.content }] },
       hintOfAll(state, skillsOf(snapshot, file.owners)),
-      visible.checked
+      visible.checked,
+      "Leading"
     )
   return visible.checked || file.size > Answer.MaxKeptBytes ? compute() : state.answers.keep(snapshot, `read ${uri}`, compute)
 }
@@ -79,7 +80,12 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   const answer = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).read(call, owner.skill, uri)
   if (owner !== undefined && answer !== undefined) {
     return Answer.toObject(
-      Answer.make({ contents: [{ uri, mimeType: answer.mimeType, ...answer.content }] }, hintOfAll(state, owner.owners), call.visible.checked),
+      Answer.make(
+        { contents: [{ uri, mimeType: answer.mimeType, ...answer.content }] },
+        hintOfAll(state, owner.owners),
+        call.visible.checked,
+        "Leading"
+      ),
       request
     )
   }
