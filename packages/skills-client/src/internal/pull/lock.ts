@@ -1,0 +1,37 @@
+/** The lock file a pull keeps in its target folder: its name and its schema. */
+import * as Schema from "effect/Schema"
+
+/**
+ * The lock file name inside the target folder.
+ *
+ * @since 0.1.0
+ */
+export const LockFileName = "mcp-skills.lock.json"
+
+export const LockFile = Schema.Struct({ uri: Schema.String, digest: Schema.String, size: Schema.Number, path: Schema.String })
+
+export const LockSkill = Schema.Struct({
+  origin: Schema.String,
+  uri: Schema.String,
+  path: Schema.String,
+  dynamic: Schema.Boolean,
+  files: Schema.Array(LockFile)
+})
+
+export type LockSkill = typeof LockSkill.Type
+
+/**
+ * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
+ * folder and every file with digest and size.
+ *
+ * @since 0.1.0
+ */
+export const Lock = Schema.Struct({
+  version: Schema.Literal(1),
+  skills: Schema.Array(LockSkill)
+})
+
+/**
+ * @since 0.1.0
+ */
+export type Lock = typeof Lock.Type

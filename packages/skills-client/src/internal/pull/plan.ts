@@ -1,0 +1,175 @@
+/** The first two steps of a pull: what to pull, and what that does to the target, before any file is read. */
+import * as Path from "node:path"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type { Skill } from "@mcp-skills/core"
+import type * as SkillsClient from "../../SkillsClient.js"
+import { type Error, PullError, toPullError } from "./errors.js"
+import type { Lock, LockSkill } from "./lock.js"
+import { checkNames, folderOf, keptFiles, placed } from "./names.js"
+import { checkPath, checkTree, readLock } from "./paths.js"
+
+export const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
+
+export interface Diff {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly changed: ReadonlyArray<string>
+}
+
+export const diffFiles = (before: ReadonlyArray<{ readonly uri: string; readonly digest: string }>, after: typeof before): Diff => {
+  const old = new Map(before.map((f) => [f.uri, f.digest]))
+  const now = new Map(after.map((f) => [f.uri, f.digest]))
+  return {
+    added: [...now.keys()].filter((uri) => !old.has(uri)),
+    removed: [...old.keys()].filter((uri) => !now.has(uri)),
+    changed: [...now].filter(([uri, digest]) => old.has(uri) && old.get(uri) !== digest).map(([uri]) => uri)
+  }
+}
+
+const isEmpty = (diff: Diff) => diff.added.length + diff.removed.length + diff.changed.length === 0
+
+const describeDiff = (diff: Diff) =>
+  [...diff.added.map((uri) => `+${uri}`), ...diff.removed.map((uri) => `-${uri}`), ...diff.changed.map((uri) => `~${uri}`)].join(" ")
+
+/**
+ * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
+ *
+ * @since 0.1.0
+ */
+export const select = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  options: { readonly uris?: ReadonlyArray<string> | undefined; readonly all?: boolean | undefined }
+): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
+  const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
+  const selected: Array<Skill.Skill> = []
+  if (options.all === true) {
+    const invalid = listing.invalid[0]
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    selected.push(...listing.skills)
+  } else {
+    for (const uri of new Set(options.uris ?? [])) {
+      const listed = listing.skills.find((skill) => skill.uri === uri)
+      if (listed !== undefined) {
+        selected.push(listed)
+        continue
+      }
+      const invalid = listing.invalid.find((entry) => entry.uri === uri)
+      if (invalid !== undefined) return yield* toPullError(invalid)
+      const fetched = yield* client.getSkill(uri).pipe(Effect.mapError((e) => toPullError(e, { skill: uri })))
+      selected.push(fetched.skill)
+    }
+  }
+  if (selected.length === 0) return yield* new PullError({ check: "entry", detail: "no skill selected" })
+  return selected
+})
+
+/**
+ * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
+ * holds their files (R101): verified against their own entry but not placed separately.
+ *
+ * @since 0.1.0
+ */
+export interface Step {
+  readonly skill: Skill.Skill
+  readonly folder: string
+  readonly action: "add" | "update" | "unchanged" | "nested"
+  readonly previous: LockSkill | undefined
+}
+
+/**
+ * A pull decided from the entries, the lock file and the folder, before any file is read.
+ *
+ * @since 0.1.0
+ */
+export interface Plan {
+  readonly into: string
+  readonly origin: string
+  readonly lock: Lock
+  readonly steps: ReadonlyArray<Step>
+}
+
+/**
+ * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
+ * file is read (R17): limits, folder clashes, changes since the last pull, links on the way.
+ *
+ * @since 0.1.0
+ */
+export const plan = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  selected: ReadonlyArray<Skill.Skill>,
+  options: { readonly into: string; readonly acceptChanges?: boolean | undefined }
+): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
+  const into = Path.resolve(options.into)
+  const lock = yield* readLock(into)
+  for (const skill of selected) {
+    yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+  }
+  const folders = new Map<string, string>()
+  for (const skill of selected) {
+    const folder = folderOf(skill)
+    const other = [...folders].find(([, f]) => f === folder)
+    if (other !== undefined) {
+      return yield* new PullError({ check: "entry", skill: skill.uri, detail: `its folder ${folder} is also the folder of ${other[0]}` })
+    }
+    folders.set(skill.uri, folder)
+  }
+  const isNested = (skill: Skill.Skill) => {
+    const folder = folders.get(skill.uri)!
+    return selected.some((outer) => outer !== skill && folder.startsWith(folders.get(outer.uri)! + "/"))
+  }
+  yield* checkNames(
+    selected.flatMap((skill) =>
+      isNested(skill) ? [] : placed(skill, folders.get(skill.uri)!, [skill.uri, ...filesOf(skill).map((file) => file.uri)])
+    ),
+    keptFiles(lock, client.server, selected)
+  )
+  const steps: Array<Step> = []
+  for (const skill of selected) {
+    const folder = folders.get(skill.uri)!
+    const nested = isNested(skill)
+    const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
+    if (nested) {
+      steps.push({ skill, folder, action: "nested", previous })
+      continue
+    }
+    const exists = yield* checkPath(into, folder)
+    if (previous === undefined) {
+      if (exists) {
+        const owner = lock.skills.find((s) => s.path === folder)
+        return yield* new PullError({
+          check: "changed",
+          skill: skill.uri,
+          detail: owner === undefined
+            ? `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
+            : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
+        })
+      }
+      steps.push({ skill, folder, action: "add", previous })
+      continue
+    }
+    if (exists) yield* checkTree(Path.join(into, folder))
+    if (skill.resources === "dynamic" && options.acceptChanges !== true) {
+      return yield* new PullError({
+        check: "changed",
+        skill: skill.uri,
+        detail: `${skill.uri} is "dynamic" and cannot be compared with the last pull; pass --accept-changes to replace it`
+      })
+    }
+    const diff = diffFiles(previous.files, filesOf(skill))
+    if (skill.resources !== "dynamic" && isEmpty(diff) && exists) {
+      steps.push({ skill, folder, action: "unchanged", previous })
+      continue
+    }
+    if (!isEmpty(diff) && options.acceptChanges !== true) {
+      return yield* new PullError({
+        check: "changed",
+        skill: skill.uri,
+        detail: `${skill.uri} changed since the last pull (${describeDiff(diff)}); pass --accept-changes to replace it`
+      })
+    }
+    steps.push({ skill, folder, action: "update", previous })
+  }
+  const result: Plan = { into, origin: client.server, lock, steps }
+  return result
+})
