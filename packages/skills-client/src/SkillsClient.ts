@@ -5,25 +5,33 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 import * as McpClient from "effect/ai/McpClient"
-import { ConfigurationError, McpClientError, ValidationError } from "effect/ai/McpClientError"
-import * as McpProtocol from "effect/ai/McpProtocol"
+import { ConfigurationError, McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
 import { CacheHint, type Digest, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
+import * as Entries from "./internal/entries.js"
+import * as HttpConnection from "./internal/httpConnection.js"
+import * as Negotiate from "./internal/negotiate.js"
+import * as Paging from "./internal/paging.js"
+import {
+  decodeCapability,
+  decodeDirectoryPage,
+  decodeGetEnvelope,
+  decodeListPage,
+  isRecord,
+  refusedWith,
+  ResourceNotFoundCodes
+} from "./internal/results.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
 import * as Verification from "./Verification.js"
@@ -224,37 +232,6 @@ const DefaultMaxPages = 100
 const MaxMessageBytes = 32 * 1024 * 1024
 const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
 
-const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-const invalidResult = (method: string, detail: string, cause?: unknown) =>
-  new McpClientError({
-    reason: new ValidationError({ description: `Invalid ${method} result: ${detail}`, ...(cause === undefined ? {} : { cause }) })
-  })
-
-// Results are decoded with the core envelope schemas; entries one by one, so one bad entry
-// never hides the others (R6, spec §7 item 8).
-const decodeResult = <S extends Schema.Decoder<unknown>>(schema: S, method: string) => {
-  const decode = Schema.decodeUnknownEffect(schema)
-  return (result: unknown): Effect.Effect<S["Type"], McpClientError> =>
-    Effect.mapError(decode(result), (cause) => invalidResult(method, cause.message, cause))
-}
-const decodeListPage = decodeResult(Protocol.ListSkillsPage, Extension.ListSkillsMethod)
-const decodeGetEnvelope = decodeResult(Protocol.GetSkillEnvelope, Extension.GetSkillMethod)
-const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, Extension.ReadResourceDirectoryMethod)
-
-const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
-
-const InvalidParams = -32602
-// effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
-// 2025-11-25; the extension answers -32602 on both revisions (R65, R66).
-const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -32002]
-
-// A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
-const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
-<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
-  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
-
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
@@ -295,48 +272,9 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  // Follows cursors with a repeated-cursor and a page-count guard (R34, R35). A refused first page
-  // is `onFirstRefused`'s to type (a request without a cursor has nothing else to refuse).
-  const walk = Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(
-    method: string,
-    params: Record<string, unknown>,
-    start: string | undefined,
-    onePage: boolean,
-    decode: (result: unknown) => Effect.Effect<P, McpClientError>,
-    page: (result: P) => Effect.Effect<void, E>,
-    onFirstRefused: (error: McpClientError) => F
-  ) {
-    const pages: Array<P> = []
-    const seen = new Set<string>()
-    let cursor = start
-    for (let n = 1; n <= maxPages; n++) {
-      const sent = cursor
-      const answer = yield* request(method, sent === undefined ? params : { ...params, cursor: sent }).pipe(
-        refusedWith((error) =>
-          sent === undefined ? onFirstRefused(error) : new CursorRejected({ method, cursor: sent, detail: error.message })
-        )
-      )
-      const result = yield* decode(answer)
-      const next = result.nextCursor
-      yield* page(result)
-      pages.push(result)
-      if (next === undefined || onePage) return { pages, nextCursor: next }
-      if (seen.has(next) || next === start) return yield* new RepeatedCursor({ cursor: next, page: n })
-      seen.add(next)
-      cursor = next
-    }
-    return yield* new RunawayListing({ maxPages })
-  })
+  const walk = Paging.walker(request, maxPages)
 
-  // Until when each entry this client fetched is fresh by its server's `ttlMs` (R36); entries
-  // not from this client, or past their ttl, may be stale.
-  const freshUntil = new WeakMap<Skill.Skill, number>()
-  const remember = (skills: ReadonlyArray<Skill.Skill>, hint: CacheHint.CacheHint) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      for (const skill of skills) freshUntil.set(skill, now + hint.ttlMs)
-    })
-  const isFresh = (skill: Skill.Skill) =>
-    Effect.map(Clock.currentTimeMillis, (now) => now < (freshUntil.get(skill) ?? 0))
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
@@ -424,18 +362,6 @@ const makeWith = Effect.fnUntraced(function*(
     )
     return children as ReadonlyArray<DirectoryChild>
   })
-
-  // What an entry alone decides, computed once per entry object rather than on every read (a
-  // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
-  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused>>()
-  const checkedOf = (skill: Skill.Skill) => {
-    let entry = checked.get(skill)
-    if (entry === undefined) {
-      entry = Verification.checkEntry(skill, { limits, allowDynamic })
-      checked.set(skill, entry)
-    }
-    return entry
-  }
 
   const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> =>
     Effect.asVoid(Effect.fromResult(checkedOf(skill)))
@@ -552,36 +478,12 @@ const makeWith = Effect.fnUntraced(function*(
  */
 export type ProtocolChoice = ProtocolVersion | "auto"
 
-// Answers that mean "not this revision" rather than "server unreachable" or "not allowed".
-const rejectsRevision = (error: McpClientError) => {
-  const reason = error.reason
-  return reason._tag === "ProtocolError" || reason._tag === "UnsupportedError" ||
-    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
-}
-
 const negotiate = <R>(
   choice: ProtocolChoice | undefined,
-  connect: (
-    protocol: McpProtocol.ProtocolAdapter<ProtocolVersion>
-  ) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>,
+  connect: Parameters<typeof Negotiate.negotiate<Service, R>>[1],
   options: Options
-): Effect.Effect<Service, McpClientError, R | Scope.Scope> => {
-  const attempt = (version: ProtocolVersion) =>
-    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ transport, send }) =>
-      makeWith(transport, options, send))
-  if (choice !== undefined && choice !== "auto") return attempt(choice)
-  return Effect.gen(function*() {
-    // The first attempt gets its own scope, so a refused connection (a spawned server included)
-    // is closed before the second one starts.
-    const child = yield* Scope.fork(yield* Scope.Scope)
-    const modern = yield* attempt("2026-07-28").pipe(Scope.provide(child), Effect.exit)
-    if (Exit.isSuccess(modern)) return modern.value
-    yield* Scope.close(child, modern)
-    const error = modern.cause.reasons.find(Cause.isFailReason)?.error
-    if (error === undefined || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
-    return yield* attempt("2025-11-25")
-  })
-}
+): Effect.Effect<Service, McpClientError, R | Scope.Scope> =>
+  Negotiate.negotiate(choice, connect, (transport, send) => makeWith(transport, options, send))
 
 /**
  * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
@@ -619,28 +521,12 @@ export const layerHttp = (
   const connect = negotiate(
     options.protocolVersion,
     (protocol) =>
-      Effect.all({
-        transport: McpClient.http({
-          url: options.url,
-          protocol,
-          maxMessageBytes: MaxMessageBytes,
-          ...(headers === undefined || Effect.isEffect(headers) ? {} : { headers })
-        }),
-        // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
-        send: protocol.protocolVersion !== "2026-07-28"
-          ? Effect.succeed(undefined)
-          : options.readTransport === "lean"
-          ? Transport.leanSend({
-            url: options.url,
-            headers: headers === undefined ? Effect.succeed({}) : Effect.isEffect(headers) ? headers : Effect.succeed(headers),
-            maxMessageBytes: MaxMessageBytes,
-            maxSockets: options.maxConnections ?? 8
-          })
-          : Transport.httpSend({
-            url: options.url,
-            headers: headers === undefined || Effect.isEffect(headers) ? undefined : headers,
-            maxMessageBytes: MaxMessageBytes
-          })
+      HttpConnection.connect(protocol, {
+        url: options.url,
+        headers,
+        readTransport: options.readTransport,
+        maxConnections: options.maxConnections,
+        maxMessageBytes: MaxMessageBytes
       }),
     { ...options, server: options.server ?? options.url }
   )
