@@ -3,11 +3,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { blocks, check, root } from "./readme.js"
 
-describe("README.md", () => {
+const readmes = ["README.md", ...["core", "server", "client"].map((name) => `packages/skills-${name}/README.md`)]
+
+describe.each(readmes)("%s", (file) => {
   it("every TypeScript block compiles as written, imports included", () => {
-    const readme = fs.readFileSync(path.join(root, "README.md"), "utf8")
+    const readme = fs.readFileSync(path.join(root, file), "utf8")
     expect(blocks(readme).length).toBeGreaterThan(0)
-    const errors = check("README.md", readme)
+    const errors = check(file, readme)
     expect(errors, `README blocks that do not compile:\n${errors.join("\n")}`).toEqual([])
   })
 })

@@ -16,13 +16,27 @@ const allowed: Record<string, { readonly cycles: ReadonlyArray<ReadonlyArray<str
   "skills-client": { cycles: [], long: [] },
   "skills-server": {
     cycles: [
-      ["DirectorySource.ts", "internal/directory/load.ts", "internal/directory/source.ts"],
-      ["Revision.ts", "SkillRegistry.ts", "internal/incremental.ts"],
+      [
+        "DirectorySource.ts",
+        "internal/directory/grouping.ts",
+        "internal/directory/load.ts",
+        "internal/directory/scan.ts",
+        "internal/directory/source.ts",
+        "internal/directory/stamps.ts"
+      ],
+      ["Revision.ts", "SkillRegistry.ts", "internal/incremental.ts", "internal/registry.ts"],
       ["Skill.ts", "SkillFamily.ts"],
-      ["internal/effectMcp.ts", "internal/listenPacing.ts"],
-      ["internal/kind.ts", "internal/onDemand.ts"]
+      [
+        "SkillsServer.ts",
+        "internal/encoded.ts",
+        "internal/fastRoute.ts",
+        "internal/handlers.ts",
+        "internal/kind.ts",
+        "internal/onDemand.ts"
+      ],
+      ["internal/effectMcp.ts", "internal/listenPacing.ts"]
     ],
-    long: ["SkillRegistry.ts", "SkillsServer.ts", "internal/handlers.ts"]
+    long: ["SkillRegistry.ts", "SkillsServer.ts", "internal/effectMcp.ts", "internal/handlers.ts"]
   }
 }
 

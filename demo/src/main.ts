@@ -10,7 +10,6 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { SkillsClient } from "@mcp-skills/client"
 import { Skill } from "@mcp-skills/core"
-import * as Serve from "@mcp-skills/server/bin/serve"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -22,6 +21,11 @@ import * as Runtime from "effect/Runtime"
 import { FetchHttpClient } from "effect/http"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
+import type * as ServeModule from "../../packages/skills-server/src/bin/serve.js"
+
+// The CLI's wiring is not among the server package's exports (`bin/*` is blocked); the demo, which
+// lives in this repository, loads it from the workspace package's build.
+const Serve: typeof ServeModule = await import(new URL("bin/serve.js", import.meta.resolve("@mcp-skills/server")).href)
 
 class DemoError extends Data.TaggedError("DemoError")<{ readonly message: string }> {}
 

@@ -9,7 +9,9 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Skill } from "@mcp-skills/server"
-import * as Serve from "@mcp-skills/server/bin/serve"
+// The CLI's wiring is not among the server package's exports (`bin/*` is blocked): taken from the
+// workspace package's build (bench/dist/servers and bench/src/servers are as deep).
+import * as Serve from "../../../packages/skills-server/dist/src/bin/serve.js"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { readdirSync, readFileSync } from "node:fs"

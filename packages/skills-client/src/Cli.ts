@@ -143,7 +143,8 @@ const withTarget = <A>(
     ),
     Effect.catch((error) =>
       Effect.gen(function*() {
-        yield* Console.error(`mcp-skills: ${Pull.toPullError(error).message}`)
+        // An unsupported effect is no failure of a skill or file: its message says what to install.
+        yield* Console.error(`mcp-skills: ${error._tag === "UnsupportedEffect" ? error.message : Pull.toPullError(error).message}`)
         process.exitCode = 1
       })
     )

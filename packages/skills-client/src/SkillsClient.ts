@@ -18,7 +18,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
-import { CacheHint, type Digest, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
+import { CacheHint, type Digest, type EffectSupport, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
 import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
 import * as Negotiate from "./internal/negotiate.js"
@@ -237,14 +237,17 @@ const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
  *
  * @since 0.1.0
  */
-export const make = (transport: McpClient.Transport, options: Options): Effect.Effect<Service, McpClientError, Scope.Scope> =>
+export const make = (
+  transport: McpClient.Transport,
+  options: Options
+): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> =>
   makeWith(transport, options, undefined)
 
 const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
   options: Options,
   send: Transport.Send | undefined
-): Effect.fn.Return<Service, McpClientError, Scope.Scope> {
+): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
   const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
     return yield* new McpClientError({
@@ -480,9 +483,9 @@ export type ProtocolChoice = ProtocolVersion | "auto"
 
 const negotiate = <R>(
   choice: ProtocolChoice | undefined,
-  connect: Parameters<typeof Negotiate.negotiate<Service, R>>[1],
+  connect: Negotiate.Connect<R>,
   options: Options
-): Effect.Effect<Service, McpClientError, R | Scope.Scope> =>
+): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
   Negotiate.negotiate(choice, connect, (transport, send) => makeWith(transport, options, send))
 
 /**
@@ -516,7 +519,7 @@ export const layerHttp = (
     readonly readTransport?: "HttpClient" | "lean" | undefined
     readonly maxConnections?: number | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError, HttpClient.HttpClient> => {
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, HttpClient.HttpClient> => {
   const headers = options.headers
   const connect = negotiate(
     options.protocolVersion,
@@ -557,7 +560,7 @@ export const layerStdio = (
     readonly server?: string | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError, ChildProcessSpawner> =>
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, ChildProcessSpawner> =>
   Layer.effect(
     SkillsClient,
     negotiate(

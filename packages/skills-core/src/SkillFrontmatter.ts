@@ -75,13 +75,7 @@ export const Value: Schema.Codec<Schema.Json> = Schema.Json.annotate({
   return number === undefined || `${number} ${inexact}; write it as a string`
 }))
 
-/**
- * The frontmatter of an Agent Skill: `name` and `description` required, the other Agent Skills
- * fields typed, and every other key kept verbatim as JSON (R3).
- *
- * @since 0.1.0
- */
-export const SkillFrontmatter = Schema.StructWithRest(
+const Fields = Schema.StructWithRest(
   Schema.Struct({
     name: SkillName,
     description: Schema.String.check(Schema.isMinLength(1), Schema.isMaxLength(1024)),
@@ -93,10 +87,40 @@ export const SkillFrontmatter = Schema.StructWithRest(
   [Schema.Record(Schema.String, Value)]
 )
 
+// The frontmatter's types go by name: written out in a declaration file, an object type with both
+// optional keys and a JSON index signature fails a library check without
+// `exactOptionalPropertyTypes` (TS2411); an interface extending it does not.
+
 /**
  * @since 0.1.0
  */
-export type SkillFrontmatter = typeof SkillFrontmatter.Type
+export interface SkillFrontmatter extends Schema.Schema.Type<typeof Fields> {}
+
+/**
+ * The frontmatter as JSON, before its fields are checked.
+ *
+ * @since 0.1.0
+ */
+export interface Encoded extends Schema.Codec.Encoded<typeof Fields> {}
+
+/**
+ * The schema of {@link SkillFrontmatter}: a `StructWithRest` whose `Type` and `Encoded` are named.
+ *
+ * @since 0.1.0
+ */
+export interface SkillFrontmatterSchema
+  extends Schema.Opaque<SkillFrontmatter, typeof Fields, {}>, Omit<typeof Fields, keyof Schema.Top>
+{
+  readonly Encoded: Encoded
+}
+
+/**
+ * The frontmatter of an Agent Skill: `name` and `description` required, the other Agent Skills
+ * fields typed, and every other key kept verbatim as JSON (R3).
+ *
+ * @since 0.1.0
+ */
+export const SkillFrontmatter: SkillFrontmatterSchema = Schema.Opaque<SkillFrontmatter>()(Fields)
 
 /**
  * A frontmatter object as JSON, before or without the Agent Skills checks.

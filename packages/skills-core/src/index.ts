@@ -11,6 +11,11 @@ export * as Digest from "./Digest.js"
 /**
  * @since 0.1.0
  */
+export * as EffectSupport from "./EffectSupport.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Extension from "./Extension.js"
 
 /**

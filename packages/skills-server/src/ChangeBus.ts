@@ -29,7 +29,7 @@
  *
  * @since 0.1.0
  */
-import { createClient, type RedisClientType } from "@redis/client"
+import type { RedisClientType } from "@redis/client"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -46,6 +46,7 @@ import * as Stream from "effect/Stream"
 import * as Revision from "./Revision.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import { normalizeHint } from "./internal/registry.js"
 
 const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
 
@@ -98,6 +99,20 @@ export class BusError extends Schema.TaggedError<BusError>()("BusError", {
 }) {
   override get message(): string {
     return `change bus unavailable: ${this.reason}`
+  }
+}
+
+/**
+ * A Redis bus was asked for, but the optional peer dependency `@redis/client` cannot be loaded
+ * (not installed next to this package).
+ *
+ * @since 0.1.0
+ */
+export class RedisClientMissing extends Schema.TaggedError<RedisClientMissing>()("RedisClientMissing", {
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `a Redis change bus needs the optional peer dependency @redis/client (npm install @redis/client@^6.3.1): ${this.reason}`
   }
 }
 
@@ -176,6 +191,12 @@ const reasonOf = (error: unknown) =>
 
 type RedisClient = RedisClientType<{}, {}, {}, 3, {}>
 
+// An optional peer: only a Redis bus loads it, so a server without one needs no Redis client.
+const redisModule = Effect.tryPromise({
+  try: () => import("@redis/client"),
+  catch: (error) => new RedisClientMissing({ reason: describe(error) })
+})
+
 // Where the bus is, for messages: the URL without its password.
 const where = (url: string) => {
   try {
@@ -206,8 +227,9 @@ const send = async (client: RedisClient, channel: string, message: Message): Pro
  *
  * @since 0.1.0
  */
-export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Service"], never, Scope.Scope> =>
+export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Service"], RedisClientMissing, Scope.Scope> =>
   Effect.gen(function*() {
+    const { createClient } = yield* redisModule
     const channel = options.channel ?? defaultChannel
     const publisher = yield* Effect.acquireRelease(
       Effect.sync(() => {
@@ -283,9 +305,12 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
  *
  * @since 0.1.0
  */
-export const publishRedis = (options: RedisOptions, message: Message): Effect.Effect<number, BusError> =>
+export const publishRedis = (
+  options: RedisOptions,
+  message: Message
+): Effect.Effect<number, BusError | RedisClientMissing> =>
   Effect.acquireUseRelease(
-    Effect.sync(() => {
+    Effect.map(redisModule, ({ createClient }) => {
       const client = createClient({ url: options.url, socket: { connectTimeout: 5_000, reconnectStrategy: false } })
       client.on("error", () => {})
       return client
@@ -306,7 +331,8 @@ export const publishRedis = (options: RedisOptions, message: Message): Effect.Ef
  *
  * @since 0.1.0
  */
-export const layerRedis = (options: RedisOptions): Layer.Layer<ChangeBus> => Layer.effect(ChangeBus)(makeRedis(options))
+export const layerRedis = (options: RedisOptions): Layer.Layer<ChangeBus, RedisClientMissing> =>
+  Layer.effect(ChangeBus)(makeRedis(options))
 
 /**
  * Options of `layerReplica`.
@@ -330,7 +356,7 @@ const carriedSkills = (definitions: ReadonlyArray<Skill.Definition>) => {
   const left: Array<string> = []
   for (const definition of definitions) {
     const hint = definition._tag === "Static" && definition.cacheHint !== undefined
-      ? SkillRegistry.normalizeHint(definition.cacheHint)
+      ? normalizeHint(definition.cacheHint)
       : undefined
     if (definition._tag !== "Static" || (definition.onDisk?.length ?? 0) > 0 || (hint !== undefined && Result.isFailure(hint))) {
       left.push(SkillRegistry.keyOf(definition))

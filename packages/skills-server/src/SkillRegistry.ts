@@ -39,6 +39,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Incremental from "./internal/incremental.js"
+import { ancestors, changeOf, digests, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile } from "./internal/registry.js"
 import * as MimeType from "./MimeType.js"
 import * as Revision from "./Revision.js"
 import * as PathTemplate from "./PathTemplate.js"
@@ -262,28 +263,6 @@ export interface InstanceSkill extends Omit<SkillBase, "index"> {
 export type ServedSkill = SkillEntry | InstanceSkill
 
 /**
- * The instance of `family` for a match or an expansion of its template.
- *
- * @since 0.1.0
- */
-export const instance = (family: FamilyEntry, found: PathTemplate.Instance): InstanceSkill => {
-  const name = found.path[found.path.length - 1]!
-  return {
-    _tag: "Instance",
-    family,
-    params: found.params,
-    uri: found.uri,
-    root: found.root,
-    path: found.path,
-    name,
-    frontmatter: { name },
-    listed: family.listed,
-    resource: { uri: found.uri, name, mimeType: Extension.MarkdownMimeType },
-    cacheHint: family.cacheHint
-  }
-}
-
-/**
  * A normalized cache hint, as sent on the wire.
  *
  * @since 0.1.0
@@ -291,22 +270,6 @@ export const instance = (family: FamilyEntry, found: PathTemplate.Instance): Ins
 export interface Hint {
   readonly ttlMs: number
   readonly cacheScope: "public" | "private"
-}
-
-/**
- * Normalizes a cache hint, or returns why it is invalid.
- *
- * @since 0.1.0
- */
-export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string> => {
-  const millis = Option.match(Duration.fromInput(hint.ttl), {
-    onNone: () => NaN,
-    onSome: (duration) => Math.floor(Duration.toMillis(duration))
-  })
-  if (!Number.isSafeInteger(millis) || millis < 0) {
-    return Result.fail(`cacheHint.ttl must be finite and nonnegative, got ${String(hint.ttl)}`)
-  }
-  return Result.succeed({ ttlMs: millis, cacheScope: hint.scope ?? "private" })
 }
 
 /**
@@ -384,52 +347,6 @@ export const wireContent = (bytes: Uint8Array): WireContent => {
     // not UTF-8: served as a blob
   }
   return { blob: Base64.encode(bytes) }
-}
-
-// A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
-// and kept with the snapshot, so files nobody reads cost no second copy. A class, so that 80,000
-// files share one shape and one getter.
-class StoredFile implements InMemoryFile {
-  // On the prototype: one tag for every file, no slot in each.
-  get _tag(): "InMemory" {
-    return "InMemory"
-  }
-  #content: WireContent | undefined
-  readonly #bytes: Uint8Array
-  constructor(
-    readonly uri: string,
-    readonly name: string,
-    readonly mimeType: string,
-    readonly size: number,
-    readonly digest: Digest.Digest,
-    readonly owners: Array<number>,
-    bytes: Uint8Array
-  ) {
-    this.#bytes = bytes
-  }
-  get content() {
-    return this.#content ??= wireContent(this.#bytes)
-  }
-  withOwners(owners: Array<number>) {
-    const file = new StoredFile(this.uri, this.name, this.mimeType, this.size, this.digest, owners, this.#bytes)
-    file.#content = this.#content
-    return file
-  }
-}
-
-/**
- * The same file entry owned by other skills (indices into `Snapshot.skills`); its wire form, if
- * already derived, is shared.
- *
- * @since 0.1.0
- */
-export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry => {
-  switch (file._tag) {
-    case "InMemory":
-      return file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
-    case "OnDisk":
-      return { ...file, owners }
-  }
 }
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
@@ -810,42 +727,12 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   }
 }
 
-/** Whether a listed skill makes the listing private by itself (its own hint, or rendered). */
-export const isPrivate = (skill: SkillEntry): boolean =>
-  skill.cacheHint === undefined ? skill._tag === "Rendered" : skill.cacheHint.cacheScope === "private"
-
-/** The listing's scope facts from the counts of private and default listed skills. */
-export const listingFrom = (
-  privateSkills: number,
-  defaultSkills: number,
-  families: ReadonlyArray<FamilyEntry>
-): Snapshot["listing"] => ({
-  anyPrivate: privateSkills > 0 || families.some((family) => family.listed && family.cacheHint?.cacheScope !== "public"),
-  anyDefault: defaultSkills > 0,
-  privateSkills,
-  defaultSkills
-})
-
 const listingOf = (listed: ReadonlyArray<SkillEntry>, families: ReadonlyArray<FamilyEntry>) =>
   listingFrom(
     listed.filter(isPrivate).length,
     listed.filter((skill) => skill.cacheHint === undefined).length,
     families
   )
-
-/**
- * The proper prefixes of a skill root that are URIs a skill root could have (`skill://a`,
- * `skill://a/b` of `skill://a/b/c`), longest first.
- *
- * @since 0.1.0
- */
-export const ancestors = (root: string): ReadonlyArray<string> => {
-  const out: Array<string> = []
-  for (let end = root.lastIndexOf("/"); end > root.indexOf("://") + 2; end = root.lastIndexOf("/", end - 1)) {
-    out.push(root.slice(0, end))
-  }
-  return out
-}
 
 const assemble = (
   sorted: ReadonlyArray<Resolved>,
@@ -997,32 +884,6 @@ export interface Changes {
   readonly updated: ReadonlyArray<string>
 }
 
-const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
-
-const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
-  skill._tag === "Static" ? new Map(skill.manifest.files.map((file) => [file.uri, file.digest])) : new Map()
-
-/**
- * How one skill present before and after a change changed, if at all.
- *
- * @since 0.1.0
- */
-export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | undefined => {
-  if (
-    old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
-    sameJson(old.cacheHint, skill.cacheHint)
-  ) return undefined
-  const was = digests(old)
-  const now = digests(skill)
-  const filesAdded = [...now.keys()].filter((uri) => !was.has(uri))
-  const filesRemoved = [...was.keys()].filter((uri) => !now.has(uri))
-  const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
-  const kindChanged = old._tag !== skill._tag
-  const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
-    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
-  return same ? undefined : { uri: skill.uri, filesAdded, filesRemoved, filesChanged }
-}
-
 /**
  * The changes from `before` to `after`.
  *
@@ -1087,40 +948,6 @@ export interface Stats {
    * catalogue (reusing unchanged manifests), `upsert` and `update` only through what changed.
    */
   readonly builtSkills: number
-}
-
-/**
- * The innermost skill whose root is `uri` or contains it, if any (walks up the URI, no catalogue
- * scan): the skill a file or directory belongs to, nested skills included.
- *
- * @since 0.1.0
- */
-export const enclosing = (snapshot: Snapshot, uri: string): SkillEntry | undefined => {
-  let end = uri.length
-  while (end > 0) {
-    const prefix = uri.slice(0, end)
-    const owner = snapshot.dynamicRoots.get(prefix) ??
-      (snapshot.directories.has(prefix) ? snapshot.byUri.get(prefix + "/" + Extension.SkillFileName) : undefined)
-    if (owner !== undefined) return owner
-    end = uri.lastIndexOf("/", end - 1)
-    if (end <= uri.indexOf("://") + 2) return undefined
-  }
-  return undefined
-}
-
-/**
- * The innermost of the skills (indices into `skills`) whose manifests list one file: the skill
- * the file belongs to, whose visibility decides the file's (a hidden nested skill is carved out of
- * every skill that contains it).
- *
- * @since 0.1.0
- */
-export const innermost = (skills: ReadonlyArray<SkillBase>, owners: ReadonlyArray<number>): number => {
-  let best = owners[0]!
-  for (let i = 1; i < owners.length; i++) {
-    if (skills[owners[i]!]!.root.length > skills[best]!.root.length) best = owners[i]!
-  }
-  return best
 }
 
 /**

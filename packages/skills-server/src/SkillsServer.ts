@@ -162,7 +162,7 @@
  *
  * @since 0.1.0
  */
-import { Extension } from "@mcp-skills/core"
+import { EffectSupport, Extension } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import { Sse } from "effect/encoding"
 import type * as Duration from "effect/Duration"
@@ -175,6 +175,7 @@ import * as Result from "effect/Result"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpEffect, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import type * as Headers from "effect/http/Headers"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
 import { McpSchema, McpServer } from "effect/ai"
@@ -185,6 +186,7 @@ import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as Admission from "./internal/admission.js"
+import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as EventStreams from "./internal/eventStreams.js"
 import * as FastRoute from "./internal/fastRoute.js"
@@ -199,14 +201,25 @@ import * as Sessions from "./internal/sessions.js"
  *
  * @since 0.1.0
  */
-export type Method = Handlers.Method
+export type Method =
+  | "skills/list"
+  | "skills/get"
+  | "resources/read"
+  | "resources/list"
+  | "resources/directory/read"
 
 /**
  * What a visibility check sees of the request.
  *
  * @since 0.1.0
  */
-export type VisibilityRequest = Handlers.VisibilityRequest
+export interface VisibilityRequest {
+  readonly method: Method
+  readonly protocolVersion: string
+  readonly headers: Headers.Headers
+  readonly sessionId: string | undefined
+  readonly requestContext: McpSchema.McpRequestContext["Service"]
+}
 
 /**
  * What the check may look at for each skill.
@@ -370,7 +383,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
 }
 
 const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
-  const hint = SkillRegistry.normalizeHint({ ttl })
+  const hint = Registry.normalizeHint({ ttl })
   if (Result.isFailure(hint)) throw new RangeError(`SkillsServer ${hint.failure}`)
   return hint.success.ttlMs
 }
@@ -520,8 +533,9 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
 }
 
 /**
- * The registration layer: builds the registry (failing with `RegistrationError` listing every
- * problem) and attaches it to the `McpServer`. Per-request services the visibility check reads
+ * The registration layer: checks that the installed effect has the hooks the server relies on
+ * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones), builds the registry
+ * (failing with `RegistrationError` listing every problem) and attaches it to the `McpServer`. Per-request services the visibility check reads
  * are `McpServer.McpRequest<"Requires", R>` requirements, met like those of effect's own
  * registrations (MCP middleware, or `HttpRouter` middleware through `layerHttp`).
  *
@@ -531,10 +545,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | DuplicateRegistryError | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | EffectSupport.UnsupportedEffect | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
+    yield* EffectMcp.verify
     const pageSize = options.pageSize ?? 50
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))

@@ -3,7 +3,7 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as McpClient from "effect/ai/McpClient"
-import type { McpClientError } from "effect/ai/McpClientError"
+import { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as Scope from "effect/Scope"
 import type * as Transport from "./transport.js"
@@ -15,14 +15,17 @@ const rejectsRevision = (error: McpClientError) => {
     (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
 }
 
+/** Opens the transport of one connection attempt at `protocol`'s revision. */
+export type Connect<R> = (
+  protocol: McpProtocol.ProtocolAdapter<McpClient.ProtocolVersion>
+) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>
+
 /** Connects with `connect` at the chosen revision and builds the client with `build`. */
-export const negotiate = <S, R>(
+export const negotiate = <S, E, R>(
   choice: McpClient.ProtocolVersion | "auto" | undefined,
-  connect: (
-    protocol: McpProtocol.ProtocolAdapter<McpClient.ProtocolVersion>
-  ) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>,
-  build: (transport: McpClient.Transport, send: Transport.Send | undefined) => Effect.Effect<S, McpClientError, Scope.Scope>
-): Effect.Effect<S, McpClientError, R | Scope.Scope> => {
+  connect: Connect<R>,
+  build: (transport: McpClient.Transport, send: Transport.Send | undefined) => Effect.Effect<S, E, Scope.Scope>
+): Effect.Effect<S, McpClientError | E, R | Scope.Scope> => {
   const attempt = (version: McpClient.ProtocolVersion) =>
     Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ transport, send }) =>
       build(transport, send))
@@ -35,7 +38,7 @@ export const negotiate = <S, R>(
     if (Exit.isSuccess(modern)) return modern.value
     yield* Scope.close(child, modern)
     const error = modern.cause.reasons.find(Cause.isFailReason)?.error
-    if (error === undefined || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
+    if (!(error instanceof McpClientError) || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
     return yield* attempt("2025-11-25")
   })
 }

@@ -7,7 +7,8 @@
  * (3) send `skills/*`, `resources/read` and `resources/directory/read` directly with string ids,
  * which cannot collide with McpClient's numeric ids on the stdio transport's id map; over
  * stateless HTTP (2026-07-28) through {@link httpSend}, a leaner sender with the same behaviour.
- * A bump of effect must re-run the wire tests of this package.
+ * A bump of effect must re-run the wire tests of this package; `connect` fails with
+ * `EffectSupport.UnsupportedEffect` when the transport or the handshake is not as relied on here.
  *
  * @internal
  */
@@ -35,7 +36,7 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type * as Scope from "effect/Scope"
-import { Extension } from "@mcp-skills/core"
+import { EffectSupport, Extension } from "@mcp-skills/core"
 
 /** @internal */
 export interface Connection {
@@ -58,6 +59,8 @@ const isRecord = (u: unknown): u is Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u)
 
 const fail = (reason: ConstructorParameters<typeof McpClientError>[0]["reason"]) => new McpClientError({ reason })
+
+const Package = "@mcp-skills/client"
 
 // The innermost cause of a failure in its own words: what the operating system said
 // ("connect ECONNREFUSED 127.0.0.1:3999", "getaddrinfo ENOTFOUND host"), every attempt of an
@@ -127,30 +130,42 @@ export const connect = Effect.fnUntraced(function*(
     /** Sends the extension's own requests instead of `transport` (see {@link httpSend}). */
     readonly send?: Send | undefined
   }
-): Effect.fn.Return<Connection, McpClientError, Scope.Scope> {
+): Effect.fn.Return<Connection, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
+  yield* EffectSupport.verify(Package, {
+    "McpClient.Transport.request": typeof transport?.request === "function",
+    "McpClient.Transport.protocol.protocolVersion": typeof transport?.protocol?.protocolVersion === "string"
+  })
   const protocolVersion = transport.protocol.protocolVersion
   const modern = protocolVersion === "2026-07-28"
   let capabilities: unknown = undefined
+  let handshake = false
 
   const wrapped: McpClient.Transport = {
     ...transport,
     notify: (message) => Effect.mapError(transport.notify(message), explained),
-    request: (message, tool) =>
-      transport.request(declare(message), tool).pipe(
+    request: (message, tool) => {
+      const isHandshake = message.method === "initialize" || message.method === "server/discover"
+      handshake ||= isHandshake
+      return transport.request(declare(message), tool).pipe(
         Effect.mapError(explained),
         Effect.map((response) => {
-          if ((message.method === "initialize" || message.method === "server/discover") && "result" in response) {
+          if (isHandshake && "result" in response) {
             const result = response.result
             if (isRecord(result)) capabilities = result.capabilities
           }
           return response
         })
       )
+    }
   }
 
   const mcp = yield* McpClient.make({ ...options.clientInfo, timeout: options.timeout }).pipe(
     Effect.provideService(McpClient.Transport, wrapped)
   )
+  // The server's capabilities are only seen if McpClient sends its handshake through the transport.
+  yield* EffectSupport.verify(Package, {
+    [`McpClient.make sends ${modern ? "server/discover" : "initialize"} through McpClient.Transport.request`]: handshake
+  })
 
   const meta = {
     "io.modelcontextprotocol/protocolVersion": protocolVersion,

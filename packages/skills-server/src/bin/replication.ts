@@ -32,7 +32,7 @@ export interface Options {
 export const replicate = (options: Options | undefined) =>
 <E, R>(
   registrations: Layer.Layer<SkillRegistry.SkillRegistry, E, R>
-): Layer.Layer<SkillRegistry.SkillRegistry, E, R> =>
+): Layer.Layer<SkillRegistry.SkillRegistry, E | ChangeBus.RedisClientMissing, R> =>
   options === undefined ? registrations : ChangeBus.layerReplica({ log: options.log, logProblem: Console.error }).pipe(
     Layer.provide(options.redis === undefined ? ChangeBus.layerMemory : ChangeBus.layerRedis({ url: options.redis })),
     Layer.provideMerge(registrations)

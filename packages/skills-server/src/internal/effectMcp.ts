@@ -14,7 +14,9 @@
  * lifecycle, HTTP admission reading `handlerRpcs`), `mcpProtocolRegistry.ts` (`handlerTarget`),
  * `mcpCore.ts` (`core.resources.read`), `mcpProtocol/v2026_07_28.ts` and `v2025_11_25.ts`
  * (handler objects keyed by method, `registrationPresence`, `serverInfo.extensions`). The wire
- * tests in `test/` fail if a later effect moves any of these.
+ * tests in `test/` fail if a later effect moves any of these, and `hooks` (checked when the skills
+ * layer is built) and `installHandlers` (checked when the server starts) fail with
+ * `EffectSupport.UnsupportedEffect` when one is missing.
  *
  * Notifications (issue 11 item 3): effect 4.1.0 broadcasts `list_changed` and `resources/updated`
  * to every listener (`McpServer.ts`, the queue consumer of `runWithRuntime`, and
@@ -63,8 +65,10 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Headers from "effect/http/Headers"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type { McpProtocol } from "effect/ai"
-import { McpSchema, McpServer } from "effect/ai"
+import { EffectSupport } from "@mcp-skills/core"
+import * as Layer from "effect/Layer"
+import * as HttpRouter from "effect/http/HttpRouter"
+import { McpProtocol, McpSchema, McpServer } from "effect/ai"
 import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
@@ -376,6 +380,65 @@ export const isWireError = (error: unknown): error is WireError =>
   typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
   typeof (error as WireError).message === "string"
 
+const isFunction = (u: unknown): boolean => typeof u === "function"
+
+const Package = "@mcp-skills/server"
+
+/**
+ * The hooks of effect's protocol adapters and `HttpRouter` that this module relies on before the
+ * server starts, each with whether the installed effect has it.
+ */
+export const hooks: Effect.Effect<Readonly<Record<string, boolean>>, never, Scope.Scope> = Effect.gen(function*() {
+  const found: Record<string, boolean> = {}
+  const adapters: ReadonlyArray<readonly [string, any, McpProtocol.RuntimeDescriptor["_tag"]]> = [
+    ["v2026_07_28", McpProtocol.v2026_07_28, "Stateless"],
+    ["v2025_11_25", McpProtocol.v2025_11_25, "Stateful"]
+  ]
+  for (const [name, adapter, runtime] of adapters) {
+    found[`McpProtocol.${name}.installHandlers`] = isFunction(adapter?.installHandlers)
+    found[`McpProtocol.${name}.projectNotification`] = isFunction(adapter?.projectNotification)
+    found[`McpProtocol.${name}.clientRpcs.merge`] = isFunction(adapter?.clientRpcs?.merge)
+    found[`McpProtocol.${name}.runtime._tag "${runtime}"`] = adapter?.runtime?._tag === runtime
+  }
+  const modern: any = McpProtocol.v2026_07_28
+  found["McpProtocol.v2026_07_28.runtime.profileFromRequestMetadata"] = isFunction(modern?.runtime?.profileFromRequestMetadata)
+  // Read by effect's 2026-07-28 HTTP admission to know which methods exist.
+  found["McpProtocol.v2026_07_28.handlerRpcs.merge"] = isFunction(modern?.handlerRpcs?.merge)
+  const probe = yield* Layer.build(HttpRouter.middleware((effect) => effect).layer).pipe(Effect.orDie)
+  found[`HttpRouter middleware under "${RouteMiddlewareKeyPrefix}"`] = routeMiddleware(probe).length > 0
+  return found
+})
+
+/**
+ * The hooks `installHandlers` receives from effect's runtime: a server whose effect lacks one
+ * stops at start-up, with the reason logged, instead of answering requests with errors.
+ */
+const verifyInstallation = (modern: boolean, core: any, lifecycle: any, target: any) => {
+  const context = target?.context
+  return EffectSupport.verify(Package, {
+    "installHandlers core.resources.read": isFunction(core?.resources?.read),
+    "installHandlers target.install": isFunction(target?.install),
+    "installHandlers target.context.serverInfo": typeof context?.serverInfo === "object" && context.serverInfo !== null,
+    ...(modern
+      ? {
+        "installHandlers target.context.registrationPresence": Effect.isEffect(context?.registrationPresence),
+        "installHandlers target.context.subscribeServerNotifications": Effect.isEffect(context?.subscribeServerNotifications)
+      }
+      : {
+        "installHandlers lifecycle.initialize": isFunction(lifecycle?.initialize),
+        "installHandlers lifecycle.clientNotification": isFunction(lifecycle?.clientNotification)
+      })
+  }).pipe(Effect.tapError((error) => Effect.logError(error.message)), Effect.orDie)
+}
+
+/**
+ * Fails with `UnsupportedEffect` when the installed effect lacks one of `hooks`.
+ */
+export const verify: Effect.Effect<void, EffectSupport.UnsupportedEffect, Scope.Scope> = Effect.flatMap(
+  hooks,
+  (found) => EffectSupport.verify(Package, found)
+)
+
 /**
  * Returns `base` with the extension's methods, capability and interceptors installed.
  */
@@ -400,6 +463,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
     handlerRpcs: baseAny.handlerRpcs === undefined ? undefined : baseAny.handlerRpcs.merge(rpcs),
     installHandlers: (core: any, lifecycle: any, target: any) =>
       Effect.gen(function*() {
+        yield* verifyInstallation(modern, core, lifecycle, target)
         const server: object = yield* McpServer.McpServer
         // The scope of this run of the server (effect's `runWithRuntime` is scoped): stdio
         // connections are told of changes until it closes.

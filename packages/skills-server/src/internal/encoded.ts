@@ -24,6 +24,7 @@
 import * as Cursor from "./cursor.js"
 import * as Handlers from "./handlers.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import * as Registry from "./registry.js"
 
 /** Largest read result kept encoded with the snapshot (bigger ones are encoded on each read). */
 export const MaxKeptRead = 64 * 1024
@@ -192,7 +193,7 @@ export const make = (state: Handlers.State, serverInfo: Readonly<Record<string, 
   const readResource: Encoded["readResource"] = (snapshot, uri, visible) => {
     const file = snapshot.files.get(uri)
     // A file served on demand is read and verified per request (`onDemand.ts`): effect's path.
-    if (file === undefined || file._tag !== "InMemory" || !visible.skill(SkillRegistry.innermost(snapshot.skills, file.owners))) {
+    if (file === undefined || file._tag !== "InMemory" || !visible.skill(Registry.innermost(snapshot.skills, file.owners))) {
       return undefined
     }
     const memo = memoOf(snapshot)

@@ -17,6 +17,8 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../PathTemplate.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import type { VisibilityRequest } from "../SkillsServer.js"
+import * as Registry from "./registry.js"
 import * as Cursor from "./cursor.js"
 import { attached, isWireError } from "./effectMcp.js"
 import type { Interceptor, Listener, Notice, RequestInfo, WireError } from "./effectMcp.js"
@@ -26,15 +28,7 @@ import * as Sessions from "./sessions.js"
 import type { Call, Method, Visible } from "./kind.js"
 
 export type { Method } from "./kind.js"
-
-/** What a visibility check sees of a request. */
-export interface VisibilityRequest {
-  readonly method: Method
-  readonly protocolVersion: string
-  readonly headers: RequestInfo["headers"]
-  readonly sessionId: string | undefined
-  readonly requestContext: McpSchema.McpRequestContext["Service"]
-}
+export type { VisibilityRequest }
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */
 export type Decision = boolean | ((skill: SkillRegistry.ServedSkill) => boolean)
@@ -142,7 +136,7 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     skill,
     instance,
     any: (owners) => owners.some(skill),
-    file: (owners) => owners.length > 0 && skill(SkillRegistry.innermost(snapshot.skills, owners)),
+    file: (owners) => owners.length > 0 && skill(Registry.innermost(snapshot.skills, owners)),
     checked
   }
 }
@@ -398,7 +392,7 @@ const eachInstance = Effect.fnUntraced(function*(
         yield* Effect.logWarning(`the family ${key} listed an instance that does not fit its template: ${expanded.failure.message}`)
         continue
       }
-      const skill = SkillRegistry.instance(family, expanded.success)
+      const skill = Registry.instance(family, expanded.success)
       if (call.visible.instance(skill) && !visit(skill, { key, cursor, offset: j + 1 })) return false
     }
     // A cursor that does not move would page forever.
@@ -500,7 +494,7 @@ const resolveInstance = (
     if (match._tag === "Invalid") {
       return call.visible.checked ? none : { _tag: "Invalid", error: invalidParams(match.error.message, { uri }) }
     }
-    const skill = SkillRegistry.instance(family, match)
+    const skill = Registry.instance(family, match)
     return call.visible.instance(skill) ? { _tag: "Found", skill, file: match.file } : none
   }
   return none
@@ -556,7 +550,7 @@ const ownerOf = (
     const first = "children" in indexed
       ? indexed.owners.find(visible.skill)
       : visible.file(indexed.owners)
-      ? SkillRegistry.innermost(snapshot.skills, indexed.owners)
+      ? Registry.innermost(snapshot.skills, indexed.owners)
       : undefined
     return first === undefined
       ? undefined
@@ -565,10 +559,10 @@ const ownerOf = (
   // Not a static file or directory: the innermost skill around it answers (a static one has no
   // such file or directory). A folder of a hidden nested skill may still lead to a visible skill
   // inside it: the nearest visible skill around it lists what the caller may see there.
-  let owner = SkillUri.isCanonical(uri) ? SkillRegistry.enclosing(snapshot, uri) : undefined
+  let owner = SkillUri.isCanonical(uri) ? Registry.enclosing(snapshot, uri) : undefined
   if (owner !== undefined) {
     while (directory && owner !== undefined && !visible.skill(owner.index)) {
-      owner = SkillRegistry.enclosing(snapshot, owner.root.slice(0, owner.root.lastIndexOf("/")))
+      owner = Registry.enclosing(snapshot, owner.root.slice(0, owner.root.lastIndexOf("/")))
     }
     return owner !== undefined && owner._tag !== "Static" && visible.skill(owner.index) ? { skill: owner, owners: [owner] } : undefined
   }
@@ -634,7 +628,7 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)
   const schemeIsOurs = file !== undefined || isSkillScheme(snapshot, uri) ||
-    SkillUri.isCanonical(uri) && SkillRegistry.enclosing(snapshot, uri) !== undefined
+    SkillUri.isCanonical(uri) && Registry.enclosing(snapshot, uri) !== undefined
   if (!schemeIsOurs) return yield* next
   // Decided before the lookup, so a refused caller gets the same answer for present and absent URIs.
   const { call } = yield* begin(request, "resources/read", { state, snapshot })

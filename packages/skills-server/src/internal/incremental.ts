@@ -15,6 +15,7 @@ import * as Cursor from "./cursor.js"
 import { Overlay } from "./overlay.js"
 import * as Revision from "../Revision.js"
 import * as SkillRegistry from "../SkillRegistry.js"
+import * as Registry from "./registry.js"
 
 type Snapshot = SkillRegistry.Snapshot
 type SkillEntry = SkillRegistry.SkillEntry
@@ -23,7 +24,7 @@ const SkillMd = "/SKILL.md"
 
 // Whether a skill at `root` encloses or sits inside another skill of `snapshot`.
 const isNested = (snapshot: Snapshot, root: string) =>
-  (snapshot.nested.get(root) ?? 0) > 0 || SkillRegistry.ancestors(root).some((prefix) => snapshot.byUri.has(prefix + SkillMd))
+  (snapshot.nested.get(root) ?? 0) > 0 || Registry.ancestors(root).some((prefix) => snapshot.byUri.has(prefix + SkillMd))
 
 // The files and directories a static skill that is not nested owns.
 const owned = (skill: SkillEntry) => {
@@ -83,11 +84,11 @@ export const apply = (
   const find = (uri: string) => live.has(uri) ? live.get(uri) : before.byUri.get(uri)
   const position = (uri: string) => Cursor.startAfter(listed, (skill) => skill.uri, uri)
   const count = (skill: SkillEntry, by: number) => {
-    for (const prefix of SkillRegistry.ancestors(skill.root)) {
+    for (const prefix of Registry.ancestors(skill.root)) {
       nested.set(prefix, (nested.get(prefix) ?? before.nested.get(prefix) ?? 0) + by)
     }
     if (!skill.listed) return
-    if (SkillRegistry.isPrivate(skill)) privateSkills += by
+    if (Registry.isPrivate(skill)) privateSkills += by
     if (skill.cacheHint === undefined) defaultSkills += by
   }
   const takeOut = (skill: SkillEntry) => {
@@ -109,7 +110,7 @@ export const apply = (
     live.set(placed.uri, placed)
     if (placed._tag !== "Static") dynamicRoots.push([placed.root, placed])
     const { directories: dirs, files: uris } = owned(placed)
-    for (const uri of uris) files.push([uri, SkillRegistry.withOwners(from.files.get(uri)!, [index])])
+    for (const uri of uris) files.push([uri, Registry.withOwners(from.files.get(uri)!, [index])])
     for (const uri of dirs) {
       const directory = from.directories.get(uri)!
       directories.push([uri, {
@@ -149,7 +150,7 @@ export const apply = (
     }
     takeOut(old)
     const placed = putIn(skill, old.index, from)
-    const change = SkillRegistry.changeOf(old, placed)
+    const change = Registry.changeOf(old, placed)
     if (change === undefined) continue
     changes.changed.push(change)
     for (const file of [...change.filesRemoved, ...change.filesChanged]) changes.updated.add(file)
@@ -171,7 +172,7 @@ export const apply = (
     nested: Overlay.of(before.nested).with([...nested].map(([prefix, n]) => [prefix, n > 0 ? n : undefined])),
     schemes,
     hashed: added?.hashed ?? { files: 0, bytes: 0 },
-    listing: SkillRegistry.listingFrom(privateSkills, defaultSkills, before.families)
+    listing: Registry.listingFrom(privateSkills, defaultSkills, before.families)
   }
   return {
     snapshot,

@@ -37,14 +37,10 @@ import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import type { RequestInfo, WireError } from "./effectMcp.js"
 import * as OnDemand from "./onDemand.js"
+import type { Method } from "../SkillsServer.js"
+import * as Registry from "./registry.js"
 
-/** The methods a visibility decision is made for. */
-export type Method =
-  | "skills/list"
-  | "skills/get"
-  | "resources/read"
-  | "resources/list"
-  | "resources/directory/read"
+export type { Method }
 
 /** Visibility of skills for one request: each skill's decision is computed at most once. */
 export interface Visible {
@@ -223,7 +219,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
     // Entries inside a nested skill's folder are that skill's: they show what it holds (R10).
     const nested = yield* nestedFiles(call, skill)
     const sizes = new Map<string, number>()
-    const own = paths.filter((path) => SkillRegistry.enclosing(call.snapshot, `${skill.root}/${path}`) === skill)
+    const own = paths.filter((path) => Registry.enclosing(call.snapshot, `${skill.root}/${path}`) === skill)
     for (const file of nested.values()) {
       const path = SkillUri.relativePath(skill.uri, file.uri)
       if (path === undefined) continue
@@ -266,7 +262,7 @@ const nestedFiles: (
   for (const uri of snapshot.enclosed.get(parent.root) ?? []) {
     const skill = snapshot.byUri.get(uri)!
     if (!call.visible.skill(skill.index)) continue
-    const holds = (file: string) => SkillRegistry.enclosing(snapshot, file) === skill
+    const holds = (file: string) => Registry.enclosing(snapshot, file) === skill
     switch (skill._tag) {
       case "Static": {
         const bytes = new Map(skill.inputs.map((file) => [file.path, file.bytes]))
@@ -304,7 +300,7 @@ const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Renderin
   const nested = yield* nestedFiles(call, skill)
   const files: Array<Manifest.FileInput> = []
   for (const file of own.manifest.files) {
-    const holder = SkillRegistry.enclosing(call.snapshot, file.uri)
+    const holder = Registry.enclosing(call.snapshot, file.uri)
     if (holder === undefined || holder === skill) {
       files.push({ path: file.path, bytes: file.bytes, digest: file.digest })
       continue

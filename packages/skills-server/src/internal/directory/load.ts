@@ -8,8 +8,7 @@ import * as Result from "effect/Result"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type * as DirectorySource from "../../DirectorySource.js"
-import * as Errors from "./errors.js"
-import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "./errors.js"
+import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectorySource.js"
 import { group, type Grouped } from "./grouping.js"
 import { classify, isHidden, walk } from "./scan.js"
 import type * as Skill from "../../Skill.js"
@@ -25,7 +24,7 @@ export interface Tree {
   readonly ignored: Map<string, string>
   readonly folders: Set<string>
   grouped: Grouped
-  readonly outcomes: Map<string, Result.Result<DirectorySource.LoadedSkill, Errors.SkillProblem>>
+  readonly outcomes: Map<string, Result.Result<DirectorySource.LoadedSkill, DirectorySource.SkillProblem>>
 }
 
 /** Everything a source keeps between scans. */
@@ -205,7 +204,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     folder: string,
     key: string,
     members: ReadonlyArray<Found>
-  ): Result.Result<DirectorySource.LoadedSkill, Errors.SkillProblem> => {
+  ): Result.Result<DirectorySource.LoadedSkill, DirectorySource.SkillProblem> => {
     const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
