@@ -1,9 +1,18 @@
 import { spawn } from "node:child_process"
 import * as Path from "node:path"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
+
+/** A fresh folder in the system's temp folder, removed with the scope. */
+export const tempDir = (prefix: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.makeTempDirectoryScoped({ prefix })
+  }).pipe(Effect.provide(NodeFileSystem.layer), Effect.orDie)
 
 export const versions: ReadonlyArray<SkillsClient.ProtocolVersion> = ["2026-07-28", "2025-11-25"]
 
@@ -24,7 +33,7 @@ export const withClient = <A, E>(
   )
 
 /** The built `mcp-skills-server` executable. */
-export const serverCli = Path.resolve(import.meta.dirname, "../../skills-server/dist/src/bin/mcp-skills-server.js")
+export const serverCli = Path.resolve(import.meta.dirname, "../../../skills-server/dist/src/bin/mcp-skills-server.js")
 
 /** Starts `mcp-skills-server serve DIR --port 0 ...args` and answers its URL. */
 export const serveHttp = (dir: string, args: ReadonlyArray<string> = []) =>

@@ -4,8 +4,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it, type TestContext } from "vitest"
-import { serveHttp, serverCli } from "./helpers.js"
-import * as Tamper from "./TamperServer.js"
+import { serveHttp, serverCli } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 const cli = Path.resolve(import.meta.dirname, "../dist/src/bin/mcp-skills.js")
 

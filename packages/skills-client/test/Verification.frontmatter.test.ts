@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { Digest, Skill } from "@mcp-skills/core"
 import { Verification } from "@mcp-skills/client"
-import { versions, withClient } from "./helpers.js"
-import * as Tamper from "./TamperServer.js"
+import { versions, withClient } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 const server = (tamper: Tamper.Tamper) =>
   Effect.acquireRelease(Effect.promise(() => Tamper.start(tamper)), (s) => Effect.promise(() => s.close()))

@@ -9,25 +9,18 @@ import * as Exit from "effect/Exit"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { Pull } from "@mcp-skills/client"
-import { filesUnder } from "./fixture.js"
-import * as MemoryFs from "./MemoryFileSystem.js"
-import { serveHttp, withClient } from "./helpers.js"
-import * as Tamper from "./TamperServer.js"
+import { filesUnder } from "./support/fixture.js"
+import * as MemoryFs from "./support/MemoryFileSystem.js"
+import { serveHttp, tempDir, withClient } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 const source: ReadonlyArray<readonly [string, string]> = [
   ["acme/billing/SKILL.md", "---\nname: billing\ndescription: Bill customers\n---\n\nSee `refs/a.md`.\n"],
   ["acme/billing/refs/a.md", "refunds within 30 days\n"],
   ["solo/SKILL.md", "---\nname: solo\ndescription: One skill alone\n---\n\nBody.\n"]
 ]
-
-const tempDir = (prefix: string) =>
-  Effect.acquireRelease(
-    Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), prefix))),
-    (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-  )
 
 // A served folder, an empty target DIR and an `elsewhere` folder outside it with one file.
 const setup = Effect.gen(function*() {

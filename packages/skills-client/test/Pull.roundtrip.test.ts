@@ -10,24 +10,18 @@ import * as Layer from "effect/Layer"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { Pull, SkillsClient, type SkillsClientError } from "@mcp-skills/client"
-import { filesUnder, makeFixture } from "./fixture.js"
-import { serveHttp, serverCli, versions, withClient } from "./helpers.js"
+import { filesUnder, makeFixture } from "./support/fixture.js"
+import { serveHttp, serverCli, tempDir, versions, withClient } from "./support/helpers.js"
 
 const repo = Path.resolve(import.meta.dirname, "../../..")
 const examples = Path.join(repo, "examples/skills")
 
-const tempDir = Effect.acquireRelease(
-  Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "roundtrip-pull-"))),
-  (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-)
-
 // Pulls everything and compares every file of the source folder with its pulled copy.
 const pullAndCompare = (client: SkillsClient.Service, source: string) =>
   Effect.gen(function*() {
-    const into = yield* tempDir
+    const into = yield* tempDir("roundtrip-pull-")
     const summary = yield* Pull.pull(client, { into, all: true }).pipe(Effect.provide(NodeFileSystem.layer))
     assert.isAbove(summary.skills.length, 0)
     // Every file inside a skill folder (one holding a SKILL.md); files beside the skills are not served.

@@ -11,13 +11,12 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import { loadSkills } from "@modelcontextprotocol/server/ext/skills/node"
 import { Pull, SkillsClient } from "@mcp-skills/client"
-import { versions, withClient } from "./helpers.js"
-import { fixture, makeFixture } from "./fixture.js"
+import { tempDir, versions, withClient } from "./support/helpers.js"
+import { fixture, makeFixture } from "./support/fixture.js"
 
 const officialHttp = (dir: string) =>
   Effect.acquireRelease(
@@ -54,11 +53,6 @@ const officialHttp = (dir: string) =>
       })
   )
 
-const tempDir = Effect.acquireRelease(
-  Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "official-sdk-pull-"))),
-  (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-)
-
 // Lists, loads every skill (SKILL.md verified first), verifies every file and pulls everything.
 const exercise = (client: SkillsClient.Service, into: string) =>
   Effect.gen(function*() {
@@ -86,14 +80,14 @@ describe.each(versions)("official SDK server %s", (protocolVersion) => {
     Effect.gen(function*() {
       const dir = yield* makeFixture
       const { url } = yield* officialHttp(dir)
-      const into = yield* tempDir
+      const into = yield* tempDir("official-sdk-pull-")
       yield* withClient(url, (client) => exercise(client, into), { protocolVersion })
     }))
 
   it.live("over stdio: lists, verifies and pulls every skill byte for byte", () =>
     Effect.gen(function*() {
       const dir = yield* makeFixture
-      const into = yield* tempDir
+      const into = yield* tempDir("official-sdk-pull-")
       yield* SkillsClient.SkillsClient.use((client) => exercise(client, into)).pipe(
         Effect.provide(
           SkillsClient.layerStdio({
