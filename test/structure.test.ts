@@ -21,8 +21,10 @@ const allowed: Record<string, { readonly cycles: ReadonlyArray<ReadonlyArray<str
         "internal/directory/grouping.ts",
         "internal/directory/load.ts",
         "internal/directory/scan.ts",
+        "internal/directory/signatures.ts",
         "internal/directory/source.ts",
-        "internal/directory/stamps.ts"
+        "internal/directory/stamps.ts",
+        "internal/directory/watch.ts"
       ],
       ["Revision.ts", "SkillRegistry.ts", "internal/incremental.ts", "internal/registry.ts"],
       ["Skill.ts", "SkillFamily.ts"],

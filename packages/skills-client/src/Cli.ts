@@ -17,9 +17,12 @@ import { McpClientError } from "effect/ai/McpClientError"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
+import { Signing, type Skill } from "@mcp-skills/core"
+import * as NodeFs from "node:fs"
 import * as Pull from "./Pull.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
+import * as Verification from "./Verification.js"
 import type { SkillsClientError } from "./SkillsClientError.js"
 
 const common = {
@@ -49,6 +52,16 @@ const common = {
     Flag.withDescription("Load \"dynamic\" skills, which carry no digests and cannot be verified"),
     Flag.withDefault(false)
   ),
+  trust: Flag.String("trust").pipe(
+    Flag.withDescription(
+      "A signer's public key (SPKI PEM file, from mcp-skills-server keygen); repeatable. Then only skills signed by one of them, whose signature verifies, are read"
+    ),
+    Flag.atLeast(0)
+  ),
+  trustUnsigned: Flag.String("trust-unsigned").pipe(
+    Flag.withDescription("With --trust: a SKILL_URI read without a signature (dynamic and rendered skills cannot be signed); repeatable"),
+    Flag.atLeast(0)
+  ),
   args: Argument.String("args").pipe(
     Argument.withDescription("TARGET (an MCP URL, omitted with --stdio) followed by the command's arguments"),
     Argument.variadic()
@@ -62,6 +75,8 @@ interface Common {
   readonly header: ReadonlyArray<string>
   readonly cache: Option.Option<string>
   readonly allowDynamic: boolean
+  readonly trust: ReadonlyArray<string>
+  readonly trustUnsigned: ReadonlyArray<string>
   readonly args: ReadonlyArray<string>
 }
 
@@ -97,14 +112,36 @@ const headersOf = (lines: ReadonlyArray<string>, token: Option.Option<Redacted.R
   return headers
 }
 
+/** `--trust` keys read from their files; none without `--trust`. */
+const trustOf = (input: Common): Verification.Trust | undefined => {
+  if (input.trust.length === 0) {
+    if (input.trustUnsigned.length > 0) throw new Usage("--trust-unsigned needs --trust")
+    return undefined
+  }
+  const keys = input.trust.map((file) => {
+    let pem: string
+    try {
+      pem = NodeFs.readFileSync(file, "utf8")
+    } catch (error) {
+      throw new Usage(`--trust ${file}: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    const key = Signing.publicKey(pem)
+    if (Result.isFailure(key)) throw new Usage(`--trust ${file}: ${key.failure.reason}`)
+    return key.success
+  })
+  return { keys, mode: "required", unsigned: input.trustUnsigned }
+}
+
 /** The client layer of a target and the arguments after it. */
 const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
   const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value) : SkillCache.layerMemory()
+  const trust = trustOf(input)
   const options = {
     timeout: `${input.timeout} seconds` as const,
     protocolVersion: input.protocol,
-    allowDynamic: input.allowDynamic
+    allowDynamic: input.allowDynamic,
+    trust
   }
   if (Option.isSome(input.stdio)) {
     const [command, ...args] = commandLine(input.stdio.value)
@@ -158,11 +195,16 @@ const list = Command.make("list", {
     Effect.gen(function*() {
       if (rest.length > 0) return yield* new Pull.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
       const listing = yield* client.listSkills()
+      // With --trust, each skill's signature as the client judges it (no file is read).
+      const trust = trustOf(input)
+      const policy = trust === undefined ? undefined : Result.getOrThrow(Verification.trustPolicy(trust))
+      const signatures = new Map<string, Signature>()
+      if (policy !== undefined) for (const skill of listing.skills) signatures.set(skill.uri, signatureOf(policy, skill))
       if (input.json) {
         yield* Console.log(JSON.stringify(
           {
             server: client.server,
-            skills: listing.skills,
+            skills: listing.skills.map((skill) => signatures.has(skill.uri) ? { ...skill, signature: signatures.get(skill.uri) } : skill),
             invalid: listing.invalid.map((e) => ({ uri: e.uri, problems: e.problems })),
             cacheHint: listing.cacheHint
           },
@@ -174,12 +216,57 @@ const list = Command.make("list", {
           const files = skill.resources === "dynamic"
             ? "dynamic"
             : sizes(skill.resources.length, skill.resources.reduce((n, r) => n + r.size, 0))
-          yield* Console.log(`${skill.uri}\t${skill.frontmatter.name}\t(${files})\t${skill.frontmatter.description}`)
+          const signature = signatures.get(skill.uri)
+          yield* Console.log(
+            `${skill.uri}\t${skill.frontmatter.name}\t(${files})\t${signature === undefined ? "" : `${describeSignature(signature)}\t`}${skill.frontmatter.description}`
+          )
         }
       }
       for (const invalid of listing.invalid) yield* Console.error(`mcp-skills: ${Pull.toPullError(invalid, { skill: invalid.uri }).message}`)
       if (listing.invalid.length > 0) process.exitCode = 1
     }))).pipe(Command.withDescription("List the skills of a server; reads no file"))
+
+/** What `list --trust` says of a skill's signature. */
+type Signature =
+  | { readonly status: "verified"; readonly signer: string }
+  | { readonly status: "unsigned" }
+  /** Read unverified: its URI is allowed unsigned (`--trust-unsigned`). */
+  | { readonly status: "allowed" }
+  | { readonly status: "invalid"; readonly signer: string | undefined; readonly problem: string }
+  | { readonly status: "untrusted"; readonly signers: ReadonlyArray<string> }
+
+// The check every read makes first, reported rather than failed.
+const signatureOf = (policy: Verification.TrustPolicy, skill: Skill.Skill): Signature => {
+  const checked = Verification.checkSignature(skill, policy)
+  if (Result.isSuccess(checked)) {
+    const signer = checked.success[0]
+    return signer === undefined ? { status: "allowed" } : { status: "verified", signer }
+  }
+  const error = checked.failure
+  switch (error._tag) {
+    case "UnsignedSkill":
+      return { status: "unsigned" }
+    case "SignatureInvalid":
+      return { status: "invalid", signer: error.keyId, problem: Signing.describeProblem(error.problem) }
+    case "UntrustedSigner":
+      return { status: "untrusted", signers: error.keyIds }
+  }
+}
+
+const describeSignature = (signature: Signature): string => {
+  switch (signature.status) {
+    case "verified":
+      return `signed by ${signature.signer} (verified)`
+    case "unsigned":
+      return "unsigned"
+    case "allowed":
+      return "not verified (allowed by --trust-unsigned)"
+    case "invalid":
+      return `signature${signature.signer === undefined ? "" : ` by ${signature.signer}`} does not verify: ${signature.problem}`
+    case "untrusted":
+      return `signed by ${signature.signers.join(", ")} (not trusted)`
+  }
+}
 
 const get = Command.make("get", common, (input) =>
   withTarget(input, (client, rest) =>
@@ -228,6 +315,10 @@ const pull = Command.make("pull", {
   acceptChanges: Flag.Boolean("accept-changes").pipe(
     Flag.withDescription("Replace skills whose files changed since the last pull"),
     Flag.withDefault(false)
+  ),
+  acceptSigner: Flag.Boolean("accept-signer").pipe(
+    Flag.withDescription("With --trust: accept a skill signed by another trusted key than the lock file records"),
+    Flag.withDefault(false)
   )
 }, (input) =>
   withTarget(input, (client, rest) =>
@@ -240,6 +331,7 @@ const pull = Command.make("pull", {
         uris: rest,
         all: input.all,
         acceptChanges: input.acceptChanges,
+        acceptSigner: input.acceptSigner,
         onProgress: renderProgress()
       })
       for (const outcome of summary.skills) {

@@ -60,6 +60,11 @@ export interface Options {
   readonly all?: boolean | undefined
   /** Replace skills whose files changed since the last pull. */
   readonly acceptChanges?: boolean | undefined
+  /**
+   * Accept a skill whose verified signer differs from the one the lock file records (a key
+   * rotated, or another author); otherwise such a skill fails the pull with check `signer`.
+   */
+  readonly acceptSigner?: boolean | undefined
   /** Called as bytes of a skill arrive. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
 }

@@ -23,15 +23,7 @@ import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
 import * as Negotiate from "./internal/negotiate.js"
 import * as Paging from "./internal/paging.js"
-import {
-  decodeCapability,
-  decodeDirectoryPage,
-  decodeGetEnvelope,
-  decodeListPage,
-  isRecord,
-  refusedWith,
-  ResourceNotFoundCodes
-} from "./internal/results.js"
+import * as Results from "./internal/results.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
 import * as Verification from "./Verification.js"
@@ -48,6 +40,7 @@ import {
   ResourceNotFound,
   RunawayListing,
   SizeMismatch,
+  type SignatureError,
   SkillNotFound,
   type UnlistedResource,
   type VerificationError,
@@ -81,6 +74,13 @@ export interface Options {
   readonly maxPages?: number | undefined
   /** Load `"dynamic"` skills, which carry no digests (R12, R141). Default false. */
   readonly allowDynamic?: boolean | undefined
+  /**
+   * The authors whose signatures this client trusts (see `Verification.Trust`). With it, every
+   * entry's signatures are checked before any of its files is read, and a skill that fails the
+   * check is refused (`UnsignedSkill`, `SignatureInvalid`, `UntrustedSigner`). Default: no
+   * signature is checked.
+   */
+  readonly trust?: Verification.Trust | undefined
 }
 
 /**
@@ -208,8 +208,14 @@ export interface Service {
   readonly getSkill: (uri: string) => Effect.Effect<Fetched, GetError>
   /** Lists the direct children of a directory; refused locally unless `directoryRead` (R49). */
   readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryChild>, DirectoryError>
-  /** The checks an entry alone allows beyond its shape: limits and `"dynamic"` (R12, R17). */
-  readonly checkEntry: (skill: Skill.Skill) => Effect.Effect<void, LimitExceeded | DynamicSkillRefused>
+  /**
+   * The checks an entry alone allows beyond its shape: limits, `"dynamic"` (R12, R17) and, with
+   * `trust`, its signatures; every read makes them first. Answers the entry as checked, with the
+   * trusted signers whose signatures verify.
+   */
+  readonly checkEntry: (
+    skill: Skill.Skill
+  ) => Effect.Effect<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError>
   /**
    * Reads one file of a skill by uri or by a reference relative to the skill root (R103) and
    * verifies it (spec §5.1 steps 3-8).
@@ -254,6 +260,12 @@ const makeWith = Effect.fnUntraced(function*(
       reason: new ConfigurationError({ description: `timeout must be a positive duration, got ${String(options.timeout)}` })
     })
   }
+  const trust = options.trust === undefined ? undefined : Verification.trustPolicy(options.trust)
+  if (trust !== undefined && Result.isFailure(trust)) {
+    return yield* new McpClientError({
+      reason: new ConfigurationError({ description: `trust: ${trust.failure.reason}` })
+    })
+  }
   const limits = options.limits ?? Limits.defaults
   const maxPages = options.maxPages ?? DefaultMaxPages
   const allowDynamic = options.allowDynamic ?? false
@@ -264,10 +276,10 @@ const makeWith = Effect.fnUntraced(function*(
     timeout,
     send
   })
-  const extensions = isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
-  const declared = isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
+  const extensions = Results.isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
+  const declared = Results.isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
   // A declaration that is not an object is treated as absent: nothing it promises can be relied on.
-  const capability = declared === undefined ? undefined : Option.getOrUndefined(decodeCapability(declared))
+  const capability = declared === undefined ? undefined : Option.getOrUndefined(Results.decodeCapability(declared))
 
   const request = (method: string, params: Record<string, unknown>) => connection.request(method, params, timeout)
 
@@ -277,7 +289,7 @@ const makeWith = Effect.fnUntraced(function*(
 
   const walk = Paging.walker(request, maxPages)
 
-  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic })
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust: trust?.success })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
@@ -289,7 +301,7 @@ const makeWith = Effect.fnUntraced(function*(
       {},
       listOptions.cursor,
       listOptions.onePage === true || listOptions.cursor !== undefined,
-      decodeListPage,
+      Results.decodeListPage,
       Effect.fnUntraced(function*(result) {
         for (const raw of result.skills) {
           const decoded = Skill.decode(raw)
@@ -326,11 +338,11 @@ const makeWith = Effect.fnUntraced(function*(
   const getSkill = Effect.fnUntraced(function*(uri: string) {
     yield* requireExtension
     const result = yield* request(Extension.GetSkillMethod, { uri }).pipe(
-      refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
+      Results.refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
     )
-    const envelope = yield* decodeGetEnvelope(result)
+    const envelope = yield* Results.decodeGetEnvelope(result)
     // An answer for another skill is never accepted in place of the one asked for (spec §7 item 12).
-    const answered = isRecord(envelope.skill) ? envelope.skill.uri : undefined
+    const answered = Results.isRecord(envelope.skill) ? envelope.skill.uri : undefined
     if (answered !== uri) return yield* new WrongResourceReturned({ uri, returned: [String(answered)] })
     const decoded = Skill.decode(envelope.skill)
     if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -347,7 +359,7 @@ const makeWith = Effect.fnUntraced(function*(
       { uri },
       undefined,
       false,
-      decodeDirectoryPage,
+      Results.decodeDirectoryPage,
       Effect.fnUntraced(function*(result) {
         const outside: Array<string> = []
         for (const item of result.resources) {
@@ -366,8 +378,7 @@ const makeWith = Effect.fnUntraced(function*(
     return children as ReadonlyArray<DirectoryChild>
   })
 
-  const checkEntry = (skill: Skill.Skill): Effect.Effect<void, LimitExceeded | DynamicSkillRefused> =>
-    Effect.asVoid(Effect.fromResult(checkedOf(skill)))
+  const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
 
   // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
   const dynamicBudget = new Map<string, number>()
@@ -393,7 +404,7 @@ const makeWith = Effect.fnUntraced(function*(
     }
 
     const result = yield* request("resources/read", { uri }).pipe(
-      refusedWith((error) => new ResourceNotFound({ skill: skill.uri, uri, detail: error.message }), ResourceNotFoundCodes)
+      Results.refusedWith((error) => new ResourceNotFound({ skill: skill.uri, uri, detail: error.message }), Results.ResourceNotFoundCodes)
     )
     const items = yield* Effect.fromResult(Verification.decodeContents(uri, result))
     const { bytes, mimeType } = yield* Effect.fromResult(Verification.selectItem(entry, target, items))

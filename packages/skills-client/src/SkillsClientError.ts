@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Skill } from "@mcp-skills/core"
+import { Signing, Skill } from "@mcp-skills/core"
 
 /**
  * The server did not declare `io.modelcontextprotocol/skills`, so no `skills/*` request is sent (R86).
@@ -277,6 +277,64 @@ export class DynamicSkillRefused extends Schema.TaggedError<DynamicSkillRefused>
 }
 
 /**
+ * A skill carries no signature while the client requires one (`trust.mode: "required"`). A
+ * `"dynamic"` skill (`dynamic: true`) can never be signed: it has no digests; nor can a skill
+ * rendered per caller. Either is loaded only when its URI is allowed unsigned (`trust.unsigned`).
+ *
+ * @since 0.1.0
+ */
+export class UnsignedSkill extends Schema.TaggedError<UnsignedSkill>()("UnsignedSkill", {
+  uri: Schema.String,
+  dynamic: Schema.Boolean
+}) {
+  override get message(): string {
+    return this.dynamic
+      ? `${this.uri} is "dynamic" and cannot be signed (it has no digests); allow it unsigned by its URI to load it`
+      : `${this.uri} carries no signature, and a signature by a trusted key is required (the server, or something between, may have dropped it)`
+  }
+}
+
+/**
+ * A signature by a trusted key (or a malformed signature record, `keyId` absent) does not verify
+ * against the entry: its name, frontmatter or files differ from what the author signed. `problem`
+ * says which check failed (`Signing.Problem`).
+ *
+ * @since 0.1.0
+ */
+export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
+  uri: Schema.String,
+  keyId: Schema.optionalKey(Schema.String),
+  problem: Signing.Problem
+}) {
+  override get message(): string {
+    return `${this.uri}: the signature${this.keyId === undefined ? "" : ` by ${this.keyId}`} does not verify: ${
+      Signing.describeProblem(this.problem)
+    }`
+  }
+}
+
+/**
+ * A skill is signed, but by no trusted key: `keyIds` are its signers' fingerprints.
+ *
+ * @since 0.1.0
+ */
+export class UntrustedSigner extends Schema.TaggedError<UntrustedSigner>()("UntrustedSigner", {
+  uri: Schema.String,
+  keyIds: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.uri} is signed by ${this.keyIds.join(", ")}, which is not a trusted key`
+  }
+}
+
+/**
+ * Every failure of the signature check of an entry (see `SkillsClient.Options.trust`).
+ *
+ * @since 0.1.0
+ */
+export type SignatureError = UnsignedSkill | SignatureInvalid | UntrustedSigner
+
+/**
  * `skills/list` handed back a cursor it had already handed out (R34/R35).
  *
  * @since 0.1.0
@@ -319,6 +377,7 @@ export type VerificationError =
   | FrontmatterMismatch
   | DynamicSkillRefused
   | LimitExceeded
+  | SignatureError
 
 /**
  * Every typed failure of the Skills client.

@@ -9,7 +9,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as McpSchema from "effect/ai/McpSchema"
-import { Digest, Limits, Skill, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
+import { Digest, Limits, Signing, Skill, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
 import {
   DigestMismatch,
   DynamicSkillRefused,
@@ -17,9 +17,13 @@ import {
   InvalidResourceContents,
   LimitExceeded,
   ReferenceOutsideSkill,
+  type SignatureError,
+  SignatureInvalid,
   SizeMismatch,
   UnexpectedContents,
   UnlistedResource,
+  UnsignedSkill,
+  UntrustedSigner,
   WrongResourceReturned
 } from "./SkillsClientError.js"
 
@@ -32,19 +36,98 @@ import {
 export interface CheckedEntry {
   readonly skill: Skill.Skill
   readonly byUri: ReadonlyMap<string, Skill.SkillResource>
+  /**
+   * The trusted keys whose signatures verify (empty: accepted unsigned); `undefined` when the
+   * client trusts no key and checks no signature.
+   */
+  readonly signers: ReadonlyArray<Signing.KeyId> | undefined
 }
 
 /**
- * The checks an entry alone allows beyond its shape: limits and `"dynamic"` (R12, R15-R17).
+ * Which signers a client trusts: public keys (SPKI PEM text, or read with `Signing.publicKey`),
+ * and whether every skill needs a signature by one of them (`"required"`) or only signatures that
+ * are there must hold (`"optional"`: an unsigned skill, or one signed by other keys only, loads
+ * unverified; a signature by a trusted key that does not verify never does). `unsigned` lists
+ * skill URIs loaded without a signature even when one is required: `"dynamic"` skills and skills
+ * rendered per caller cannot be signed.
+ *
+ * @since 0.1.0
+ */
+export interface Trust {
+  readonly keys: ReadonlyArray<string | Signing.PublicKey>
+  readonly mode: "required" | "optional"
+  readonly unsigned?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * A {@link Trust} with its keys read: trusted fingerprints, and URIs allowed unsigned.
+ *
+ * @since 0.1.0
+ */
+export interface TrustPolicy {
+  readonly keyIds: ReadonlySet<Signing.KeyId>
+  readonly required: boolean
+  readonly unsigned: ReadonlySet<string>
+}
+
+/**
+ * Reads the keys of a {@link Trust}; the first key that is not an ed25519 public key fails it.
+ *
+ * @since 0.1.0
+ */
+export const trustPolicy = (trust: Trust): Result.Result<TrustPolicy, Signing.SigningError> => {
+  const keyIds = new Set<Signing.KeyId>()
+  for (const key of trust.keys) {
+    const read = typeof key === "string" ? Signing.publicKey(key) : Result.succeed(key)
+    if (Result.isFailure(read)) return Result.fail(read.failure)
+    keyIds.add(read.success.keyId)
+  }
+  return Result.succeed({ keyIds, required: trust.mode === "required", unsigned: new Set(trust.unsigned ?? []) })
+}
+
+/**
+ * The signature check of an entry (before any file of it is read): the trusted signers whose
+ * signature verifies, or why the entry is refused. A signature by a trusted key that does not
+ * verify is always refused; a skill signed by no trusted key, or not at all, only when a signature
+ * is required and its URI is not allowed unsigned. The files themselves are then held to the
+ * signed digests and sizes by every read, and `SKILL.md` to the signed frontmatter (R126).
+ *
+ * @since 0.1.0
+ */
+export const checkSignature = (
+  skill: Skill.Skill,
+  policy: TrustPolicy
+): Result.Result<ReadonlyArray<Signing.KeyId>, SignatureError> => {
+  const verdict = Signing.evaluate(skill, (keyId) => policy.keyIds.has(keyId))
+  const demanded = policy.required && !policy.unsigned.has(skill.uri)
+  switch (verdict._tag) {
+    case "Verified":
+      return Result.succeed(verdict.keyIds)
+    case "Invalid":
+      return Result.fail(new SignatureInvalid({ uri: skill.uri, ...(verdict.keyId === undefined ? {} : { keyId: verdict.keyId }), problem: verdict.problem }))
+    case "Untrusted":
+      return demanded ? Result.fail(new UntrustedSigner({ uri: skill.uri, keyIds: verdict.keyIds })) : Result.succeed([])
+    case "Unsigned":
+      return demanded ? Result.fail(new UnsignedSkill({ uri: skill.uri, dynamic: skill.resources === "dynamic" })) : Result.succeed([])
+  }
+}
+
+/**
+ * The checks an entry alone allows beyond its shape: limits, `"dynamic"` (R12, R15-R17) and, with
+ * a trust policy, its signatures ({@link checkSignature}).
  *
  * @since 0.1.0
  */
 export const checkEntry = (
   skill: Skill.Skill,
-  options: { readonly limits: Limits.Limits; readonly allowDynamic: boolean }
-): Result.Result<CheckedEntry, LimitExceeded | DynamicSkillRefused> => {
+  options: { readonly limits: Limits.Limits; readonly allowDynamic: boolean; readonly trust?: TrustPolicy | undefined }
+): Result.Result<CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError> => {
+  const signers = options.trust === undefined ? Result.succeed(undefined) : checkSignature(skill, options.trust)
+  if (Result.isFailure(signers)) return Result.fail(signers.failure)
   if (skill.resources === "dynamic") {
-    return options.allowDynamic ? Result.succeed({ skill, byUri: new Map() }) : Result.fail(new DynamicSkillRefused({ uri: skill.uri }))
+    return options.allowDynamic
+      ? Result.succeed({ skill, byUri: new Map(), signers: signers.success })
+      : Result.fail(new DynamicSkillRefused({ uri: skill.uri }))
   }
   const violation = Skill.limitViolations(skill, options.limits)[0]
   if (violation !== undefined) {
@@ -52,7 +135,7 @@ export const checkEntry = (
   }
   const byUri = new Map<string, Skill.SkillResource>()
   for (const resource of skill.resources) if (!byUri.has(resource.uri)) byUri.set(resource.uri, resource)
-  return Result.succeed({ skill, byUri })
+  return Result.succeed({ skill, byUri, signers: signers.success })
 }
 
 /**

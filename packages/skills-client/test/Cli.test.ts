@@ -4,25 +4,9 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it, type TestContext } from "vitest"
-import { serveHttp, serverCli } from "./support/helpers.js"
+import { runCli, serveHttp, serverCli } from "./support/helpers.js"
 import * as Tamper from "./support/TamperServer.js"
 
-const cli = Path.resolve(import.meta.dirname, "../dist/src/bin/mcp-skills.js")
-
-interface Run {
-  readonly status: number
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** Runs the built CLI (asynchronously: the tampering server answers from this process). */
-export const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): Promise<Run> =>
-  new Promise((resolve) => {
-    const options = { encoding: "utf8" as const, timeout: 60_000, env: { ...process.env, MCP_SKILLS_TOKEN: "", ...env } }
-    execFile(process.execPath, [cli, ...args], options, (error, stdout, stderr) => {
-      resolve({ status: error === null ? 0 : typeof error.code === "number" ? error.code : -1, stdout, stderr })
-    })
-  })
 
 // Each test owns its server and folder, so the CLI runs (about a second each) can overlap.
 const server = async (context: TestContext, tamper: Tamper.Tamper = {}) => {

@@ -5,7 +5,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { Digest, Limits, type Skill, SkillFrontmatter } from "@mcp-skills/core"
+import * as Effect from "effect/Effect"
+import { Digest, Limits, Signing, type Skill, SkillFrontmatter } from "@mcp-skills/core"
 import { Verification } from "@mcp-skills/client"
 
 const enc = new TextEncoder()
@@ -34,6 +35,45 @@ describe("Verification.checkEntry", () => {
     const dynamic = { ...skill, resources: "dynamic" } as Skill.Skill
     assert.strictEqual(failure(Verification.checkEntry(dynamic, options))._tag, "DynamicSkillRefused")
     assert.isTrue(Result.isSuccess(Verification.checkEntry(dynamic, { ...options, allowDynamic: true })))
+  })
+})
+
+describe("Verification.checkSignature", () => {
+  const keys = [Effect.runSync(Signing.generateKeyPair), Effect.runSync(Signing.generateKeyPair)] as const
+  const signer = Result.getOrThrow(Signing.privateKey(keys[0].privateKey))
+  const signedSkill = Signing.withSignatures(skill, [Result.getOrThrow(Signing.sign(skill, signer))])
+  const policy = (mode: Verification.Trust["mode"], key = keys[0].publicKey, unsigned: ReadonlyArray<string> = []) =>
+    Result.getOrThrow(Verification.trustPolicy({ keys: [key], mode, unsigned }))
+
+  it("required: a trusted signature that verifies passes with its signer; unsigned, untrusted and broken ones fail", () => {
+    assert.deepStrictEqual(Result.getOrThrow(Verification.checkSignature(signedSkill, policy("required"))), [keys[0].keyId])
+    assert.deepInclude(failure(Verification.checkSignature(skill, policy("required"))), { _tag: "UnsignedSkill", uri: skill.uri, dynamic: false })
+    assert.deepInclude(failure(Verification.checkSignature(signedSkill, policy("required", keys[1].publicKey))), {
+      _tag: "UntrustedSigner",
+      keyIds: [keys[0].keyId]
+    })
+    const broken = { ...signedSkill, frontmatter: { ...signedSkill.frontmatter, description: "Does other things" } } as Skill.Skill
+    assert.deepInclude(failure(Verification.checkSignature(broken, policy("required"))), {
+      _tag: "SignatureInvalid",
+      keyId: keys[0].keyId,
+      problem: "signature"
+    })
+  })
+
+  it("optional, or a URI allowed unsigned: unsigned and untrusted pass unverified, a broken trusted signature never does", () => {
+    for (const lenient of [policy("optional"), policy("required", keys[0].publicKey, [skill.uri])]) {
+      assert.deepStrictEqual(Result.getOrThrow(Verification.checkSignature(skill, lenient)), [])
+      const broken = { ...signedSkill, resources: "dynamic" } as Skill.Skill
+      assert.strictEqual(failure(Verification.checkSignature(broken, lenient))._tag, "SignatureInvalid")
+    }
+    assert.deepStrictEqual(Result.getOrThrow(Verification.checkSignature(signedSkill, policy("optional", keys[1].publicKey))), [])
+  })
+
+  it("checkEntry checks signatures only with a trust policy, and reports the signers", () => {
+    assert.strictEqual(Result.getOrThrow(Verification.checkEntry(skill, options)).signers, undefined)
+    assert.deepStrictEqual(Result.getOrThrow(Verification.checkEntry(signedSkill, { ...options, trust: policy("required") })).signers, [keys[0].keyId])
+    assert.strictEqual(failure(Verification.checkEntry(skill, { ...options, trust: policy("required") }))._tag, "UnsignedSkill")
+    assert.isTrue(Result.isFailure(Verification.trustPolicy({ keys: ["-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n"], mode: "required" })))
   })
 })
 

@@ -90,7 +90,10 @@ export const Skill = withGenerator(
   Schema.Struct({
     uri: SkillUri.SkillMdUri,
     frontmatter: SkillFrontmatter,
-    resources: Resources
+    resources: Resources,
+    // Annotations under implementations' own prefixes (R139), e.g. `Signing.MetaKey`; the
+    // extension gives them no meaning, and they are kept so that a reader can judge them.
+    _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Json))
   }).check(Schema.makeFilter((skill) => problems(skill).map((issue) => ({ path: [], issue })))),
   Schema.Struct({
     prefix: Schema.Array(Segment).check(Schema.isMaxLength(3)),

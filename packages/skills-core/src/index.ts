@@ -36,6 +36,11 @@ export * as Protocol from "./Protocol.js"
 /**
  * @since 0.1.0
  */
+export * as Signing from "./Signing.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Skill from "./Skill.js"
 
 /**

@@ -29,6 +29,7 @@
  *
  * @since 0.1.0
  */
+import { Signing } from "@mcp-skills/core"
 import type { RedisClientType } from "@redis/client"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
@@ -60,7 +61,9 @@ export const EditedSkill = Schema.Struct({
   path: Schema.Array(Schema.String),
   listed: Schema.Boolean,
   cacheHint: Schema.optional(Schema.Struct({ ttlMs: Schema.Number, scope: Schema.Literals(["public", "private"]) })),
-  files: Schema.Array(Schema.Struct({ path: Schema.String, bytes: Schema.Uint8ArrayFromBase64 }))
+  files: Schema.Array(Schema.Struct({ path: Schema.String, bytes: Schema.Uint8ArrayFromBase64 })),
+  /** Its authors' signatures, which every replica relays as the one that made the edit does. */
+  signatures: Schema.optional(Schema.Array(Signing.Signature))
 })
 
 /**
@@ -367,14 +370,15 @@ const carriedSkills = (definitions: ReadonlyArray<Skill.Definition>) => {
       path: definition.path,
       listed: definition.listed,
       ...(hint === undefined || Result.isFailure(hint) ? {} : { cacheHint: { ttlMs: hint.success.ttlMs, scope: hint.success.cacheScope } }),
-      files: definition.files.map((file) => ({ path: file.path, bytes: file.bytes }))
+      files: definition.files.map((file) => ({ path: file.path, bytes: file.bytes })),
+      ...(definition.signatures === undefined ? {} : { signatures: definition.signatures })
     })
   }
   return { carried, left }
 }
 
 const definitionOf = (skill: typeof EditedSkill.Type): Skill.Static =>
-  Skill.fromFiles({ path: skill.path, files: skill.files }, {
+  Skill.fromFiles({ path: skill.path, files: skill.files, signatures: skill.signatures }, {
     scheme: skill.scheme,
     listed: skill.listed,
     ...(skill.cacheHint === undefined ? {} : { cacheHint: { ttl: skill.cacheHint.ttlMs, scope: skill.cacheHint.scope } })

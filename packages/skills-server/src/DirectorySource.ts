@@ -9,7 +9,8 @@
  *
  * What is never served:
  * - hidden entries: any file or folder whose name starts with `.` (`.git`, `.env`, `.DS_Store`), and
- *   everything below a hidden folder;
+ *   everything below a hidden folder; a skill's signatures ({@link SignaturesFileName}) are read
+ *   from one and relayed in its entry's `_meta`;
  * - symbolic links to folders: they are not followed, so a link can neither loop nor make one file
  *   appear under two paths;
  * - symbolic links to files whose real path is outside the root, or inside it under a hidden name;
@@ -53,7 +54,7 @@
  *
  * @since 0.1.0
  */
-import type { Limits } from "@mcp-skills/core"
+import type { Limits, Signing } from "@mcp-skills/core"
 import { Manifest, SkillUri } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -61,6 +62,7 @@ import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { emptyState, loadRoot } from "./internal/directory/load.js"
+import * as Signatures from "./internal/directory/signatures.js"
 import * as Sources from "./internal/directory/source.js"
 import * as Watcher from "./internal/directory/watch.js"
 import * as Skill from "./Skill.js"
@@ -206,7 +208,28 @@ export interface LoadedSkill {
    * when held in memory).
    */
   readonly manifest: Skill.ManifestView
+  /**
+   * The signatures stored beside the skill's `SKILL.md` in {@link SignaturesFileName}, relayed
+   * with its entry (see `Skill.Static.signatures`); absent when the skill is not signed.
+   */
+  readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
 }
+
+/**
+ * The file at a skill's root that holds its signatures (written by `mcp-skills-server sign`):
+ * hidden, so it is never served and is in no manifest; signing a skill changes none of its files.
+ *
+ * @since 0.1.0
+ */
+export const SignaturesFileName = Signatures.FileName
+
+/**
+ * The content of {@link SignaturesFileName}: `{ "version": 1, "signatures": [...] }`, one record
+ * per key.
+ *
+ * @since 0.1.0
+ */
+export const SignaturesFile = Signatures.File
 
 /**
  * The result of {@link load}: plain data, ordered by skill URI.

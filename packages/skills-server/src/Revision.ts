@@ -3,8 +3,8 @@
  *
  * Replicas that serve the same files compute the same revision, without talking to each other.
  * Each skill is hashed alone (its URI, kind, listing flag and cache hint, and for static skills
- * every file URI with its digest; for dynamic and rendered skills, whose files are produced per
- * request, the frontmatter they publish), each family by its template, listing flag and hint, and
+ * every file URI with its digest and the signatures it relays; for dynamic and rendered skills,
+ * whose files are produced per request, the frontmatter they publish), each family by its template, listing flag and hint, and
  * the revision is the sum of those hashes modulo 2^96. A sum does not depend on order, and an
  * `upsert` or `remove` updates it by the skills it touches alone, keeping them O(change). Anything a
  * client could see differently changes it. Replicas compare revisions to know whether they serve the same catalogue (the change
@@ -34,6 +34,8 @@ const skillTerm = (skill: SkillRegistry.SkillEntry): bigint => {
   switch (skill._tag) {
     case "Static":
       for (const file of skill.manifest.files) lines.push(`${file.uri} ${file.digest}`)
+      // Signatures are part of what a client sees; an unsigned skill's term is unchanged by them.
+      if (skill.entry._meta !== undefined) lines.push(JSON.stringify(skill.entry._meta))
       break
     case "Dynamic":
     case "Rendered":

@@ -34,7 +34,7 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type { McpSchema } from "effect/ai"
 import type * as Headers from "effect/http/Headers"
-import type { Digest, Manifest } from "@mcp-skills/core"
+import type { Digest, Manifest, Signing } from "@mcp-skills/core"
 import * as SkillFamily from "./SkillFamily.js"
 
 /**
@@ -127,6 +127,11 @@ export interface Static extends Common {
    * (a directory source does): the registry then hashes nothing again.
    */
   readonly manifest?: ManifestView | undefined
+  /**
+   * Authors' signatures of this skill (`Signing.sign` of its entry, made offline), relayed in the
+   * entry's `_meta` under `Signing.MetaKey`. The registry checks them against the files it serves.
+   */
+  readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
 }
 
 /**
@@ -236,15 +241,25 @@ const common = (options: Options): Common => ({
   ...(options.cacheHint === undefined ? {} : { cacheHint: options.cacheHint })
 })
 
+const signed = (signatures: ReadonlyArray<Signing.Signature> | undefined) =>
+  signatures === undefined || signatures.length === 0 ? {} : { signatures }
+
 /**
- * A skill from code: `files` maps relative paths (`SKILL.md`, `references/policy.md`) to text or bytes.
+ * A skill from code: `files` maps relative paths (`SKILL.md`, `references/policy.md`) to text or
+ * bytes; `signatures` are its authors' signatures (see `Static.signatures`).
  *
  * @since 0.1.0
  */
-export const make = (options: Options & { readonly files: Readonly<Record<string, Content>> }): Static => ({
+export const make = (
+  options: Options & {
+    readonly files: Readonly<Record<string, Content>>
+    readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
+  }
+): Static => ({
   _tag: "Static",
   ...common(options),
-  files: Object.entries(options.files).map(([path, content]) => ({ path, bytes: toBytes(content) }))
+  files: Object.entries(options.files).map(([path, content]) => ({ path, bytes: toBytes(content) })),
+  ...signed(options.signatures)
 })
 
 /**
@@ -256,6 +271,7 @@ export const fromFiles = (
   loaded: Loaded & {
     readonly onDisk?: ReadonlyArray<DiskFile> | undefined
     readonly manifest?: ManifestView | undefined
+    readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
   },
   options?: Omit<Options, "path">
 ): Static => ({
@@ -263,7 +279,8 @@ export const fromFiles = (
   ...common({ ...options, path: loaded.path }),
   files: loaded.files,
   ...(loaded.onDisk === undefined || loaded.onDisk.length === 0 ? {} : { onDisk: loaded.onDisk }),
-  ...(loaded.manifest === undefined ? {} : { manifest: loaded.manifest })
+  ...(loaded.manifest === undefined ? {} : { manifest: loaded.manifest }),
+  ...signed(loaded.signatures)
 })
 
 /**

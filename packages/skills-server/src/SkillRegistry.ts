@@ -40,6 +40,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Incremental from "./internal/incremental.js"
 import { ancestors, changeOf, digests, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile } from "./internal/registry.js"
+import * as Signed from "./internal/signed.js"
 import * as MimeType from "./MimeType.js"
 import * as Revision from "./Revision.js"
 import * as PathTemplate from "./PathTemplate.js"
@@ -88,6 +89,13 @@ export interface Options {
    * catalogue whose skills would serve one is refused, as a read could answer only one of the two.
    */
   readonly reserved?: (() => Iterable<string>) | undefined
+  /**
+   * Serve only skills with a signature that verifies against the files served (any key: which
+   * keys to trust is each client's decision). Others, and skills that cannot be signed (dynamic,
+   * rendered, families), are left out with one log line each. Default `false`: every skill is
+   * served, and one whose signature no longer verifies is logged.
+   */
+  readonly requireSigned?: boolean | undefined
 }
 
 /**
@@ -191,7 +199,7 @@ export interface SkillBase {
  */
 export interface StaticSkill extends SkillBase {
   readonly _tag: "Static"
-  /** The wire entry of `skills/list` and `skills/get`. */
+  /** The wire entry of `skills/list` and `skills/get`, with the skill's signatures in `_meta`. */
   readonly entry: CoreSkill.Skill
   /** Every file's path, URI, digest and size (bytes are in `inputs`, or on disk). */
   readonly manifest: Skill.ManifestView
@@ -370,7 +378,7 @@ interface Pending {
 
 // A definition that passed validation, with what its kind needs to be served.
 type Resolved = Pending & (
-  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView }
+  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView; readonly entry: CoreSkill.Skill }
   | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
   | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
 )
@@ -509,7 +517,7 @@ export const build = Effect.fnUntraced(function*(
         ? before.manifest
         : undefined
       if (reused !== undefined) {
-        resolved.push({ ...skill, _tag: "Static", manifest: reused })
+        resolved.push({ ...skill, _tag: "Static", manifest: reused, entry: Signed.entryOf(reused.skill, definition.signatures) })
         continue
       }
       // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
@@ -528,7 +536,12 @@ export const build = Effect.fnUntraced(function*(
           problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
         }
       } else {
-        resolved.push({ ...skill, _tag: "Static", manifest: manifest.success })
+        resolved.push({
+          ...skill,
+          _tag: "Static",
+          manifest: manifest.success,
+          entry: Signed.entryOf(manifest.success.skill, definition.signatures)
+        })
       }
       continue
     }
@@ -574,7 +587,25 @@ export const build = Effect.fnUntraced(function*(
   if (problems.length > 0) {
     return yield* new RegistrationError({ problems: problems.sort(Order.mapInput(Order.String, (problem) => problem.skill)) })
   }
-  const snapshot = assemble(resolved.sort(byUri), families.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const requireSigned = options?.requireSigned === true
+  const served: Array<Resolved> = []
+  for (const skill of resolved) {
+    const before = previous?.byUri.get(skill.uri)
+    const candidate: Signed.Candidate = skill._tag === "Static"
+      ? {
+        _tag: "Static",
+        uri: skill.uri,
+        entry: skill.entry,
+        judged: before?._tag === "Static" && before.manifest === skill.manifest && Signed.relayed(before.entry) === Signed.relayed(skill.entry)
+      }
+      : { _tag: "Unsignable", uri: skill.uri, kind: skill._tag.toLowerCase() }
+    if (yield* Signed.admit(candidate, requireSigned)) served.push(skill)
+  }
+  const servedFamilies: Array<FamilyEntry> = []
+  for (const family of families) {
+    if (yield* Signed.admit({ _tag: "Unsignable", uri: familyKey(family), kind: "family's" }, requireSigned)) servedFamilies.push(family)
+  }
+  const snapshot = assemble(served.sort(byUri), servedFamilies.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
   const clashes = options?.reserved === undefined ? [] : collisions(snapshot, options.reserved())
   if (clashes.length > 0) return yield* new RegistrationError({ problems: clashes })
   return snapshot
@@ -714,7 +745,7 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   }
   switch (skill._tag) {
     case "Static":
-      return { ...base, _tag: "Static", entry: skill.manifest.skill, manifest: skill.manifest, inputs: skill.files }
+      return { ...base, _tag: "Static", entry: skill.entry, manifest: skill.manifest, inputs: skill.files }
     case "Dynamic":
       return {
         ...base,
@@ -1139,7 +1170,10 @@ export const make = <E = never>(
           added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))
         )
         if (conflicts.length > 0) return yield* new RegistrationError({ problems: conflicts })
-        const applied = Incremental.apply(before, added, keys)
+        // A definition the build left out (signatures required) takes its previous version out too,
+        // as a full build would.
+        const refused = added === undefined ? [] : batch.map(keyOf).filter((key) => !added.byUri.has(key))
+        const applied = Incremental.apply(before, added, [...keys, ...refused])
         return applied === undefined
           ? yield* rebuild(before, definitions)
           : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)

@@ -279,6 +279,11 @@ export interface Options<E extends CheckError, R, SE, SR> {
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
   /**
+   * Serve only skills whose signature verifies against the files served; the others are left out
+   * of the catalogue with one log line each (see `SkillRegistry.Options.requireSigned`).
+   */
+  readonly requireSigned?: boolean | undefined
+  /**
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
    * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
    * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs. At most `maxSessions`
@@ -561,7 +566,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const server = yield* McpServer.McpServer
     const built = yield* SkillRegistry.make<SE>(source, {
       limits: options.limits,
-      reserved: () => server.resources.map((entry) => entry.resource.uri)
+      reserved: () => server.resources.map((entry) => entry.resource.uri),
+      requireSigned: options.requireSigned
     })
     // Checked before registering anything on the server, and again (atomically) when attaching.
     const present = EffectMcp.attached<Handlers.State>(server)

@@ -14,7 +14,9 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Signing } from "@mcp-skills/core"
 import { simple, skillMd } from "./support/fixtures.js"
+import { makeKey, signed } from "./support/signing.js"
 import { listen, poll } from "./support/session.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 
@@ -199,16 +201,20 @@ describe("ChangeBus", () => {
       const { a, b, c, scope, source } = yield* trio(v1)
       yield* settle
       const loadsBefore = source.loads
-      const added = Skill.make({
+      // Signed: its signatures travel with it, so every replica relays them (and agrees on the revision).
+      const added = signed(Skill.make({
         path: "gamma",
         cacheHint: { ttl: "1 minute", scope: "public" },
         files: { "SKILL.md": skillMd("gamma"), "logo.bin": new Uint8Array([0xff, 0x00, 0xfe]) }
-      })
+      }), makeKey().key)
       yield* a.registry.upsert([added])
       const next = yield* a.revision
       yield* eventually("B and C serve the upsert", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === next)))
       const served = (yield* b.registry.snapshot).files.get("skill://gamma/logo.bin")
       assert.strictEqual(served?.digest, (yield* a.registry.snapshot).files.get("skill://gamma/logo.bin")?.digest)
+      const entry = (yield* b.registry.snapshot).byUri.get("skill://gamma/SKILL.md")
+      assert(entry?._tag === "Static")
+      assert.deepStrictEqual(Signing.signaturesOf(entry.entry).signatures, added.signatures)
       assert.include(b.lines.join("\n"), "edited by another replica")
       yield* a.registry.remove(["skill://beta/SKILL.md"])
       const removed = yield* a.revision

@@ -32,6 +32,7 @@ const Uri = Schema.Literals([
   "skill://greeting/notes/hello.md",
   "skill://greeting",
   "skill://pages/alpha/ref",
+  "skill://pages/alpha/SKILL.md",
   "skill://big/large.md",
   "skill://teams/red/SKILL.md",
   "skill://teams/red/notes.md",

@@ -2,12 +2,12 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type * as Result from "effect/Result"
-import type { CacheHint, Limits, Skill } from "@mcp-skills/core"
-import type { DynamicSkillRefused, LimitExceeded } from "../SkillsClientError.js"
+import type { CacheHint, Skill } from "@mcp-skills/core"
+import type { DynamicSkillRefused, LimitExceeded, SignatureError } from "../SkillsClientError.js"
 import * as Verification from "../Verification.js"
 
 /** The per-entry state of one connected client, held as long as the entries themselves. */
-export const make = (options: { readonly limits: Limits.Limits; readonly allowDynamic: boolean }) => {
+export const make = (options: Parameters<typeof Verification.checkEntry>[1]) => {
   // Until when each entry this client fetched is fresh by its server's `ttlMs` (R36); entries
   // not from this client, or past their ttl, may be stale.
   const freshUntil = new WeakMap<Skill.Skill, number>()
@@ -20,7 +20,7 @@ export const make = (options: { readonly limits: Limits.Limits; readonly allowDy
 
   // What an entry alone decides, computed once per entry object rather than on every read (a
   // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
-  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused>>()
+  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError>>()
   const checkedOf = (skill: Skill.Skill) => {
     let entry = checked.get(skill)
     if (entry === undefined) {

@@ -15,10 +15,11 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
-import type * as DirectorySource from "../DirectorySource.js"
+import * as DirectorySource from "../DirectorySource.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
+import * as Signing from "./signing.js"
 
 const directory = Argument.String("directory").pipe(
   Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill; several may be given"),
@@ -116,6 +117,13 @@ const onDemandAbove = sizeFlag(
   "Serve files larger than this (e.g. 1MiB) from disk on each read, verified against their digest, instead of holding them in memory"
 )
 
+const requireSigned = Flag.Boolean("require-signed").pipe(
+  Flag.withDescription(
+    "Serve only skills with a signature (see sign) that verifies against their files; others are left out with one line each"
+  ),
+  Flag.withDefault(false)
+)
+
 const pageSize = Flag.Int("page-size").pipe(
   Flag.withDescription("Entries per page of skills/list and directory reads (HTTP) (default 50)"),
   Flag.withDefault(50)
@@ -142,7 +150,7 @@ const serve = Command.make(
   "serve",
   {
     directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
-    onDemandAbove, maxSessions, maxSessionsPerClient
+    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
@@ -175,7 +183,7 @@ const serve = Command.make(
     const replication = { redis: Option.getOrUndefined(input.redis), log }
     const server = input.stdio
       ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit))
+        Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned))
       )
       : Serve.http(source, {
         host: input.host,
@@ -191,6 +199,7 @@ const serve = Command.make(
           maxSessions: Option.getOrUndefined(input.maxSessions),
           maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
         },
+        requireSigned: input.requireSigned,
         onListening: (url) => log(`listening ${url}`)
       })
     // Over stdio the transport ends by itself once input has ended and every request has been
@@ -226,6 +235,56 @@ const reload = Command.make(
   Command.withExamples([{ command: "mcp-skills-server reload --redis redis://127.0.0.1:6379", description: "every replica reloads" }])
 )
 
+const keygen = Command.make(
+  "keygen",
+  {
+    out: Flag.String("out").pipe(
+      Flag.withDescription("Write OUT.private.pem and OUT.public.pem (default mcp-skills-signing); never replaces a file"),
+      Flag.withDefault("mcp-skills-signing")
+    )
+  },
+  (input) =>
+    Signing.keygen(input.out).pipe(
+      Effect.flatMap(({ privatePath, publicPath, keyId }) =>
+        Console.log(`wrote ${privatePath} (private: keep it offline) and ${publicPath}\nkey ${keyId}`)
+      ),
+      Effect.catchTag("SigningFailed", (error) => fail(error.message))
+    )
+).pipe(
+  Command.withDescription("Make an ed25519 key pair for signing skills (PKCS#8 and SPKI PEM)"),
+  Command.withExamples([{ command: "mcp-skills-server keygen --out ~/keys/acme", description: "~/keys/acme.private.pem and .public.pem" }])
+)
+
+const sign = Command.make(
+  "sign",
+  {
+    directory: Argument.String("directory").pipe(Argument.withDescription("Folder holding the skills to sign")),
+    key: Flag.String("key").pipe(Flag.withDescription("The private key (PKCS#8 PEM, from keygen)"))
+  },
+  (input) =>
+    Signing.sign(input.directory, input.key).pipe(
+      Effect.flatMap(({ keyId, signed }) =>
+        Effect.gen(function*() {
+          for (const skill of signed) {
+            yield* Console.log(`signed ${skill.uri} (${skill.directory}/${DirectorySource.SignaturesFileName})${skill.replaced ? ", replacing this key's earlier signature" : ""}`)
+          }
+          yield* Console.log(`${signed.length} skill${signed.length === 1 ? "" : "s"} signed by ${keyId}`)
+        })
+      ),
+      Effect.catchTags({
+        SigningFailed: (error) => fail(error.message),
+        SourceDirectoryError: (error) => fail(error.message),
+        InvalidSkills: (error) => fail(`nothing signed: ${error.message}`),
+        RegistrationError: (error) => fail(`nothing signed: ${error.message}`)
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Sign every skill under DIRECTORY: each skill's signature goes in its folder's .mcp-skills-signatures.json (never served, in no manifest), beside other keys' signatures"
+  ),
+  Command.withExamples([{ command: "mcp-skills-server sign ./skills --key ~/keys/acme.private.pem", description: "sign, then serve ./skills" }])
+)
+
 const fail = (message: string) =>
   Effect.andThen(Console.error(`mcp-skills-server: ${message}`), Effect.sync(() => {
     process.exitCode = 1
@@ -233,7 +292,7 @@ const fail = (message: string) =>
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve, reload]),
+  Command.withSubcommands([serve, reload, keygen, sign]),
   Command.run({ version: Serve.serverInfo.version }),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({

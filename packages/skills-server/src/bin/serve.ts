@@ -201,12 +201,17 @@ const watcher = (source: DirectorySource.Source, watch: Watch) =>
 const registrations = (
   skills: Skills,
   watch: Watch | undefined,
-  pageSize?: number | undefined,
-  fastRoute?: boolean | undefined,
-  sessions?: SkillsServer.SessionOptions | undefined
+  options: {
+    readonly pageSize?: number | undefined
+    readonly fastRoute?: boolean | undefined
+    readonly sessions?: SkillsServer.SessionOptions | undefined
+    readonly requireSigned?: boolean | undefined
+  }
 ) => {
-  if (!isSource(skills)) return SkillsServer.layer({ skills, pageSize, fastRoute, sessions })
-  const layer = SkillsServer.layer({ skills: skills.definitions, pageSize, fastRoute, sessions })
+  const { pageSize, fastRoute, sessions, requireSigned } = options
+  const settings = { pageSize, fastRoute, sessions, requireSigned }
+  if (!isSource(skills)) return SkillsServer.layer({ skills, ...settings })
+  const layer = SkillsServer.layer({ skills: skills.definitions, ...settings })
   return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
@@ -234,6 +239,8 @@ export interface HttpOptions {
   readonly fastRoute?: boolean | undefined
   /** Bounds of 2025-11-25 sessions (`SkillsServer.Options.sessions`). */
   readonly sessions?: SkillsServer.SessionOptions | undefined
+  /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
+  readonly requireSigned?: boolean | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -261,7 +268,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     protocols: protocolsFor(options.protocols),
     allowedOrigins: options.allowedOrigins,
     allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options.pageSize, options.fastRoute, options.sessions))
+    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
   }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
   const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
@@ -287,10 +294,11 @@ export const stdio = (
   protocols: ReadonlyArray<Revision>,
   watch?: Watch | undefined,
   replication?: Replication.Options | undefined,
-  maxLineSize?: ByteSize.Input | undefined
+  maxLineSize?: ByteSize.Input | undefined,
+  requireSigned?: boolean | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: Replication.replicate(replication)(registrations(definitions, watch))
+    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))

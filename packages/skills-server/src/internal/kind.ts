@@ -16,7 +16,7 @@
  *
  * @internal
  */
-import { Extension, Manifest, SkillUri } from "@mcp-skills/core"
+import { Extension, Manifest, Signing, SkillUri } from "@mcp-skills/core"
 import type { Digest, Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Cache from "effect/Cache"
 import * as Cause from "effect/Cause"
@@ -173,13 +173,14 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
 
 /**
  * A static skill's entry for this caller: without the files of nested skills the caller may not
- * see (the entry built once otherwise).
+ * see (the entry built once otherwise). Such an entry is not what its authors signed, so it
+ * relays no signature.
  */
 export const carvedEntry = (call: Call, skill: SkillRegistry.StaticSkill): CoreSkill.Skill => {
   if (!call.visible.checked || (call.snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
   const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
   const shown = resources.filter((resource) => call.visible.file(call.snapshot.files.get(resource.uri)?.owners ?? []))
-  return shown.length === resources.length ? skill.entry : { ...skill.entry, resources: shown }
+  return shown.length === resources.length ? skill.entry : Signing.withSignatures({ ...skill.entry, resources: shown }, [])
 }
 
 /** Static skills: everything comes from the snapshot, built once. */

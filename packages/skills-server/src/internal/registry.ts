@@ -12,6 +12,7 @@ import * as Result from "effect/Result"
 import type * as PathTemplate from "../PathTemplate.js"
 import type * as Skill from "../Skill.js"
 import { wireContent } from "../SkillRegistry.js"
+import * as Signed from "./signed.js"
 import type {
   FamilyEntry,
   FileEntry,
@@ -139,10 +140,13 @@ export const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =
 /**
  * How one skill present before and after a change changed, if at all.
  */
+// The signatures a static entry relays: signing a skill again changes what a listing shows.
+const relayedOf = (skill: SkillEntry) => skill._tag === "Static" ? Signed.relayed(skill.entry) : undefined
+
 export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | undefined => {
   if (
     old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&
-    sameJson(old.cacheHint, skill.cacheHint)
+    sameJson(old.cacheHint, skill.cacheHint) && relayedOf(old) === relayedOf(skill)
   ) return undefined
   const was = digests(old)
   const now = digests(skill)
@@ -151,7 +155,8 @@ export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | unde
   const filesChanged = [...now].filter(([uri, digest]) => was.has(uri) && was.get(uri) !== digest).map(([uri]) => uri)
   const kindChanged = old._tag !== skill._tag
   const same = !kindChanged && filesAdded.length === 0 && filesRemoved.length === 0 && filesChanged.length === 0 &&
-    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint)
+    old.listed === skill.listed && sameJson(old.frontmatter, skill.frontmatter) && sameJson(old.cacheHint, skill.cacheHint) &&
+    relayedOf(old) === relayedOf(skill)
   return same ? undefined : { uri: skill.uri, filesAdded, filesRemoved, filesChanged }
 }
 

@@ -12,6 +12,7 @@ import { HttpRouter } from "effect/http"
 import { HttpAdmission, Skill, SkillsServer } from "../../src/index.js"
 import { catalogue, daily, dailyMd } from "./catalogue.js"
 import { simple, skillMd } from "./fixtures.js"
+import { makeKey, signed } from "./signing.js"
 import { adapters, serveApp, ServerUrl } from "./wire.js"
 
 /** Body limit of both servers: below the fast route's own 64 KiB, so crossing it is testable. */
@@ -46,7 +47,11 @@ export const skills: ReadonlyArray<Skill.Definition> = [
   steadyDaily,
   greeting,
   teams,
-  ...["alpha", "beta", "gamma", "delta"].map((name) => simple(`pages/${name}`, { "ref/one.md": `# ${name}\n`, "two.txt": name })),
+  // Signed by two keys, so entries relay `_meta` signatures on both paths.
+  ...["alpha", "beta", "gamma", "delta"].map((name) => {
+    const skill = simple(`pages/${name}`, { "ref/one.md": `# ${name}\n`, "two.txt": name })
+    return name === "alpha" ? signed(skill, makeKey().key, makeKey().key) : skill
+  }),
   simple("big", { "large.md": "x".repeat(100_000) })
 ]
 

@@ -59,7 +59,14 @@ export const commit = Effect.fnUntraced(function*(
       undo.push(fs.rename(target, source))
     }
     const replaced = new Set(staged.map((s) => s.lock.uri))
-    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri)))
+    // An unchanged skill keeps its record, with the signer that verified it now (--accept-signer).
+    const unchanged = new Map(planned.steps.filter((step) => step.action === "unchanged").map((step) => [step.skill.uri as string, step]))
+    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri))).map((s) => {
+      const step = s.origin === planned.origin ? unchanged.get(s.uri) : undefined
+      if (step === undefined || step.signer === s.signer) return s
+      const { signer: _, ...rest } = s
+      return step.signer === undefined ? rest : { ...rest, signer: step.signer }
+    })
     const next: Lock = {
       version: 1,
       skills: [...kept, ...staged.map((s) => s.lock)].sort((a, b) =>

@@ -33,6 +33,8 @@ export const Check = Schema.Literals([
   "name",
   "lock",
   "write",
+  "signature",
+  "signer",
   "usage"
 ])
 
@@ -176,7 +178,10 @@ const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DirectoryNotFound: "not-found",
   CursorRejected: "cursor",
   ExtensionNotSupported: "extension",
-  DirectoryReadNotSupported: "directory"
+  DirectoryReadNotSupported: "directory",
+  UnsignedSkill: "signature",
+  SignatureInvalid: "signature",
+  UntrustedSigner: "signature"
 }
 
 const mcpCheck = (error: McpClientError): Check => {

@@ -15,6 +15,8 @@ export const LockSkill = Schema.Struct({
   uri: Schema.String,
   path: Schema.String,
   dynamic: Schema.Boolean,
+  /** The fingerprint of the trusted key whose signature verified when it was pulled. */
+  signer: Schema.optionalKey(Schema.String),
   files: Schema.Array(LockFile)
 })
 
@@ -22,7 +24,7 @@ export type LockSkill = typeof LockSkill.Type
 
 /**
  * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
- * folder and every file with digest and size.
+ * folder, every file with digest and size, and the signer that verified it (pulled with `trust`).
  *
  * @since 0.1.0
  */

@@ -75,6 +75,8 @@ export interface Step {
   readonly folder: string
   readonly action: "add" | "update" | "unchanged" | "nested"
   readonly previous: LockSkill | undefined
+  /** The trusted signer the lock file will record (the client checked its signature). */
+  readonly signer: string | undefined
 }
 
 /**
@@ -98,13 +100,36 @@ export interface Plan {
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,
-  options: { readonly into: string; readonly acceptChanges?: boolean | undefined }
+  options: {
+    readonly into: string
+    readonly acceptChanges?: boolean | undefined
+    readonly acceptSigner?: boolean | undefined
+  }
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const lock = yield* readLock(into)
+  // Every entry is checked, signatures included, before anything is read or written.
+  const signers = new Map<string, string | undefined>()
   for (const skill of selected) {
-    yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+    const checked = yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+    if (checked.signers === undefined) continue
+    const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)?.signer
+    // The signer recorded last time, if it signed again; a skill may carry several signatures.
+    const signer = previous !== undefined && checked.signers.some((keyId) => keyId === previous) ? previous : checked.signers[0]
+    if (previous !== undefined && signer !== previous && options.acceptSigner !== true) {
+      return yield* new PullError({
+        check: "signer",
+        skill: skill.uri,
+        detail: `${skill.uri} was signed by ${previous} when last pulled and is now ${
+          signer === undefined ? "not signed by a trusted key" : `signed by ${signer}`
+        }; pass --accept-signer to accept it`
+      })
+    }
+    signers.set(skill.uri, signer)
   }
+  // Without trust no signature was checked: what the lock file recorded stays.
+  const signerOf = (skill: Skill.Skill, previous: LockSkill | undefined) =>
+    signers.has(skill.uri) ? signers.get(skill.uri) : previous?.signer
   const folders = new Map<string, string>()
   for (const skill of selected) {
     const folder = folderOf(skill)
@@ -129,8 +154,9 @@ export const plan = Effect.fnUntraced(function*(
     const folder = folders.get(skill.uri)!
     const nested = isNested(skill)
     const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
+    const signer = signerOf(skill, previous)
     if (nested) {
-      steps.push({ skill, folder, action: "nested", previous })
+      steps.push({ skill, folder, action: "nested", previous, signer })
       continue
     }
     const exists = yield* checkPath(into, folder)
@@ -145,7 +171,7 @@ export const plan = Effect.fnUntraced(function*(
             : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
         })
       }
-      steps.push({ skill, folder, action: "add", previous })
+      steps.push({ skill, folder, action: "add", previous, signer })
       continue
     }
     if (exists) yield* checkTree(Path.join(into, folder))
@@ -158,7 +184,7 @@ export const plan = Effect.fnUntraced(function*(
     }
     const diff = diffFiles(previous.files, filesOf(skill))
     if (skill.resources !== "dynamic" && isEmpty(diff) && exists) {
-      steps.push({ skill, folder, action: "unchanged", previous })
+      steps.push({ skill, folder, action: "unchanged", previous, signer })
       continue
     }
     if (!isEmpty(diff) && options.acceptChanges !== true) {
@@ -168,7 +194,7 @@ export const plan = Effect.fnUntraced(function*(
         detail: `${skill.uri} changed since the last pull (${describeDiff(diff)}); pass --accept-changes to replace it`
       })
     }
-    steps.push({ skill, folder, action: "update", previous })
+    steps.push({ skill, folder, action: "update", previous, signer })
   }
   const result: Plan = { into, origin: client.server, lock, steps }
   return result

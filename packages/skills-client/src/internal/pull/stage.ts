@@ -111,6 +111,7 @@ export const stage = Effect.fnUntraced(function*(
         uri: skill.uri,
         path: step.folder,
         dynamic: skill.resources === "dynamic",
+        ...(step.signer === undefined ? {} : { signer: step.signer }),
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
     })

@@ -10,7 +10,8 @@ import * as NodePath from "node:path"
 import type * as DirectorySource from "../../DirectorySource.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectorySource.js"
 import { group, type Grouped } from "./grouping.js"
-import { classify, isHidden, walk } from "./scan.js"
+import { classify, isHidden, under, walk } from "./scan.js"
+import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
 import { type Cached, type Content, type Counters, describeError, type Found, readSkill } from "./stamps.js"
 
@@ -117,7 +118,14 @@ const refresh = Effect.fnUntraced(function*(
   const tree = previous
   let regroup = false
   const touched: Array<{ readonly relative: string; readonly found: Found | undefined }> = []
+  // Skill folders whose signatures file changed: validated again, their files as they are.
+  const resigned: Array<string> = []
   for (const relative of changed) {
+    if (baseName(relative) === Signatures.FileName) {
+      const folder = relative.slice(0, Math.max(0, relative.lastIndexOf("/")))
+      if (!folder.split("/").some(isHidden)) resigned.push(folder)
+      continue
+    }
     if (relative === "" || relative.split("/").some(isHidden)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
@@ -140,7 +148,7 @@ const refresh = Effect.fnUntraced(function*(
     return { tree, dirty: "all" as const }
   }
   // Each touched file leaves, or takes its new place in, the skills enclosing it.
-  const dirty = new Set<string>()
+  const dirty = new Set(resigned.filter((folder) => tree.grouped.skills.has(folder)))
   for (const { relative, found } of touched) {
     for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
       const folder = at === -1 ? "" : relative.slice(0, at)
@@ -223,6 +231,13 @@ export const loadRoot = Effect.fnUntraced(function*(
       readSkill(state.cache, state.counters, members, folderBase, now, recheck, onDemandAbove, everything)
     let contents = read(false)
     if (contents instanceof UnreadableFile) return Result.fail(contents)
+    const signatures = Signatures.read(under(tree.realRoot, folder))
+    if (Result.isFailure(signatures)) {
+      return Result.fail(
+        new Manifest.InvalidSkill({ uri: uri.success, problems: [{ path: Signatures.FileName, reason: signatures.failure }] })
+      )
+    }
+    const signed = <A extends object>(skill: A) => signatures.success.length === 0 ? skill : { ...skill, signatures: signatures.success }
     const previous = state.good.get(key)
     // A file whose bytes are the very buffer of the last good version keeps its digest; a file on
     // disk is the same when its digest is.
@@ -236,7 +251,12 @@ export const loadRoot = Effect.fnUntraced(function*(
     if (
       previous !== undefined && previous.manifest.uri === uri.success &&
       previous.manifest.files.length === contents.length && contents.every(unchanged)
-    ) return Result.succeed(previous)
+    ) {
+      const { signatures: _, ...unsigned } = previous
+      return Result.succeed(
+        JSON.stringify(previous.signatures ?? []) === JSON.stringify(signatures.success) ? previous : signed(unsigned)
+      )
+    }
     // A new manifest needs every file's bytes once: files on disk are read again.
     if (contents.some((content) => content._tag === "OnDisk")) {
       contents = read(true)
@@ -267,7 +287,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
-      (manifest): DirectorySource.LoadedSkill => ({
+      (manifest): DirectorySource.LoadedSkill => signed({
         directory: folder === "" ? "." : folder,
         path: skillPath,
         files: manifest.files.filter((file) => !located.has(file.path)),

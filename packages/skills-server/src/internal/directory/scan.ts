@@ -55,7 +55,7 @@ const insideVisible = (realRoot: string, real: string) => {
 /** What the entry at `relative` is; `listed` is its type from the folder listing, if known. */
 // `relative` is `/`-separated and has no `.` or `..` segment: where `/` is the separator, joining
 // is concatenating, without `path.join`'s normalization of every one of 80,000 paths.
-const under = NodePath.sep === "/"
+export const under = NodePath.sep === "/"
   ? (realRoot: string, relative: string) => relative === "" ? realRoot : realRoot === "/" ? `/${relative}` : `${realRoot}/${relative}`
   : NodePath.join
 

@@ -19,6 +19,7 @@ import * as Latch from "effect/Latch"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as Signatures from "./signatures.js"
 
 const isHidden = (name: string) => name.startsWith(".")
 
@@ -44,7 +45,8 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
       const watcher = NodeFs.watch(folder, { persistent: false }, (_event, name) => {
         // No name: the platform could not say what changed, so the whole folder is checked.
         if (name === null) return notify(folder)
-        if (!isHidden(name)) notify(NodePath.join(folder, name))
+        // A skill's signatures file is hidden (never served) but changes what the skill relays.
+        if (!isHidden(name) || NodePath.basename(name) === Signatures.FileName) notify(NodePath.join(folder, name))
       })
       watcher.on("error", () => {
         // The folder went away or cannot be watched any more: check it, which re-arms or drops it.
