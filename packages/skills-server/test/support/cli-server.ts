@@ -9,10 +9,10 @@ import * as Layer from "effect/Layer"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as Serve from "../src/bin/serve.js"
-import type * as Skill from "../src/Skill.js"
+import * as Serve from "../../src/bin/serve.js"
+import type * as Skill from "../../src/Skill.js"
 
-export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
+export const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url))
 export const node = path.join(repoRoot, "node_modules/.bin/node")
 export const examples = path.join(repoRoot, "examples/skills")
 /** The skills of `examples/skills`, in listing order. */

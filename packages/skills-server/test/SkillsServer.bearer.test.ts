@@ -17,7 +17,7 @@ import * as Path from "node:path"
 import { Skill, SkillsServer } from "../src/index.js"
 import { sha256 } from "./support/catalogue.js"
 import { invoiceMd, logoPng, pdfProcessing, pdfSkillMd, skillMd } from "./support/fixtures.js"
-import { repoRoot } from "./cli-server.js"
+import { repoRoot } from "./support/cli-server.js"
 import { adapters, serveApp, ServerUrl } from "./support/wire.js"
 
 const token = "t0ken-for-the-cli"

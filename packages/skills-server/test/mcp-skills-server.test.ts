@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { exampleUris, examples, httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
+import { exampleUris, examples, httpServer, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { modernHttp } from "./support/wire.js"
 import { tree, write } from "./support/tree.js"
 

@@ -11,7 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { bin, exampleUris, examples, node, serveExamples } from "./cli-server.js"
+import { bin, exampleUris, examples, node, serveExamples } from "./support/cli-server.js"
 
 
 const connect = (url: string | Transport, mode: "legacy" | { pin: string }) =>

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { httpServer, spawnBin } from "./cli-server.js"
+import { httpServer, spawnBin } from "./support/cli-server.js"
 import { modernHttp } from "./support/wire.js"
 import { tree } from "./support/tree.js"
 

@@ -15,7 +15,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Serve from "../src/bin/serve.js"
 import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
-import { examples, httpServer, repoRoot, serveExamples } from "./cli-server.js"
+import { examples, httpServer, repoRoot, serveExamples } from "./support/cli-server.js"
 import { skillMd } from "./support/fixtures.js"
 import * as Wire from "./support/wire.js"
 

@@ -9,7 +9,7 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { examples, httpServer, repoRoot } from "./cli-server.js"
+import { examples, httpServer, repoRoot } from "./support/cli-server.js"
 
 const script = path.join(repoRoot, "scripts/conformance.sh")
 

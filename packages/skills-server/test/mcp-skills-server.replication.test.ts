@@ -6,7 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as net from "node:net"
-import { examples, exampleUris, spawnBin, stop, waitFor } from "./cli-server.js"
+import { examples, exampleUris, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { modernHttp } from "./support/wire.js"
 
 // A loopback port nobody listens on: taken from the OS, then released.

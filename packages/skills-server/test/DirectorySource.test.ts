@@ -7,7 +7,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as DirectorySource from "../src/DirectorySource.js"
 import * as MimeType from "../src/MimeType.js"
-import { exampleUris, examples } from "./cli-server.js"
+import { exampleUris, examples } from "./support/cli-server.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 import { tree } from "./support/tree.js"
 

@@ -2,14 +2,14 @@
  * A message nested deeper than the bound (128 levels of arrays and objects) is answered `-32600`
  * with its id over HTTP, on both revisions, by the skills layer's own admission (no extra layer)
  * and by `HttpAdmission` (the CLI), rather than overflowing the stack into an empty 500; at the
- * bound it is served. stdio: test/stdio-framing.test.ts.
+ * bound it is served. stdio: StdioFraming.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { SkillsServer } from "../src/index.js"
-import { examples, httpServer as cliServer } from "./cli-server.js"
+import { examples, httpServer as cliServer } from "./support/cli-server.js"
 import { catalogue } from "./support/catalogue.js"
 import { deepRequest, open } from "./support/session.js"
 import { errorOf, upload } from "./support/upload.js"

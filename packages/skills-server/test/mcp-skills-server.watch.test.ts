@@ -12,7 +12,7 @@ import { Effect, Fiber, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { httpServer, spawnBin, stop, waitFor } from "./cli-server.js"
+import { httpServer, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { listen, poll } from "./support/session.js"
 import { tree, write } from "./support/tree.js"
 
