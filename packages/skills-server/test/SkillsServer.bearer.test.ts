@@ -12,12 +12,12 @@ import { McpServer } from "effect/ai"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { execFile } from "node:child_process"
 import * as Fs from "node:fs/promises"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { Skill, SkillsServer } from "../src/index.js"
 import { sha256 } from "./support/catalogue.js"
 import { invoiceMd, logoPng, pdfProcessing, pdfSkillMd, skillMd } from "./support/fixtures.js"
 import { repoRoot } from "./support/cli-server.js"
+import { tempDir } from "./support/tree.js"
 import { adapters, serveApp, ServerUrl } from "./support/wire.js"
 
 const token = "t0ken-for-the-cli"
@@ -77,10 +77,8 @@ const runCli = (args: ReadonlyArray<string>, env: Readonly<Record<string, string
     })
   )
 
-const tempDir = Effect.acquireRelease(
-  Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "mcp-skills-bearer-"))),
-  (dir) => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true }))
-).pipe(Effect.map((dir) => Path.join(dir, "skills")))
+// The DIR a pull writes: not there yet, inside a fresh temp folder.
+const target = tempDir("mcp-skills-bearer-").pipe(Effect.map((dir) => Path.join(dir, "skills")))
 
 const listing = (dir: string) =>
   Effect.promise(async () => (await Fs.readdir(dir, { recursive: true }).catch(() => [] as Array<string>)).sort())
@@ -144,7 +142,7 @@ describe("mcp-skills against our server behind a bearer-token HttpRouter middlew
         it.effect(`${protocol}, ${how}: list names every skill, pull writes them and the lock file`, () =>
           Effect.gen(function*() {
             const url = yield* ServerUrl
-            const dir = yield* tempDir
+            const dir = yield* target
             const common = [...args, "--protocol", protocol]
             const list = yield* runCli(["list", url, "--json", ...common], env)
             assert.deepStrictEqual([list.status, list.stderr], [0, ""])
@@ -173,7 +171,7 @@ describe("mcp-skills against our server behind a bearer-token HttpRouter middlew
         it.effect(`${protocol}, ${how}: list and pull exit 1 with one line naming 401, nothing written`, () =>
           Effect.gen(function*() {
             const url = yield* ServerUrl
-            const dir = yield* tempDir
+            const dir = yield* target
             const common = [...args, "--protocol", protocol]
             for (const command of [["list", url], ["pull", url, "--all", "--into", dir]]) {
               const run = yield* runCli([...command, ...common], env)
