@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import { Skill, SkillsServer } from "../src/index.js"
 import { constants, oneOf } from "./support/arbitraries.js"
 import { pdfProcessing } from "./support/fixtures.js"
-import { httpServer, legacyHttp, ServerUrl } from "./support/wire.js"
+import { httpServer, legacyHttp, modernRequest, postText, ServerUrl } from "./support/wire.js"
 
 const Registrations = SkillsServer.layer({
   skills: [
@@ -88,35 +88,10 @@ const params = (method: Method) =>
 
 const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** `Mcp-Name` as the 2026-07-28 transport expects it: plain when it is visible ASCII, else base64. */
-const headerValue = (value: string) =>
-  /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
-
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "fuzz", version: "0.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {}
+const modern = (url: string, method: string, input: unknown) => {
+  const request = modernRequest(method, input)
+  return postText(url, request.headers, request.body)
 }
-
-let nextId = 1
-const modern = (url: string, method: string, input: unknown) =>
-  Effect.promise(async () => {
-    const body = isRecord(input) ? { ...input, _meta: meta } : input
-    const uri = isRecord(input) ? input["uri"] : undefined
-    const response = await fetch(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(method === "resources/read" && typeof uri === "string" ? { "mcp-name": headerValue(uri) } : {})
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: body })
-    })
-    const text = await response.text()
-    return { status: response.status, text }
-  })
 
 const parse = (text: string): any => {
   const data = text.split("\n").filter((l) => l.startsWith("data:")).map((l) => l.slice(5).trim()).filter((l) => l.length > 0)

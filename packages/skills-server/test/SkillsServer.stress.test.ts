@@ -8,11 +8,12 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
 import { createHash } from "node:crypto"
 import * as Http from "node:http"
 import { Skill, SkillsServer } from "../src/index.js"
 import { settledHeap } from "./support/heap.js"
-import { httpServer, ServerUrl } from "./support/wire.js"
+import { httpServer, modernRequest, ServerUrl } from "./support/wire.js"
 
 const Skills = 120
 const Requests = 10_000
@@ -21,14 +22,10 @@ const Concurrency = 256
 
 // A deterministic catalogue: Markdown, JSON and binary files; one skill carries a 256 KiB blob.
 const random = (() => {
-  let a = 0x2640
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const generator = Effect.runSync(Effect.gen(function*() {
+    return yield* Random.Random
+  }).pipe(Random.withSeed(0x2640)))
+  return () => generator.nextDoubleUnsafe()
 })()
 const binary = (size: number) => {
   const bytes = new Uint8Array(size)
@@ -76,27 +73,14 @@ const Registrations = SkillsServer.layer({
   pageSize: 25
 })
 
-const meta = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientInfo": { name: "stress", version: "0.0.0" },
-  "io.modelcontextprotocol/clientCapabilities": {}
-}
-
-let nextId = 1
+// Over one keep-alive agent, so the 256 requests in flight reuse their sockets.
 const post = (agent: Http.Agent, url: URL, method: string, params: Record<string, unknown>) =>
   new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: meta } })
+    const { body, headers } = modernRequest(method, params)
     const req = Http.request(url, {
       method: "POST",
       agent,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "content-length": Buffer.byteLength(body),
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(method === "resources/read" ? { "mcp-name": String(params["uri"]) } : {})
-      }
+      headers: { ...headers, "content-length": Buffer.byteLength(body) }
     }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
