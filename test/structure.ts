@@ -1,7 +1,9 @@
 /**
  * Reads the module graph of a package from its sources: every `src/**\/*.ts` file, the relative
- * imports and re-exports between them (type-only ones too: a cycle of types still means two
- * modules that cannot be read one after the other), the cycles among them and their lengths.
+ * imports and re-exports between them, the cycles among them and their lengths. Type-only imports
+ * count (a cycle of types is still two modules that cannot be read one after the other), but one:
+ * an internal module naming the types of the public module it implements (`import type` from
+ * outside `internal/`), as effect's `ai/internal/codec-transformer.ts` names `LanguageModel`'s.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -15,11 +17,17 @@ export interface Module {
 
 // Top-level statements start a line (the formatter puts them there), so a JSDoc example, always
 // behind ` * `, is never read as one. A statement may span lines up to its specifier, the first quote it holds.
-const statement = /^(?:import\b|export\s+(?:type\s+)?[*{])[^;"'`]*?\bfrom\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm
+const statement = /^(?:(import|export)\s+(type\s+)?(?=[\w*{])|export\s+(?=[*{]))[^;"'`]*?\bfrom\s*["']([^"']+)["']|^import\s*["']([^"']+)["']/gm
+
+/** One import or re-export: what it names and whether it is `import type` / `export type`. */
+export interface Specifier {
+  readonly specifier: string
+  readonly typeOnly: boolean
+}
 
 /** The specifiers a module's text imports or re-exports from, in order. */
-export const specifiers = (text: string): ReadonlyArray<string> =>
-  [...text.matchAll(statement)].map((match) => match[1] ?? match[2]!)
+export const specifiers = (text: string): ReadonlyArray<Specifier> =>
+  [...text.matchAll(statement)].map((match) => ({ specifier: match[3] ?? match[4]!, typeOnly: match[2] !== undefined }))
 
 /** Lines as `wc -l` counts them: a last line without its newline still counts. */
 export const lineCount = (text: string): number => text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
@@ -30,6 +38,8 @@ const resolve = (from: string, specifier: string): string | undefined => {
   return path.posix.join(path.posix.dirname(from), specifier).replace(/\.js$/, ".ts")
 }
 
+const isInternal = (file: string) => file.startsWith("internal/")
+
 /** Every module below `src`, with the modules of the same `src` it imports. */
 export const modules = (src: string): ReadonlyArray<Module> => {
   const files = (fs.readdirSync(src, { recursive: true, encoding: "utf8" }))
@@ -39,9 +49,10 @@ export const modules = (src: string): ReadonlyArray<Module> => {
   const known = new Set(files)
   return files.map((file) => {
     const text = fs.readFileSync(path.join(src, file), "utf8")
-    const imports = specifiers(text).flatMap((specifier) => {
+    const imports = specifiers(text).flatMap(({ specifier, typeOnly }) => {
       const target = resolve(file, specifier)
-      return target !== undefined && known.has(target) ? [target] : []
+      if (target === undefined || !known.has(target)) return []
+      return typeOnly && isInternal(file) && !isInternal(target) ? [] : [target]
     })
     return { file, lines: lineCount(text), imports: [...new Set(imports)] }
   })

@@ -6,18 +6,124 @@
  */
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
+import type { Skill } from "@mcp-skills/core"
+import * as Committing from "./internal/pull/commit.js"
+import * as Paths from "./internal/pull/paths.js"
+import * as Planning from "./internal/pull/plan.js"
+import * as Staging from "./internal/pull/stage.js"
+import type { Lock, LockSkill } from "./LockFile.js"
+import type { Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
-import { commit, stagingFolder } from "./internal/pull/commit.js"
-import type { Error } from "./internal/pull/errors.js"
-import { diffFiles, plan, select } from "./internal/pull/plan.js"
-import { type Progress, stage } from "./internal/pull/stage.js"
 
-export { commit } from "./internal/pull/commit.js"
-export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, UnsafeName, UnsafePath } from "./internal/pull/errors.js"
-export { Lock, LockFileName } from "./internal/pull/lock.js"
-export { readLock } from "./internal/pull/paths.js"
-export { type Plan, plan, select, type Step } from "./internal/pull/plan.js"
-export { type Progress, stage, type Staged } from "./internal/pull/stage.js"
+export { Lock, LockFileName } from "./LockFile.js"
+export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, UnsafeName, UnsafePath } from "./PullError.js"
+
+/**
+ * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
+ * there is refused before it is opened.
+ *
+ * @since 0.1.0
+ */
+export const readLock: (dir: string) => Effect.Effect<Lock, Error, FileSystem.FileSystem> = Paths.readLock
+
+/**
+ * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
+ *
+ * @since 0.1.0
+ */
+export const select: (
+  client: SkillsClient.Service,
+  options: Pick<Options, "uris" | "all">
+) => Effect.Effect<ReadonlyArray<Skill.Skill>, PullError> = Planning.select
+
+/**
+ * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
+ * file is read (R17): limits, folder clashes, changes since the last pull, links on the way.
+ *
+ * @since 0.1.0
+ */
+export const plan: (
+  client: SkillsClient.Service,
+  selected: ReadonlyArray<Skill.Skill>,
+  options: Pick<Options, "into" | "acceptChanges" | "acceptSigner">
+) => Effect.Effect<Plan, Error, FileSystem.FileSystem> = Planning.plan
+
+/**
+ * Step 3: reads every file of every skill to add or update, verified, into `staging` (a fresh
+ * folder inside the target, so the commit's renames stay on one file system). SKILL.md first:
+ * no other file of a skill is requested until it passed.
+ *
+ * @since 0.1.0
+ */
+export const stage: (
+  client: SkillsClient.Service,
+  planned: Plan,
+  staging: string,
+  onProgress?: Options["onProgress"]
+) => Effect.Effect<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> = Staging.stage
+
+/**
+ * Step 4: moves every staged skill into place (an accepted older copy into the staging folder's
+ * trash) and renames the new lock file over the old one. Every path is checked again right before
+ * it is used; a failure undoes the renames done so far, newest first.
+ *
+ * @since 0.1.0
+ */
+export const commit: (
+  planned: Plan,
+  staged: ReadonlyArray<Staged>,
+  staging: string
+) => Effect.Effect<void, Error, FileSystem.FileSystem> = Committing.commit
+
+
+/**
+ * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
+ * holds their files (R101): verified against their own entry but not placed separately.
+ *
+ * @since 0.1.0
+ */
+export interface Step {
+  readonly skill: Skill.Skill
+  readonly folder: string
+  readonly action: "add" | "update" | "unchanged" | "nested"
+  readonly previous: LockSkill | undefined
+  /** The trusted signer the lock file will record (the client checked its signature). */
+  readonly signer: string | undefined
+}
+
+/**
+ * A pull decided from the entries, the lock file and the folder, before any file is read.
+ *
+ * @since 0.1.0
+ */
+export interface Plan {
+  readonly into: string
+  readonly origin: string
+  readonly lock: Lock
+  readonly steps: ReadonlyArray<Step>
+}
+
+/**
+ * How many bytes of a skill's files have arrived, of `total` (0 for a `"dynamic"` skill).
+ *
+ * @since 0.1.0
+ */
+export interface Progress {
+  readonly skill: string
+  readonly bytes: number
+  readonly total: number
+}
+
+/**
+ * One skill verified into the staging folder.
+ *
+ * @since 0.1.0
+ */
+export interface Staged {
+  readonly step: Step
+  readonly bytes: number
+  readonly lock: LockSkill
+}
 
 /**
  * What a pull did to one skill. `Updated` lists the file uris added, removed and changed.
@@ -96,7 +202,7 @@ export const pull = (
   Effect.scoped(Effect.gen(function*() {
     const selected = yield* select(client, options)
     const planned = yield* plan(client, selected, options)
-    const staging = yield* stagingFolder(planned.into)
+    const staging = yield* Committing.stagingFolder(planned.into)
     const staged = yield* stage(client, planned, staging, options.onProgress)
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
@@ -111,7 +217,7 @@ export const pull = (
       const counts = { uri: step.skill.uri, path: step.folder, files: done.lock.files.length, bytes: done.bytes }
       return step.previous === undefined
         ? { _tag: "Added", ...counts }
-        : { _tag: "Updated", ...counts, ...diffFiles(step.previous.files, done.lock.files) }
+        : { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous.files, done.lock.files) }
     })
     return { skills }
   }))

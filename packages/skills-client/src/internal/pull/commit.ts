@@ -4,19 +4,11 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import type * as Scope from "effect/Scope"
-import { type Error, UnsafePath } from "./errors.js"
-import { type Lock, LockFileName } from "./lock.js"
+import { type Error, UnsafePath } from "../../PullError.js"
+import { type Lock, LockFileName } from "../../LockFile.js"
 import { typeAt, writeError } from "./paths.js"
-import type { Plan } from "./plan.js"
-import type { Staged } from "./stage.js"
+import type { Plan, Staged } from "../../Pull.js"
 
-/**
- * Step 4: moves every staged skill into place (an accepted older copy into the staging folder's
- * trash) and renames the new lock file over the old one. Every path is checked again right before
- * it is used; a failure undoes the renames done so far, newest first.
- *
- * @since 0.1.0
- */
 export const commit = Effect.fnUntraced(function*(
   planned: Plan,
   staged: ReadonlyArray<Staged>,

@@ -5,8 +5,8 @@
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { type Skill, SkillUri } from "@mcp-skills/core"
-import { MaxDepth, type NameProblem, UnsafeName } from "./errors.js"
-import type { Lock } from "./lock.js"
+import { MaxDepth, type NameProblem, UnsafeName } from "../../PullError.js"
+import type { Lock } from "../../LockFile.js"
 
 // The folder of a skill inside the target, `/`-separated: its decoded skill path, under the scheme
 // when it is not `skill`.

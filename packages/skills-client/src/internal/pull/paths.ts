@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
-import { type Error, PullError, UnsafePath } from "./errors.js"
-import { Lock, LockFileName } from "./lock.js"
+import { type Error, PullError, UnsafePath } from "../../PullError.js"
+import { Lock, LockFileName } from "../../LockFile.js"
 
 const isNotFound = (error: PlatformError.PlatformError) => error.reason._tag === "NotFound"
 
@@ -26,12 +26,6 @@ export const typeAt = (path: string) =>
     )
   })
 
-/**
- * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
- * there is refused before it is opened.
- *
- * @since 0.1.0
- */
 export const readLock = (dir: string): Effect.Effect<Lock, Error, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem

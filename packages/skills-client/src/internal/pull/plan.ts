@@ -3,9 +3,10 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
+import type { Plan, Step } from "../../Pull.js"
 import type * as SkillsClient from "../../SkillsClient.js"
-import { type Error, PullError, toPullError } from "./errors.js"
-import type { Lock, LockSkill } from "./lock.js"
+import { type Error, PullError, toPullError } from "../../PullError.js"
+import type { LockSkill } from "../../LockFile.js"
 import { checkNames, folderOf, keptFiles, placed } from "./names.js"
 import { checkPath, checkTree, readLock } from "./paths.js"
 
@@ -32,11 +33,6 @@ const isEmpty = (diff: Diff) => diff.added.length + diff.removed.length + diff.c
 const describeDiff = (diff: Diff) =>
   [...diff.added.map((uri) => `+${uri}`), ...diff.removed.map((uri) => `-${uri}`), ...diff.changed.map((uri) => `~${uri}`)].join(" ")
 
-/**
- * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
- *
- * @since 0.1.0
- */
 export const select = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   options: { readonly uris?: ReadonlyArray<string> | undefined; readonly all?: boolean | undefined }
@@ -64,39 +60,8 @@ export const select = Effect.fnUntraced(function*(
   return selected
 })
 
-/**
- * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
- * holds their files (R101): verified against their own entry but not placed separately.
- *
- * @since 0.1.0
- */
-export interface Step {
-  readonly skill: Skill.Skill
-  readonly folder: string
-  readonly action: "add" | "update" | "unchanged" | "nested"
-  readonly previous: LockSkill | undefined
-  /** The trusted signer the lock file will record (the client checked its signature). */
-  readonly signer: string | undefined
-}
 
-/**
- * A pull decided from the entries, the lock file and the folder, before any file is read.
- *
- * @since 0.1.0
- */
-export interface Plan {
-  readonly into: string
-  readonly origin: string
-  readonly lock: Lock
-  readonly steps: ReadonlyArray<Step>
-}
 
-/**
- * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
- * file is read (R17): limits, folder clashes, changes since the last pull, links on the way.
- *
- * @since 0.1.0
- */
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,

@@ -4,41 +4,15 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { Digest, Extension, type Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
-import { PullError, toPullError, type UnsafeName } from "./errors.js"
-import type { LockFile, LockSkill } from "./lock.js"
+import { PullError, toPullError, type UnsafeName } from "../../PullError.js"
+import type { LockFile } from "../../LockFile.js"
 import { checkNames, keptFiles, placed } from "./names.js"
 import { writeError } from "./paths.js"
-import { filesOf, type Plan, type Step } from "./plan.js"
+import type { Plan, Progress, Staged } from "../../Pull.js"
+import { filesOf } from "./plan.js"
 
-/**
- * How many bytes of a skill's files have arrived, of `total` (0 for a `"dynamic"` skill).
- *
- * @since 0.1.0
- */
-export interface Progress {
-  readonly skill: string
-  readonly bytes: number
-  readonly total: number
-}
 
-/**
- * One skill verified into the staging folder.
- *
- * @since 0.1.0
- */
-export interface Staged {
-  readonly step: Step
-  readonly bytes: number
-  readonly lock: LockSkill
-}
 
-/**
- * Step 3: reads every file of every skill to add or update, verified, into `staging` (a fresh
- * folder inside the target, so the commit's renames stay on one file system). SKILL.md first:
- * no other file of a skill is requested until it passed.
- *
- * @since 0.1.0
- */
 export const stage = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   planned: Plan,

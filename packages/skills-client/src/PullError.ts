@@ -1,9 +1,14 @@
-/** Every way a pull fails, and the one translation of a client failure into a {@link PullError}. */
+/**
+ * Every way a pull fails, and the one translation of a client failure into a {@link PullError}.
+ * `Pull` re-exports all of it.
+ *
+ * @since 0.1.0
+ */
 import * as Path from "node:path"
 import * as Schema from "effect/Schema"
 import type { McpClientError } from "effect/ai/McpClientError"
-import type { SkillsClientError } from "../../SkillsClientError.js"
-import { LockFileName } from "./lock.js"
+import type { SkillsClientError } from "./SkillsClientError.js"
+import { LockFileName } from "./LockFile.js"
 
 /**
  * What a failed pull checked.

@@ -1,4 +1,8 @@
-/** The lock file a pull keeps in its target folder: its name and its schema. */
+/**
+ * The lock file a pull keeps in its target folder: its name and its schema. `Pull` re-exports both.
+ *
+ * @since 0.1.0
+ */
 import * as Schema from "effect/Schema"
 
 /**
@@ -8,8 +12,18 @@ import * as Schema from "effect/Schema"
  */
 export const LockFileName = "mcp-skills.lock.json"
 
+/**
+ * One pulled file as the lock file records it.
+ *
+ * @since 0.1.0
+ */
 export const LockFile = Schema.Struct({ uri: Schema.String, digest: Schema.String, size: Schema.Number, path: Schema.String })
 
+/**
+ * One pulled skill as the lock file records it.
+ *
+ * @since 0.1.0
+ */
 export const LockSkill = Schema.Struct({
   origin: Schema.String,
   uri: Schema.String,
@@ -20,6 +34,9 @@ export const LockSkill = Schema.Struct({
   files: Schema.Array(LockFile)
 })
 
+/**
+ * @since 0.1.0
+ */
 export type LockSkill = typeof LockSkill.Type
 
 /**
