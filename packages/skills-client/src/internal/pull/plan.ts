@@ -3,7 +3,7 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
-import type { Plan, Step } from "../../Pull.js"
+import type { Options, Plan, Step } from "../../Pull.js"
 import type * as SkillsClient from "../../SkillsClient.js"
 import { type Error, PullError, toPullError } from "../../PullError.js"
 import type { LockSkill } from "../../LockFile.js"
@@ -35,7 +35,7 @@ const describeDiff = (diff: Diff) =>
 
 export const select = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
-  options: { readonly uris?: ReadonlyArray<string> | undefined; readonly all?: boolean | undefined }
+  options: Pick<Options, "uris" | "all">
 ): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
   const selected: Array<Skill.Skill> = []
@@ -65,11 +65,7 @@ export const select = Effect.fnUntraced(function*(
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,
-  options: {
-    readonly into: string
-    readonly acceptChanges?: boolean | undefined
-    readonly acceptSigner?: boolean | undefined
-  }
+  options: Pick<Options, "into" | "acceptChanges" | "acceptSigner">
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const lock = yield* readLock(into)

@@ -8,7 +8,7 @@ import { PullError, toPullError, type UnsafeName } from "../../PullError.js"
 import type { LockFile } from "../../LockFile.js"
 import { checkNames, keptFiles, placed } from "./names.js"
 import { writeError } from "./paths.js"
-import type { Plan, Progress, Staged } from "../../Pull.js"
+import type { Options, Plan, Staged } from "../../Pull.js"
 import { filesOf } from "./plan.js"
 
 
@@ -17,7 +17,7 @@ export const stage = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   planned: Plan,
   staging: string,
-  onProgress?: ((progress: Progress) => void) | undefined
+  onProgress?: Options["onProgress"]
 ): Effect.fn.Return<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
   const staged: Array<Staged> = []
