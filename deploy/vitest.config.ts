@@ -5,7 +5,7 @@
 import { project } from "../vitest.shared.js"
 
 export default project("cluster", {
-  include: ["deploy/test/**/*.test.ts"],
+  include: ["deploy/test/cluster.test.ts"],
   testTimeout: 300_000,
   hookTimeout: 120_000
 })

@@ -98,6 +98,13 @@ export const floor = (answers: string) => start("floor", [dist("bench/dist/serve
 
 export const oursLayer = (dir: string) => start("ours", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir])
 
+/** `mcp-skills-server serve --metrics`: spans and series on, Prometheus text at /metrics. */
+export const oursMetrics = (dir: string) => start("ours-metrics", [...oursArgs(dir), "--metrics"])
+
+/** Our server (Layer) with the fast route disabled and `Observability.layer` on. */
+export const oursRouteOffMetrics = (dir: string) =>
+  start("ours-off-metrics", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir, "--no-fast-route", "--metrics"])
+
 /** Our server (Layer) with the fast route disabled: effect's dispatch for every request. */
 export const oursRouteOff = (dir: string) =>
   start("ours-off", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir, "--no-fast-route"])

@@ -1,5 +1,5 @@
 /**
- * The benchmark: `npm run bench -- [--quick] [--only throughput,growth,startup,client]`.
+ * The benchmark: `npm run bench -- [--quick] [--only throughput,growth,startup,client,metrics]`.
  *
  * 1. throughput: our server, the official SDK server and a floor server, each in its own child
  *    process over the same catalogue; autocannon in interleaved rounds; req/s, p50, p99, ratios.
@@ -28,7 +28,7 @@ import * as Wire from "./wire.js"
 const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
-const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert").split(","))
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics").split(","))
 
 const config = quick
   ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], sdkGrowthMax: 1000, cliStartTimeoutMs: 120_000 }
@@ -106,6 +106,27 @@ const x = (ratio: number) => (Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : 
 const targets: Array<{ target: string; measured: string; met: boolean | undefined }> = []
 const check = (target: string, measured: string, met: boolean | undefined) => targets.push({ target, measured, met })
 
+// Every request sent twice to every server and checked; an answer that is the same both times is
+// the body the load compares byte for byte.
+const verifiedTargets = async (
+  servers: ReadonlyArray<Children.Child>,
+  requests: ReadonlyArray<Wire.Request>,
+  notes: Array<string>
+): Promise<Array<Target>> => {
+  const targetsOf: Array<Target> = []
+  for (const server of servers) {
+    const bodies = new Map<string, string>()
+    for (const request of requests) {
+      const first = await Wire.verify(server.name, server.url, request)
+      const second = await Wire.verify(server.name, server.url, request)
+      if (first.body === second.body) bodies.set(request.label, first.body)
+      else notes.push(`${server.name} ${request.label}: answers differ between requests; only status and transport errors counted`)
+    }
+    targetsOf.push({ name: server.name, url: server.url, bodies })
+  }
+  return targetsOf
+}
+
 // ---------------------------------------------------------------------------------------------
 // 1 + 4. Throughput (and the client, against the same running server)
 
@@ -137,18 +158,8 @@ const throughput = async () => {
   const servers = [ours, sdk, floor, oursOff]
   const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
 
-  const targetsOf: Array<Target> = []
   const notes: Array<string> = []
-  for (const server of servers) {
-    const bodies = new Map<string, string>()
-    for (const request of requests) {
-      const first = await Wire.verify(server.name, server.url, request)
-      const second = await Wire.verify(server.name, server.url, request)
-      if (first.body === second.body) bodies.set(request.label, first.body)
-      else notes.push(`${server.name} ${request.label}: answers differ between requests; only status and transport errors counted`)
-    }
-    targetsOf.push({ name: server.name, url: server.url, bodies })
-  }
+  const targetsOf = await verifiedTargets(servers, requests, notes)
   log(`throughput: every answer verified (status 200, JSON-RPC result, digests); ${config.rounds} interleaved rounds of ${config.seconds} s, ${config.connections} connections`)
   const rows = await rounds(targetsOf, requests, { ...config, log })
   const memoryAfterLoad = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
@@ -169,6 +180,34 @@ const throughput = async () => {
     rows,
     client
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics on against off: the same server with `--metrics` (spans and series on), on the fast
+// route (the CLI) and on effect's dispatch (the Layer with the route off).
+
+const metricsBench = async () => {
+  log(`metrics: generating the catalogue`)
+  const catalogue = Catalogue.generate({ skills: 100, bigFile: false, fullSkill: false })
+  const dir = await catalogueDir("metrics", catalogue)
+  const one = Wire.sortedSkills(catalogue).filter((s) => s.path.startsWith("team-"))[0]!
+  const requests = [
+    Wire.listFirstPage(catalogue),
+    Wire.getSkill(one),
+    Wire.readFile("resources/read small text", one, "references/guide.md"),
+    Wire.readDirectory(one)
+  ]
+  const servers = [
+    await started(() => Children.ours(dir)),
+    await started(() => Children.oursMetrics(dir)),
+    await started(() => Children.oursRouteOff(dir)),
+    await started(() => Children.oursRouteOffMetrics(dir))
+  ]
+  const notes: Array<string> = []
+  const rows = await rounds(await verifiedTargets(servers, requests, notes), requests, { ...config, log })
+  for (const s of servers) await stop(s)
+  removeDir(dir)
+  return { rows, notes }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -313,6 +352,7 @@ const main = async () => {
   if (sections.has("throughput") || sections.has("client")) results["throughput"] = await throughput()
   if (sections.has("growth") || sections.has("startup")) results["growth"] = await growth()
   if (sections.has("upsert")) results["upsert"] = [10, 10_000].map(upsert)
+  if (sections.has("metrics")) results["metrics"] = await metricsBench()
   results["elapsedSeconds"] = (performance.now() - t0) / 1000
   ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
   report()
@@ -429,6 +469,21 @@ const report = () => {
       lines.push(`  for comparison: a full rescan (reload without events) ${num(r.fullReloadMs)} ms; the registry's rebuild alone (replace) ${num(r.registryMs)} ms`)
       check("one-file reload at 10,000 skills (watch, end to end) <= 1 s", `${num(r.watchedMs)} ms`, r.watchedMs <= 1000)
       check("that reload re-reads and re-hashes only the edited file", `${r.readFiles} read, ${r.hashedFiles} hashed`, r.hashedFiles === 1 && r.readFiles === 1 && r.registryHashedFiles === 0)
+    }
+  }
+  const metrics = results["metrics"] as { readonly rows: Array<Row> } | undefined
+  if (metrics !== undefined) {
+    lines.push("")
+    lines.push(`Metrics on (--metrics: spans and series) against off, same server, ${config.connections} connections, median of ${config.rounds} interleaved rounds x ${config.seconds} s`)
+    lines.push(`${pad("request", 28)}${pad("route off", 11)}${pad("route on", 10)}${pad("on/off", 8)}${pad("dispatch off", 14)}${pad("dispatch on", 13)}on/off`)
+    const byRequest = new Map<string, Record<string, Row>>()
+    for (const row of metrics.rows) byRequest.set(row.request, { ...byRequest.get(row.request), [row.server]: row })
+    for (const [request, r] of byRequest) {
+      const route = r["ours-metrics"]!.rps / r["ours"]!.rps
+      const dispatch = r["ours-off-metrics"]!.rps / r["ours-off"]!.rps
+      lines.push(`${pad(request, 28)}${pad(num(r["ours"]!.rps), 11)}${pad(num(r["ours-metrics"]!.rps), 10)}${pad(`${(route * 100).toFixed(0)}%`, 8)}${pad(num(r["ours-off"]!.rps), 14)}${pad(num(r["ours-off-metrics"]!.rps), 13)}${(dispatch * 100).toFixed(0)}%`)
+      check(`${request}: metrics on >= 90% of off (fast route)`, `${(route * 100).toFixed(0)}%`, route >= 0.9)
+      check(`${request}: metrics on >= 90% of off (effect's dispatch)`, `${(dispatch * 100).toFixed(0)}%`, dispatch >= 0.9)
     }
   }
   const u = results["upsert"] as Array<any> | undefined

@@ -4,11 +4,12 @@
  * a plain recursive `readdir` + `readFileSync` instead of `DirectorySource.load`. It isolates the
  * serving path from the directory loader's start-up cost.
  *
- * Usage: node ours-layer.js DIR [--no-fast-route]. Prints `loaded ...` and `listening URL`. With
- * `--no-fast-route` every request takes effect's dispatch (the bench's "route off" row).
+ * Usage: node ours-layer.js DIR [--no-fast-route] [--metrics]. Prints `loaded ...` and `listening
+ * URL`. With `--no-fast-route` every request takes effect's dispatch (the bench's "route off" row);
+ * `--metrics` turns the series of `Observability.layer` on (the bench's metrics row).
  */
 import { NodeRuntime } from "@effect/platform-node"
-import { Skill } from "@mcp-skills/server"
+import { Observability, Skill } from "@mcp-skills/server"
 // The CLI's wiring is not among the server package's exports (`bin/*` is blocked): taken from the
 // workspace package's build (bench/dist/servers and bench/src/servers are as deep).
 import * as Serve from "../../../packages/skills-server/dist/src/bin/serve.js"
@@ -53,4 +54,8 @@ Layer.launch(Serve.http(definitions, {
       console.log(`loaded ${definitions.length} skills (files read in ${readMs.toFixed(0)} ms, registered in ${(performance.now() - started - readMs).toFixed(0)} ms)`)
       console.log(`listening ${url}`)
     })
-})).pipe(NodeRuntime.runMain)
+})).pipe(
+  // As `serve --metrics` without an OTLP endpoint: the series, no spans.
+  Effect.provide(process.argv.includes("--metrics") ? Observability.layer({ spans: false }) : Layer.empty),
+  NodeRuntime.runMain
+)

@@ -17,7 +17,7 @@ import { McpClientError } from "effect/ai/McpClientError"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { Signing, type Skill } from "@mcp-skills/core"
+import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
 import * as Pull from "./Pull.js"
 import * as SkillCache from "./SkillCache.js"
@@ -370,7 +370,20 @@ export const command = Command.make("mcp-skills").pipe(
  *
  * @since 0.1.0
  */
-export const main: Effect.Effect<void, unknown> = command.pipe(
-  Command.run({ version: "0.1.0" }),
-  Effect.provide(NodeServices.layer)
-)
+export const main: Effect.Effect<void, unknown> = Effect.suspend(() => {
+  const run = command.pipe(Command.run({ version: "0.1.0" }))
+  // A configured OTLP endpoint turns CLIENT spans (their context sent to the server in `_meta`)
+  // and the client's series on, exported as the OTEL_* variables say.
+  if (!McpTelemetry.otlpConfigured(process.env)) return run
+  const protocol = McpTelemetry.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
+  if (protocol === undefined) {
+    return Effect.andThen(
+      Console.error(`mcp-skills: OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`),
+      Effect.sync(() => void (process.exitCode = 1))
+    )
+  }
+  return Effect.provide(
+    run,
+    Layer.merge(McpTelemetry.layer(), McpTelemetry.layerOtlp({ protocol, serviceName: "mcp-skills", serviceVersion: "0.1.0" }))
+  )
+}).pipe(Effect.provide(NodeServices.layer))

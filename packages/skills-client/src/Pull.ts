@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
-import type { Skill } from "@mcp-skills/core"
+import { McpTelemetry, type Skill } from "@mcp-skills/core"
 import * as Committing from "./internal/pull/commit.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
@@ -220,4 +220,4 @@ export const pull = (
         : { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous.files, done.lock.files) }
     })
     return { skills }
-  }))
+  })).pipe(McpTelemetry.span("mcp_skills.pull"))

@@ -12,18 +12,30 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import * as McpClient from "effect/ai/McpClient"
-import { ConfigurationError, McpClientError } from "effect/ai/McpClientError"
+import { McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
-import { CacheHint, type Digest, type EffectSupport, Extension, Limits, Protocol, Skill, type SkillFrontmatter } from "@mcp-skills/core"
+import {
+  CacheHint,
+  type Digest,
+  type EffectSupport,
+  Extension,
+  Limits,
+  type McpTelemetry,
+  Protocol,
+  Skill,
+  type SkillFrontmatter
+} from "@mcp-skills/core"
 import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
 import * as Negotiate from "./internal/negotiate.js"
 import * as Paging from "./internal/paging.js"
 import * as Results from "./internal/results.js"
+import * as Settings from "./internal/settings.js"
+import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
 import * as Verification from "./Verification.js"
@@ -232,11 +244,8 @@ export interface Service {
  */
 export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp-skills/client/SkillsClient") {}
 
-const DefaultTimeout = Duration.seconds(60)
-const DefaultMaxPages = 100
 // base64 inflates a 16 MiB file to about 21.4 MiB before JSON framing.
 const MaxMessageBytes = 32 * 1024 * 1024
-const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
 
 /**
  * Connects over an existing transport. The scope owns the connection.
@@ -252,29 +261,17 @@ export const make = (
 const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
   options: Options,
-  send: Transport.Send | undefined
+  send: Transport.Send | undefined,
+  network?: McpTelemetry.Transport | undefined
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
-  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
-  if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
-    return yield* new McpClientError({
-      reason: new ConfigurationError({ description: `timeout must be a positive duration, got ${String(options.timeout)}` })
-    })
-  }
-  const trust = options.trust === undefined ? undefined : Verification.trustPolicy(options.trust)
-  if (trust !== undefined && Result.isFailure(trust)) {
-    return yield* new McpClientError({
-      reason: new ConfigurationError({ description: `trust: ${trust.failure.reason}` })
-    })
-  }
-  const limits = options.limits ?? Limits.defaults
-  const maxPages = options.maxPages ?? DefaultMaxPages
-  const allowDynamic = options.allowDynamic ?? false
+  const { timeout, limits, maxPages, allowDynamic, trust, clientInfo } = yield* Settings.settle(options)
   const server = options.server
   const cache = yield* SkillCache.SkillCache
   const connection = yield* Transport.connect(transport, {
-    clientInfo: options.clientInfo ?? defaultClientInfo,
+    clientInfo,
     timeout,
-    send
+    send,
+    network
   })
   const extensions = Results.isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
   const declared = Results.isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
@@ -289,7 +286,7 @@ const makeWith = Effect.fnUntraced(function*(
 
   const walk = Paging.walker(request, maxPages)
 
-  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust: trust?.success })
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
@@ -335,7 +332,7 @@ const makeWith = Effect.fnUntraced(function*(
     return listing
   })
 
-  const getSkill = Effect.fnUntraced(function*(uri: string) {
+  const fetchSkill = Effect.fnUntraced(function*(uri: string) {
     yield* requireExtension
     const result = yield* request(Extension.GetSkillMethod, { uri }).pipe(
       Results.refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
@@ -350,6 +347,8 @@ const makeWith = Effect.fnUntraced(function*(
     yield* remember([fetched.skill], fetched.cacheHint)
     return fetched
   })
+
+  const getSkill = (uri: string) => Telemetry.verified("mcp_skills.get_verified", Telemetry.verificationKind, fetchSkill(uri))
 
   const readResourceDirectory = Effect.fnUntraced(function*(uri: string) {
     if (capability?.directoryRead !== true) return yield* new DirectoryReadNotSupported({ uri })
@@ -426,12 +425,16 @@ const makeWith = Effect.fnUntraced(function*(
   // failure, or one against a fresh entry, is the error, counting the re-get. A file the new entry
   // no longer lists was removed.
   const readVerified = (skill: Skill.Skill, uriOrReference: string) =>
-    readOnce(skill, uriOrReference).pipe(
-      Effect.catchTags({
-        SizeMismatch: (error) => heal(skill, uriOrReference, error),
-        DigestMismatch: (error) => heal(skill, uriOrReference, error),
-        ResourceNotFound: (error) => heal(skill, uriOrReference, error)
-      })
+    Telemetry.verified(
+      "mcp_skills.read_verified",
+      Telemetry.verificationKind,
+      readOnce(skill, uriOrReference).pipe(
+        Effect.catchTags({
+          SizeMismatch: (error) => heal(skill, uriOrReference, error),
+          DigestMismatch: (error) => heal(skill, uriOrReference, error),
+          ResourceNotFound: (error) => heal(skill, uriOrReference, error)
+        })
+      )
     )
 
   const heal = (skill: Skill.Skill, uriOrReference: string, error: SizeMismatch | DigestMismatch | ResourceNotFound) =>
@@ -497,7 +500,7 @@ const negotiate = <R>(
   connect: Negotiate.Connect<R>,
   options: Options
 ): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
-  Negotiate.negotiate(choice, connect, (transport, send) => makeWith(transport, options, send))
+  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network))
 
 /**
  * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
@@ -584,7 +587,7 @@ export const layerStdio = (
           }),
           protocol,
           maxMessageBytes: MaxMessageBytes
-        }), (transport) => ({ transport })),
+        }), (transport) => ({ transport, network: "pipe" as const })),
       { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
     )
   )

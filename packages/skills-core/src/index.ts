@@ -31,6 +31,11 @@ export * as Manifest from "./Manifest.js"
 /**
  * @since 0.1.0
  */
+export * as McpTelemetry from "./McpTelemetry.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Protocol from "./Protocol.js"
 
 /**

@@ -48,6 +48,7 @@ import * as Revision from "./Revision.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import { normalizeHint } from "./internal/registry.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
 
@@ -405,6 +406,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
 
     const announce = (revision: Revision.Revision) =>
       bus.publish({ _tag: "Revision", revision }).pipe(
+        Telemetry.busMessage("published", "Revision"),
         Effect.catch((error) =>
           logProblem(`could not announce revision ${revision} (${error.message}); replicas re-check it when the bus is back`)
         )
@@ -419,6 +421,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
       return Effect.andThen(
         warn,
         bus.publish({ _tag: "Edit", revision: commit.after.revision, upsert: carried, remove: commit.remove }).pipe(
+          Telemetry.busMessage("published", "Edit"),
           Effect.catch((error) =>
             logProblem(`could not send the edit of revision ${commit.after.revision} (${error.message}); other replicas do not serve it`)
           )
@@ -478,6 +481,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
         const revision = yield* current
         switch (event._tag) {
           case "Subscribed": {
+            yield* Telemetry.busConnected(true)
             if (down) yield* log("change bus is back")
             down = false
             if (event.latest === revision) return
@@ -499,7 +503,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
           case "Reload":
             return yield* reload("asked to reload on the bus")
         }
-      })
+      }).pipe(Telemetry.busMessage("received", event._tag))
 
     const backoff = Schedule.exponential(base).pipe(
       Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap)))
@@ -510,7 +514,10 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
         Effect.suspend(() => {
           if (down) return Effect.void
           down = true
-          return logProblem(`${error.message}; still serving revision ${served}, subscribing again with backoff`)
+          return Effect.andThen(
+            Telemetry.busConnected(false),
+            logProblem(`${error.message}; still serving revision ${served}, subscribing again with backoff`)
+          )
         })
       ),
       Effect.retry(backoff),

@@ -195,6 +195,7 @@ import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
 import * as OnDemand from "./internal/onDemand.js"
 import * as Sessions from "./internal/sessions.js"
+import * as Telemetry from "./internal/telemetry.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -458,9 +459,12 @@ const sessionMiddleware = (state: Handlers.State, mcpPaths: Set<string>, maxPend
             : event("notifications/resources/updated", { uri: notice.uri }))
       ).pipe(Stream.interruptWhen(opened.value.ended))
     }))
-    const dropped = Effect.logWarning(
-      `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
-      { client: Sessions.clientOf(request) }
+    const dropped = Effect.andThen(
+      Telemetry.count(Telemetry.metrics.notifications, { outcome: "dropped" }),
+      Effect.logWarning(
+        `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
+        { client: Sessions.clientOf(request) }
+      )
     )
     return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, maxPendingBytes, writer, dropped)), {
       contentType: "text/event-stream",
@@ -589,7 +593,9 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
-        yield* PubSub.publish(hub, { changes, before, after: yield* built.snapshot })
+        const after = yield* built.snapshot
+        yield* Telemetry.catalogue(after)
+        yield* PubSub.publish(hub, { changes, before, after })
         return changes
       })
     const registry = SkillRegistry.SkillRegistry.of({
@@ -598,10 +604,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       upsert: (next, origin) => published(built.upsert(next, origin)),
       remove: (uris, origin) => published(built.remove(uris, origin)),
       update: (change) => published(built.update(change)),
-      reload: published(built.reload)
+      reload: published(Telemetry.reload(built.reload))
     })
+    yield* Telemetry.catalogue(yield* built.snapshot)
     yield* announceFamilyChanges(built, hub)
-    const check = options.visibility
+    const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
     const handle = Effect.gen(function*() {
       const slot = yield* Handlers.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
@@ -625,7 +632,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const state: Handlers.State = {
       label: options.name ?? describeRegistry(yield* built.snapshot),
       registry,
-      rescan: OnDemand.makeRescan(registry.reload, yield* Effect.scope),
+      rescan: OnDemand.makeRescan(Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), registry.reload), yield* Effect.scope),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
@@ -634,6 +641,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       renderings: yield* Kind.makeRenderCache,
       changes: hub
     }
+    yield* Telemetry.observe(
+      { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
+      () => Effect.runSync(state.sessions.size)
+    )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
       const context = yield* Effect.context<never>()

@@ -26,6 +26,11 @@ export * as Revision from "./Revision.js"
 /**
  * @since 0.1.0
  */
+export * as Observability from "./Observability.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as PathTemplate from "./PathTemplate.js"
 
 /**

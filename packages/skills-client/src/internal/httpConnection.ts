@@ -20,6 +20,7 @@ export const connect = (
 ) => {
   const headers = options.headers
   return Effect.all({
+    network: Effect.succeed("tcp" as const),
     transport: McpClient.http({
       url: options.url,
       protocol,

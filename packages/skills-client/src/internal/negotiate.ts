@@ -2,6 +2,7 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type { McpTelemetry } from "@mcp-skills/core"
 import type * as McpClient from "effect/ai/McpClient"
 import { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
@@ -18,17 +19,29 @@ const rejectsRevision = (error: McpClientError) => {
 /** Opens the transport of one connection attempt at `protocol`'s revision. */
 export type Connect<R> = (
   protocol: McpProtocol.ProtocolAdapter<McpClient.ProtocolVersion>
-) => Effect.Effect<{ readonly transport: McpClient.Transport; readonly send?: Transport.Send | undefined }, McpClientError, R | Scope.Scope>
+) => Effect.Effect<
+  {
+    readonly transport: McpClient.Transport
+    readonly send?: Transport.Send | undefined
+    readonly network?: McpTelemetry.Transport | undefined
+  },
+  McpClientError,
+  R | Scope.Scope
+>
 
 /** Connects with `connect` at the chosen revision and builds the client with `build`. */
 export const negotiate = <S, E, R>(
   choice: McpClient.ProtocolVersion | "auto" | undefined,
   connect: Connect<R>,
-  build: (transport: McpClient.Transport, send: Transport.Send | undefined) => Effect.Effect<S, E, Scope.Scope>
+  build: (
+    transport: McpClient.Transport,
+    send: Transport.Send | undefined,
+    network: McpTelemetry.Transport | undefined
+  ) => Effect.Effect<S, E, Scope.Scope>
 ): Effect.Effect<S, McpClientError | E, R | Scope.Scope> => {
   const attempt = (version: McpClient.ProtocolVersion) =>
-    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ transport, send }) =>
-      build(transport, send))
+    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ network, send, transport }) =>
+      build(transport, send, network))
   if (choice !== undefined && choice !== "auto") return attempt(choice)
   return Effect.gen(function*() {
     // The first attempt gets its own scope, so a refused connection (a spawned server included)

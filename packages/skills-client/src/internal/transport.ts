@@ -37,6 +37,8 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import type * as Scope from "effect/Scope"
 import { EffectSupport, Extension } from "@mcp-skills/core"
+import type { McpTelemetry } from "@mcp-skills/core"
+import * as Telemetry from "./telemetry.js"
 
 /** @internal */
 export interface Connection {
@@ -129,6 +131,8 @@ export const connect = Effect.fnUntraced(function*(
     readonly timeout: Duration.Duration
     /** Sends the extension's own requests instead of `transport` (see {@link httpSend}). */
     readonly send?: Send | undefined
+    /** What the transport runs on, for telemetry (`tcp` for HTTP, `pipe` for stdio). */
+    readonly network?: McpTelemetry.Transport | undefined
   }
 ): Effect.fn.Return<Connection, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
   yield* EffectSupport.verify(Package, {
@@ -176,36 +180,49 @@ export const connect = Effect.fnUntraced(function*(
 
   const send: Send = options.send ?? ((message) => transport.request(message))
   const request = (method: string, params: Record<string, unknown>, timeout: Duration.Duration) =>
-    Effect.suspend(() =>
-      send({
-        jsonrpc: "2.0",
-        id: `skills:${nextId++}`,
+    Effect.suspend(() => {
+      const id = `skills:${nextId++}`
+      return Telemetry.request(
         method,
-        params: modern ? { ...params, _meta: meta } : params
-      })
-    ).pipe(
-      Effect.mapError(explained),
-      Effect.flatMap((response): Effect.Effect<unknown, McpClientError> => {
-        if ("error" in response && response.error !== undefined) {
-          return Effect.fail(fail(
-            new ProtocolError({
-              code: response.error.code,
-              data: response.error.data,
-              description: response.error.message
+        params,
+        { protocolVersion, requestId: id, transport: options.network },
+        (error: McpClientError) => ({ code: errorCode(error), tag: error.reason._tag }),
+        // The client span's context goes to the server in `_meta` (SEP-414), on every revision.
+        (traced) =>
+          send({
+            jsonrpc: "2.0",
+            id,
+            method,
+            params: modern
+              ? { ...params, _meta: traced === undefined ? meta : { ...meta, ...traced } }
+              : traced === undefined
+              ? params
+              : { ...params, _meta: traced }
+          }).pipe(
+            Effect.mapError(explained),
+            Effect.flatMap((response): Effect.Effect<unknown, McpClientError> => {
+              if ("error" in response && response.error !== undefined) {
+                return Effect.fail(fail(
+                  new ProtocolError({
+                    code: response.error.code,
+                    data: response.error.data,
+                    description: response.error.message
+                  })
+                ))
+              }
+              const result = response.result
+              if (isRecord(result) && result.resultType !== undefined && result.resultType !== "complete") {
+                return Effect.fail(fail(new UnsupportedError({ description: `MCP ${method} answered resultType ${String(result.resultType)}` })))
+              }
+              return Effect.succeed(result)
+            }),
+            Effect.timeoutOrElse({
+              duration: timeout,
+              orElse: () => Effect.fail(fail(new TimeoutError({ operation: method })))
             })
-          ))
-        }
-        const result = response.result
-        if (isRecord(result) && result.resultType !== undefined && result.resultType !== "complete") {
-          return Effect.fail(fail(new UnsupportedError({ description: `MCP ${method} answered resultType ${String(result.resultType)}` })))
-        }
-        return Effect.succeed(result)
-      }),
-      Effect.timeoutOrElse({
-        duration: timeout,
-        orElse: () => Effect.fail(fail(new TimeoutError({ operation: method })))
-      })
-    )
+          )
+      )
+    })
 
   return { protocolVersion, mcp, capabilities, request }
 })

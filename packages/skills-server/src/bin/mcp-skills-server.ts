@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { McpTelemetry } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -16,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
+import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
@@ -146,15 +148,42 @@ const maxSessionsPerClient = sessionCap(
   "Most 2025-11-25 HTTP sessions one remote address holds at once (default 1000)"
 )
 
+const metrics = Flag.Boolean("metrics").pipe(
+  Flag.withDescription("Serve Prometheus metrics at GET /metrics on the MCP listener (HTTP)"),
+  Flag.withDefault(false)
+)
+
+const metricsPort = Flag.Int("metrics-port").pipe(
+  Flag.withDescription("Serve Prometheus metrics at GET /metrics on this port of --host instead (HTTP or stdio); 0 picks a free one"),
+  Flag.optional
+)
+
+const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
+  Flag.withDescription("text, or json: one JSON object per line on stderr, trace and span ids included (default text)"),
+  Flag.withDefault("text" as const)
+)
+
 const serve = Command.make(
   "serve",
   {
     directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
-    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned
+    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat
   },
   Effect.fnUntraced(function*(input) {
-    // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr.
-    const log = input.stdio ? Console.error : Console.log
+    // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
+    // with --log-format json every line is a structured log record (on stderr).
+    const log = input.logFormat === "json"
+      ? (line: string) => Effect.logInfo(line)
+      : input.stdio
+      ? Console.error
+      : Console.log
+    if (input.metrics && input.stdio) return yield* fail("--metrics needs the HTTP listener; with --stdio use --metrics-port")
+    const otlp = McpTelemetry.otlpConfigured(process.env)
+    const otlpProtocol = Observability.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
+    if (otlp && otlpProtocol === undefined) {
+      return yield* fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`)
+    }
+    const observed = input.metrics || Option.isSome(input.metricsPort) || otlp
     const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
     const prefixed = input.prefix._tag === "Some" ? segments(input.prefix.value) : undefined
     const common = {
@@ -200,11 +229,25 @@ const serve = Command.make(
           maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
         },
         requireSigned: input.requireSigned,
+        metrics: input.metrics,
         onListening: (url) => log(`listening ${url}`)
       })
+    const metricsServer = Option.match(input.metricsPort, {
+      onNone: () => Layer.empty,
+      onSome: (port) => Serve.metricsListener({ host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
+    })
+    const observability = Layer.mergeAll(
+      // Spans only where they go somewhere: without an OTLP endpoint nothing would export them.
+      observed ? Observability.layer({ spans: otlp }) : Layer.empty,
+      otlp
+        ? Observability.layerOtlp({ protocol: otlpProtocol, serviceName: Serve.serverInfo.name, serviceVersion: Serve.serverInfo.version })
+        : Layer.empty
+    )
     // Over stdio the transport ends by itself once input has ended and every request has been
-    // answered (StdioFraming), which ends the program.
-    return yield* Layer.launch(server)
+    // answered (StdioFraming), which ends the program: the other layers are provided to the
+    // server (built before it, in its fiber), not merged with it (built beside it, which the end
+    // of the transport would not end).
+    return yield* Layer.launch(server.pipe(Layer.provide(metricsServer), Layer.provide(observability)))
   }, (effect) =>
     // Expected failures get one readable line and exit status 1, not a stack trace.
     Effect.catchTags(effect, {
@@ -213,7 +256,8 @@ const serve = Command.make(
       RegistrationError: (error) => fail(error.message),
       UriCollision: (error) => fail(error.message),
       ServeError: (error) => fail(`cannot listen: ${error.message}`)
-    }))
+    }), // The JSON logger is in place before anything logs.
+  (effect, input) => input.logFormat === "json" ? Effect.provide(effect, Observability.layerJsonLogs) : effect)
 ).pipe(
   Command.withDescription("Serve every skill under DIRECTORY over MCP (Skills extension, SEP-2640)"),
   Command.withExamples([

@@ -17,6 +17,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 import * as DirectorySource from "../DirectorySource.js"
 import * as HttpAdmission from "../HttpAdmission.js"
+import * as Observability from "../Observability.js"
 import type * as Skill from "../Skill.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
@@ -237,6 +238,8 @@ export interface HttpOptions {
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined
+  /** Serve Prometheus text at `GET /metrics` on this listener (`Observability.layerPrometheus`). */
+  readonly metrics?: boolean | undefined
   /** Bounds of 2025-11-25 sessions (`SkillsServer.Options.sessions`). */
   readonly sessions?: SkillsServer.SessionOptions | undefined
   /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
@@ -270,7 +273,8 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     allowSessionTermination: true,
     registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
   }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
-  const served = HttpRouter.serve(mcp, { disableListenLog: true, disableLogger: true }).pipe(
+  const routes = options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
+  const served = HttpRouter.serve(routes, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
   )
   // Built after `served`, so the handler is installed before anyone is told the address.
@@ -302,3 +306,27 @@ export const stdio = (
     protocols: protocolsFor(protocols),
     registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))
+
+/**
+ * Serves Prometheus text at `http://host:port/metrics` on a listener of its own (for stdio servers,
+ * or to keep metrics off the MCP port); `onListening` gets its URL.
+ *
+ * @since 0.1.0
+ */
+export const metricsListener = (options: {
+  readonly host: string
+  readonly port: number
+  readonly onListening: (url: string) => Effect.Effect<void>
+}) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    const port = server.address._tag === "UnixPathAddress" ? options.port : server.address.port
+    const host = options.host.includes(":") ? `[${options.host}]` : options.host
+    yield* options.onListening(`http://${host}:${port}/metrics`)
+  })).pipe(
+    Layer.provide(
+      HttpRouter.serve(Observability.layerPrometheus(), { disableListenLog: true, disableLogger: true }).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
+      )
+    )
+  )

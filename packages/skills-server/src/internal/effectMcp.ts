@@ -73,6 +73,7 @@ import type * as RpcGroup from "effect/rpc/RpcGroup"
 import * as RpcServer from "effect/rpc/RpcServer"
 import * as Learning from "./learning.js"
 import * as ListenPacing from "./listenPacing.js"
+import * as Telemetry from "./telemetry.js"
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
@@ -296,6 +297,14 @@ const requestInfo = (
     } satisfies RequestInfo
   })
 
+// What telemetry records of a request: effect's RPC server hands each handler the JSON-RPC id
+// as `requestId` (effect 4.1.0 `RpcServer`, the handler's metadata).
+const requestOf = (request: RequestInfo, options: { readonly requestId?: unknown } | undefined) => ({
+  protocolVersion: request.protocolVersion,
+  requestId: options?.requestId,
+  sessionId: request.sessionId
+})
+
 // effect 4.1.0 `McpServer.runMiddleware` annotates a handler's failure with this key when the
 // handler ran inside middleware.
 const HandlerFailureKey = "effect/ai/McpServer/HandlerFailure"
@@ -486,8 +495,8 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         const connections = connectionsOf(target)
         const connectionOf = (clientId: number) => connections.get(clientId)?.connection
         const currentRequest = requestInfo(modern, core, server, serverInfo, connectionOf, learnt)
-        const bind = (handler: Handler) => (params: unknown) =>
-          Effect.flatMap(currentRequest, (request) => handler(params, request))
+        const bind = (method: string, handler: Handler) => (params: unknown, options?: { readonly requestId?: unknown }) =>
+          Effect.flatMap(currentRequest, (request) => Telemetry.serve(method, params, requestOf(request, options), handler(params, request)))
         const context = target.context
         const intercepting = {
           ...target,
@@ -519,6 +528,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
                   }))
                 const pacer = Option.isNone(params) ? undefined : ListenPacing.make(askedBy(params.value), publish)
                 yield* Effect.forkScoped(Stream.runForEach(notices, (notice) => pacer === undefined ? publish(notice) : pacer.offer(notice)))
+                yield* Telemetry.listenOpen
                 return subscription
               }),
               ...(context.sendNotification === undefined ? {} : {
@@ -573,11 +583,16 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
             for (const [method, interceptor] of Object.entries(extension.intercept)) {
               const original = handlers[method]
               if (typeof original !== "function") continue
-              replaced[method] = (params: unknown, options: unknown) =>
+              replaced[method] = (params: unknown, options: { readonly requestId?: unknown } | undefined) =>
                 Effect.flatMap(
                   currentRequest,
                   (request) =>
-                    interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
+                    Telemetry.serve(
+                      method,
+                      params,
+                      requestOf(request, options),
+                      interceptor(params, request, Effect.suspend(() => original(params, options) as Effect.Effect<unknown, unknown>))
+                    )
                 )
             }
             return target.install(protocol, group, replaced)
@@ -597,6 +612,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
               }
             }
             const scope = yield* Scope.fork(runScope)
+            yield* Scope.provide(Telemetry.session(base.protocolVersion, "pipe"), scope)
             const connected: Connected = { connection: makeConnection(), scope, initialized: yield* Deferred.make<void>() }
             connections.set(clientId, connected)
             const send = context.sendNotification
@@ -646,7 +662,7 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(base: A, exte
         if (!modern) yield* exposeSessionEnd(server)
         yield* base.installHandlers(core, wrappedLifecycle, intercepting)
         const handlers: Record<string, unknown> = {}
-        for (const [method, handler] of Object.entries(extension.handlers)) handlers[method] = bind(handler)
+        for (const [method, handler] of Object.entries(extension.handlers)) handlers[method] = bind(method, handler)
         yield* target.install(base, rpcs, handlers)
       })
   }

@@ -62,6 +62,7 @@ import * as Encoded from "./encoded.js"
 import * as Handlers from "./handlers.js"
 import * as Learning from "./learning.js"
 import * as Nesting from "./nesting.js"
+import * as Telemetry from "./telemetry.js"
 
 /** Largest body the route reads itself; larger requests are never skills reads. */
 export const MaxBody = 64 * 1024
@@ -260,7 +261,7 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
       const route = routes.get(path)
       if (route === undefined) return learn(request, path, httpEffect)
       if (route === null) return httpEffect
-      return Effect.flatMap(answer(route, request), (answered) =>
+      return Effect.flatMap(Telemetry.fastRoute(request, answer(route, request), HttpServerResponse.isHttpServerResponse), (answered) =>
         answered === undefined
           ? httpEffect
           : HttpServerResponse.isHttpServerResponse(answered)

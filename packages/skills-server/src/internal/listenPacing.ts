@@ -16,6 +16,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Notice } from "./effectMcp.js"
+import * as Telemetry from "./telemetry.js"
 
 /** Notices handed to effect and not yet sent: half of effect's 64, leaving room for its own events. */
 export const Window = 32
@@ -62,19 +63,27 @@ export const make = (asked: Asked, hand: (notice: Notice, sent: Effect.Effect<vo
   })
   const sent = Effect.andThen(Effect.sync(() => void handedOut--), pump)
   const coalescedSent = Effect.andThen(Effect.sync(() => void (coalesced = false)), sent)
-  const hold = (notice: Notice) => {
+  // How many updates `notice` folded into a list_changed (for telemetry).
+  const hold = (notice: Notice): number => {
     if (notice._tag === "ResourcesChanged") {
       if (asked.listChanged) listChanged = true
-      return
+      return 0
     }
-    if (!asked.subscribed(notice.uri) || coalesced || updated.has(notice.uri)) return
+    if (!asked.subscribed(notice.uri) || updated.has(notice.uri)) return 0
+    if (coalesced) return 1
     if (asked.listChanged && handedOut + updated.size + (listChanged ? 1 : 0) >= Bound) {
+      const folded = updated.size + 1
       updated.clear()
       listChanged = true
       coalesced = true
-      return
+      return folded
     }
     updated.add(notice.uri)
+    return 0
   }
-  return { offer: (notice) => Effect.andThen(Effect.sync(() => hold(notice)), pump) }
+  return {
+    offer: (notice) =>
+      Effect.flatMap(Effect.sync(() => hold(notice)), (folded) =>
+        folded === 0 ? pump : Effect.andThen(Telemetry.count(Telemetry.metrics.notifications, { outcome: "coalesced" }, folded), pump))
+  }
 }

@@ -24,6 +24,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Telemetry from "./telemetry.js"
 
 /** Bounds of the per-session state. */
 export interface Options {
@@ -49,6 +50,8 @@ interface Session {
   /** The session's latest skills request: whose eyes decide what its stream may carry. */
   latest: unknown
   lastSeen: number
+  /** When it opened (`Clock` millis), for `mcp.server.session.duration`. */
+  readonly opened: number
   streams: number
   /** Completed when the session ends: its streams stop. */
   readonly ended: Deferred.Deferred<void>
@@ -129,7 +132,10 @@ export const make = (
         else perClient.set(session.client, held)
         session.subscriptions.clear()
         session.latest = undefined
-        return Effect.andThen(Deferred.succeed(session.ended, undefined), endEffect(id))
+        return Effect.andThen(
+          Telemetry.sessionEnded(session.opened),
+          Effect.andThen(Deferred.succeed(session.ended, undefined), endEffect(id))
+        )
       })
     // Expired sessions are swept on the way into the next session request (at most every quarter
     // of the timeout), not by a timer: a server nobody talks to holds no fiber and grows nothing.
@@ -156,11 +162,12 @@ export const make = (
           const held = perClient.get(client) ?? 0
           const full: Full | undefined = sessions.size >= maxSessions ? "server" : held >= maxSessionsPerClient ? "client" : undefined
           if (full !== undefined) {
+            yield* Telemetry.count(Telemetry.metrics.sessionsRefused, { cap: full })
             yield* endEffect(id)
             return full
           }
           const ended = yield* Deferred.make<void>()
-          sessions.set(id, { client, subscriptions: new Set(), latest: undefined, lastSeen: now, streams: 0, ended })
+          sessions.set(id, { client, subscriptions: new Set(), latest: undefined, lastSeen: now, opened: now, streams: 0, ended })
           perClient.set(client, held + 1)
           return undefined
         }),

@@ -2,6 +2,7 @@
  * A source over several roots: one scan at a time over shared state, URI collisions between roots,
  * problems and left-out entries reported once each, and the stamp check a watcher runs.
  */
+import { McpTelemetry } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
@@ -115,7 +116,8 @@ export const make = Effect.fnUntraced(function*(
       }
     }).pipe(
       // One scan at a time: the file cache and the last good versions are shared.
-      Semaphore.withPermits(lock, 1)
+      Semaphore.withPermits(lock, 1),
+      McpTelemetry.span("mcp_skills.scan", { "mcp_skills.scan.roots": roots.length })
     )
 
   const check = Effect.gen(function*() {
