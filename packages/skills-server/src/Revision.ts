@@ -13,7 +13,7 @@
  * @since 0.1.0
  */
 import { createHash } from "node:crypto"
-import type * as SkillRegistry from "./SkillRegistry.js"
+import type * as SkillRegistry from "./Snapshot.js"
 
 /**
  * A catalogue revision: 24 lowercase hex digits (a sum of 96-bit SHA-256 prefixes).

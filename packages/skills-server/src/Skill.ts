@@ -34,8 +34,9 @@ import type * as Duration from "effect/Duration"
 import type * as Effect from "effect/Effect"
 import type { McpSchema } from "effect/ai"
 import type * as Headers from "effect/http/Headers"
+import type * as Stream from "effect/Stream"
 import type { Digest, Manifest, Signing } from "@mcp-skills/core"
-import * as SkillFamily from "./SkillFamily.js"
+import type * as PathTemplate from "./PathTemplate.js"
 
 /**
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
@@ -187,13 +188,89 @@ export interface Rendered extends Common {
 }
 
 /**
- * A family of skills addressed by a path template, rendered per instance (see `SkillFamily`).
- * Families whose `list` or `render` need per-request services are added with
- * `SkillsServer.family`, which carries those requirements in its type.
+ * What `list` sees: the request it enumerates for, and the cursor of the page it is asked for
+ * (`undefined` for the first).
  *
  * @since 0.1.0
  */
-export type Family = SkillFamily.Family
+export interface ListRequest extends RenderRequest {
+  readonly cursor: string | undefined
+}
+
+/**
+ * One page of instances. `nextCursor` is the family's own opaque cursor for the page after it;
+ * the server wraps it in its listing cursor, so the family never sees another's cursor.
+ *
+ * @since 0.1.0
+ */
+export interface Page<P> {
+  readonly instances: ReadonlyArray<P>
+  readonly nextCursor?: string | undefined
+}
+
+/**
+ * Instances of one `list` call: all of them, or one page.
+ *
+ * @since 0.1.0
+ */
+export type Instances<P> = ReadonlyArray<P> | Page<P>
+
+/**
+ * A family of skills addressed by a path template, rendered per instance (see `SkillFamily`),
+ * as the registry receives it. The template's parameter names are erased here (the
+ * constructor checked them against the template at compile time); `R` are the per-request
+ * services `list` and `render` read. Families whose `list` or `render` need such services are
+ * added with `SkillsServer.family`, which carries those requirements in its type.
+ *
+ * @since 0.1.0
+ */
+export interface Family<R = never> {
+  readonly _tag: "Family"
+  /** The skill-path template (`customers/{customer}/onboarding`), validated on registration. */
+  readonly path: string
+  /** URI scheme, lower case; `skill` unless a domain scheme is wanted (R100). */
+  readonly scheme: string
+  /** Enumerates instances for `skills/list` and `resources/list`; `undefined`: unlisted. */
+  readonly list: ((request: ListRequest) => Effect.Effect<Instances<PathTemplate.Params>, unknown, R>) | undefined
+  readonly render: (
+    params: PathTemplate.Params,
+    request: RenderRequest
+  ) => Effect.Effect<Readonly<Record<string, Content>>, unknown, R>
+  /** The instances' own hint; its scope is `private` unless it says `public`. */
+  readonly cacheHint: CacheHint | undefined
+  /** The time limit of one `render` and of one `list` call. */
+  readonly timeout: Duration.Input
+  /**
+   * Emits whenever the family's instances changed (a customer added, a runbook edited): each
+   * listener that may see an instance of a listed family is told `list_changed`, and re-lists.
+   */
+  readonly changes: Stream.Stream<unknown> | undefined
+}
+
+/**
+ * The time limit of `render` and `list` when a family sets none.
+ *
+ * @since 0.1.0
+ */
+export const DefaultFamilyTimeout: Duration.Input = "10 seconds"
+
+/**
+ * Options of `family`. The parameter names in `render`'s and `list`'s types come from `path` alone.
+ *
+ * @since 0.1.0
+ */
+export interface FamilyOptions<T extends string, R> {
+  readonly path: T
+  readonly scheme?: string | undefined
+  readonly list?: ((request: ListRequest) => Effect.Effect<Instances<NoInfer<PathTemplate.Params<T>>>, unknown, R>) | undefined
+  readonly render: (
+    params: NoInfer<PathTemplate.Params<T>>,
+    request: RenderRequest
+  ) => Effect.Effect<Readonly<Record<string, Content>>, unknown, R>
+  readonly cacheHint?: CacheHint | undefined
+  readonly timeout?: Duration.Input | undefined
+  readonly changes?: Stream.Stream<unknown> | undefined
+}
 
 /**
  * Any skill the registry accepts.
@@ -348,4 +425,14 @@ export const rendered = (
  *
  * @since 0.1.0
  */
-export const family = SkillFamily.make
+export const family = <const T extends string, R = never>(options: FamilyOptions<T, R>): Family<R> => ({
+  _tag: "Family",
+  path: options.path,
+  scheme: options.scheme ?? "skill",
+  // The registry only ever passes parameters that matched this template, so the names agree.
+  list: options.list as Family<R>["list"],
+  render: options.render as Family<R>["render"],
+  cacheHint: options.cacheHint,
+  timeout: options.timeout ?? DefaultFamilyTimeout,
+  changes: options.changes
+})

@@ -56,4 +56,14 @@ export * as SkillsServer from "./SkillsServer.js"
 /**
  * @since 0.1.0
  */
+export * as Snapshot from "./Snapshot.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as StdioFraming from "./StdioFraming.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Visibility from "./Visibility.js"

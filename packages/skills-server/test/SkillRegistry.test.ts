@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Skill, SkillRegistry, SkillsServer, Snapshot } from "../src/index.js"
 import { pdfProcessing, simple, skillMd } from "./support/fixtures.js"
 
 const assertProblem = (problems: ReadonlyArray<string>, pattern: RegExp) =>
@@ -96,11 +96,11 @@ describe("SkillRegistry", () => {
 
   it.effect("wire content is decided once: text iff the bytes round-trip UTF-8", () =>
     Effect.sync(() => {
-      assert.deepStrictEqual(SkillRegistry.wireContent(new TextEncoder().encode("héllo")), { text: "héllo" })
-      assert.deepStrictEqual(SkillRegistry.wireContent(new Uint8Array([0xff, 0xfe])), { blob: "//4=" })
+      assert.deepStrictEqual(Snapshot.wireContent(new TextEncoder().encode("héllo")), { text: "héllo" })
+      assert.deepStrictEqual(Snapshot.wireContent(new Uint8Array([0xff, 0xfe])), { blob: "//4=" })
       // An overlong encoding of "/" is not valid UTF-8.
-      assert.deepStrictEqual(SkillRegistry.wireContent(new Uint8Array([0xc0, 0xaf])), { blob: "wK8=" })
-      assert.deepStrictEqual(SkillRegistry.wireContent(new Uint8Array([0xef, 0xbb, 0xbf])), { text: "\ufeff" })
+      assert.deepStrictEqual(Snapshot.wireContent(new Uint8Array([0xc0, 0xaf])), { blob: "wK8=" })
+      assert.deepStrictEqual(Snapshot.wireContent(new Uint8Array([0xef, 0xbb, 0xbf])), { text: "\ufeff" })
     }))
 
   it.effect("SkillsServer.layer accepts skills produced by an Effect (e.g. a directory load)", () =>

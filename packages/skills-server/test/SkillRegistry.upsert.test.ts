@@ -4,7 +4,7 @@
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Exit, Layer, Schema, Scope } from "effect"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Skill, SkillRegistry, SkillsServer, Snapshot } from "../src/index.js"
 import { skillMd } from "./support/fixtures.js"
 import { legacyStdio, modernHttp, ServerUrl, StdioPipe, stdioServer, httpServer } from "./support/wire.js"
 
@@ -51,7 +51,7 @@ const view = (snapshot: SkillRegistry.Snapshot) => {
       children: directory.children.map((child) => ({ ...child, owners: owners(child.owners) }))
     })),
     dynamicRoots: sorted(snapshot.dynamicRoots.keys(), (uri) => uri),
-    families: snapshot.families.map((family) => [SkillRegistry.familyKey(family), family.definition]),
+    families: snapshot.families.map((family) => [Snapshot.familyKey(family), family.definition]),
     nested: sorted(snapshot.nested.entries(), ([uri]) => uri),
     listing: [snapshot.listing.anyPrivate, snapshot.listing.anyDefault]
   }

@@ -1,8 +1,8 @@
 /**
- * Equivalence of the fast route (issue 11 item 6): generated requests (valid and invalid params,
+ * Equivalence of the fast route: generated requests (valid and invalid params,
  * headers, ids and cursors; visible, hidden, unlisted, dynamic, rendered and static skills;
  * unknown URIs and traversal attempts) get the same HTTP status, the same content type and
- * JSON-equal bodies from a server with the fast route and the same server without it. The
+ * byte-equal bodies from a server with the fast route and the same server without it. The
  * catalogue holds an unlisted skill family too, and cursors that point into a family's instances.
  */
 import { assert, describe, layer } from "@effect/vitest"

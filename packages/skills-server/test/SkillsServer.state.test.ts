@@ -9,7 +9,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Skill, SkillRegistry } from "../src/index.js"
-import type { RequestInfo } from "../src/internal/effectMcp.js"
+import type { RequestInfo } from "../src/internal/port.js"
 import * as Kind from "../src/internal/kind.js"
 
 const counted = () => {

@@ -1,71 +1,39 @@
 /**
  * The fast route: a global `HttpRouter` middleware, installed by the skills layer, that answers
- * single stateless 2026-07-28 POSTs of `skills/list`, `skills/get`, `resources/read` of a static
- * skill file and `resources/directory/read` with the request id spliced into answers encoded once
- * per snapshot (`encoded.ts`), ahead of effect's generic dispatch (Schema decode, RPC, fibers,
- * stringify). Everything else goes to effect untouched, and so does every request the route is
- * not sure effect would admit and answer the same way: the route never refuses anything itself.
+ * single stateless 2026-07-28 POSTs of the skills reads ahead of effect's generic dispatch
+ * (Schema decode, RPC, fibers, stringify). It is admission (`fastAdmission.ts`) plus the byte
+ * serializer of the surfaces' own answers (`surface/answer.ts`): the answer is the one effect's
+ * path would compute, from the same functions. Whatever it cannot answer statically goes to
+ * effect untouched.
  *
  * **Learning the endpoint.** The layer cannot see `layerHttp`'s path, so a path is trusted only
  * after a 2026-07-28 request on it reached this server's skills handlers through effect's route
  * (`learning.ts`), with the same request object (a router that rewrites the request, e.g. a
  * prefix, keeps effect's path) and, when `HttpAdmission` guards it, its body limit.
  *
- * **Admission: what effect's POST route (`McpServer.addMcpHttpRoutes`, `mcpRuntime.admitHttp`,
- * effect 4.1.0) and `HttpAdmission` apply to such a request, and what this route requires before
- * answering** (anything else falls through, and effect answers or refuses it):
- *
- * 1. Origin: effect refuses an `Origin` outside `allowedOrigins`, which this layer cannot see, so
- *    any request with an `Origin` header falls through. Host: effect applies no Host policy.
- * 2. Content type: effect wants `application/json` as the first media type (415 otherwise); the
- *    route wants exactly one media type, `application/json` (parameters allowed, no `q`).
- * 3. Accept: effect wants `application/json` and `text/event-stream` among the accepted types
- *    (406); the route wants both, listed without parameters.
- * 4. Session: a request with `Mcp-Session-Id` is effect's (session lookup, 404).
- * 5. Body size: `HttpAdmission`'s limit (413) and the route's own 64 KiB bound: only a declared
- *    `Content-Length` within both is read (never a chunked body), so no limit is bypassed.
- * 6. JSON-RPC shape: nested no deeper than the admission's bound (`nesting.ts`), a single object
- *    (batches are effect's), `jsonrpc: "2.0"`, a string or
- *    safe-integer `id` (notifications and null ids are effect's), a string `method`, no
- *    `result`/`error`, and object `params`; a body that is not JSON is effect's (-32700).
- * 7. `MCP-Protocol-Version` vs `_meta`: the header must equal the learnt stateless revision and
- *    `_meta["io.modelcontextprotocol/protocolVersion"]`, `_meta` must carry an object
- *    `clientCapabilities`, and effect's own decoder of the request metadata must accept `_meta`
- *    (400 / -32602 / -32020 / -32022 otherwise).
- * 8. `Mcp-Method` must equal `method` (400 / -32020), and for `resources/read` `Mcp-Name` must
- *    be the URI itself, in plain printable ASCII (effect also accepts a base64 form: that falls
- *    through).
- * 9. Method: one of the four above, `resources/directory/read` only where the server serves it
- *    (404 / -32601 otherwise); params as effect's schemas decode them (string `uri`, string
- *    `cursor` when present).
- * 10. Visibility and middleware: the route runs the server's visibility check itself, with the
- *    services of this request's context (those `HttpRouter` middleware outside this one
- *    provides), only where effect runs no `McpServer` middleware around the check (probed once
- *    when learning the endpoint, `handlers.probeMiddleware`); a request it then leaves to effect
- *    (hidden or absent URI) carries the decision along, so the check runs once; a check that
- *    fails or dies leaves the request to effect, which runs it again and answers its error. A `layerHttp` route with
- *    `HttpRouter` middleware other than `HttpAdmission` gets no fast route at all (the layer sees
- *    that middleware in its context and does not install the route).
- * 11. The answer: only a static skill's (a page or URI touching any other kind falls through),
- *    and only a success: unknown, hidden or malformed URIs and cursors get their errors from
- *    effect.
+ * **Visibility.** The route runs the server's check itself, with the services of this request's
+ * context (those `HttpRouter` middleware outside this one provides), only where effect runs no
+ * `McpServer` middleware around the check (probed when learning the endpoint); a request it then
+ * leaves to effect carries the decision along (`Learning.Decided`), so the check runs once; a
+ * check that fails leaves the request to effect, which runs it again and answers its error.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Predicate from "effect/Predicate"
 import { McpSchema } from "effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import type * as SkillRegistry from "../SkillRegistry.js"
-import * as Encoded from "./encoded.js"
-import * as Handlers from "./handlers.js"
+import * as FastAdmission from "./fastAdmission.js"
 import * as Learning from "./learning.js"
 import * as Nesting from "./nesting.js"
+import * as Answer from "./surface/answer.js"
+import * as GetSkill from "./surface/getSkill.js"
+import * as ListSkills from "./surface/listSkills.js"
+import * as ReadDirectory from "./surface/readDirectory.js"
+import * as ReadResource from "./surface/readResource.js"
+import type { State } from "./surface/request.js"
+import * as Visibility from "./visibility.js"
 import * as Telemetry from "./telemetry.js"
-
-/** Largest body the route reads itself; larger requests are never skills reads. */
-export const MaxBody = 64 * 1024
 
 /** Most distinct request metadata whose decoding one layer keeps. */
 const MaxProfiles = 256
@@ -73,14 +41,11 @@ const MaxProfiles = 256
 /** Most endpoint paths one layer learns (a router with path parameters could offer many). */
 const MaxRoutes = 64
 
-interface Route {
+interface Route extends FastAdmission.Endpoint {
   /** effect runs `McpServer` middleware around the visibility check: requests under it are effect's. */
   readonly middleware: boolean
-  readonly protocolVersion: string
   readonly profile: (metadata: unknown) => Effect.Effect<unknown, unknown>
-  readonly directoryRead: boolean
-  readonly maxBody: number
-  readonly encoded: Encoded.Encoded
+  readonly toBytes: (answer: Answer.Answer) => Uint8Array
 }
 
 /** The path of a request URL (its query left out). */
@@ -88,31 +53,6 @@ export const pathOf = (url: string) => {
   const query = url.indexOf("?")
   return query === -1 ? url : url.slice(0, query)
 }
-
-const isJsonContentType = (header: string | undefined) => {
-  if (header === undefined || header.includes(",")) return false
-  const lower = header.toLowerCase()
-  if (lower.includes("q=")) return false
-  const semicolon = lower.indexOf(";")
-  return (semicolon === -1 ? lower : lower.slice(0, semicolon)).trim() === "application/json"
-}
-
-const acceptsBoth = (header: string | undefined) => {
-  if (header === undefined || header.includes(";")) return false
-  let json = false
-  let events = false
-  for (const part of header.split(",")) {
-    const type = part.trim().toLowerCase()
-    if (type === "application/json") json = true
-    else if (type === "text/event-stream") events = true
-  }
-  return json && events
-}
-
-const isPlainName = (header: string) => /^[\x20-\x7e]*$/.test(header) && !header.startsWith("=?base64?")
-
-const ProtocolVersionKey = "io.modelcontextprotocol/protocolVersion"
-const ClientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
@@ -126,13 +66,17 @@ const respond = (id: string | number, result: Uint8Array) =>
     contentType: "application/json"
   })
 
-const optionalString = (value: unknown): value is string | undefined => value === undefined || typeof value === "string"
+/** The visibility check of the layer, as `SkillsServer.Visibility` types it. */
+export type Check<E, R> = (request: Visibility.VisibilityRequest) => Effect.Effect<Visibility.Decision, E, R>
+
+// effect numbers its clients per connection; a request the fast route answers never becomes one.
+const FastClientId = -1
 
 /**
  * The middleware of one skills layer, for the server `server`. `state` is the layer's; the route
  * reads the current snapshot once per request.
  */
-export const make = <E, R>(server: object, state: Handlers.State, check: Check<E, R> | undefined) => {
+export const make = <E, R>(server: object, state: State, check: Check<E, R> | undefined) => {
   const routes = new Map<string, Route | null>()
 
   const learn = (
@@ -140,23 +84,27 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
     path: string,
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
   ) => {
-    const slot: Learning.Slot = {}
+    const slot = Learning.makeSlot()
     return Effect.tap(Effect.provideService(httpEffect, Learning.CurrentSlot, slot), (response) =>
       Effect.sync(() => {
-        if (slot.server !== server || response.status !== 200 || routes.size >= MaxRoutes) return
+        const seen = slot.seen
+        if (seen._tag === "Nothing" || seen.endpoint.server !== server || response.status !== 200 || routes.size >= MaxRoutes) {
+          return
+        }
         // Not yet probed (the request reached no skills handler that decides visibility).
-        if (check !== undefined && slot.middleware === undefined) return
-        if (slot.request !== request) {
+        if (check !== undefined && seen.middleware === undefined) return
+        const endpoint = seen.endpoint
+        if (endpoint.request !== request) {
           routes.set(path, null)
           return
         }
         routes.set(path, {
-          middleware: slot.middleware === true,
-          protocolVersion: slot.protocolVersion!,
-          profile: slot.profile as Route["profile"],
-          directoryRead: slot.directoryRead === true,
-          maxBody: Math.min(MaxBody, slot.maxBodySize ?? MaxBody),
-          encoded: Encoded.make(state, slot.serverInfo ?? {})
+          middleware: seen.middleware === true,
+          protocolVersion: endpoint.protocolVersion,
+          profile: endpoint.profile as Route["profile"],
+          directoryRead: endpoint.directoryRead,
+          maxBody: Math.min(FastAdmission.MaxBody, slot.maxBodySize ?? FastAdmission.MaxBody),
+          toBytes: Answer.bytesFor(endpoint.serverInfo)
         })
       }))
   }
@@ -177,16 +125,7 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
 
   const answer = Effect.fnUntraced(function*(route: Route, request: HttpServerRequest.HttpServerRequest) {
     const headers = request.headers
-    const version = headers["mcp-protocol-version"]
-    const method = headers["mcp-method"]
-    if (
-      version !== route.protocolVersion || method === undefined || headers.origin !== undefined ||
-      headers["mcp-session-id"] !== undefined || headers["transfer-encoding"] !== undefined ||
-      !isJsonContentType(headers["content-type"]) || !acceptsBoth(headers.accept)
-    ) return undefined
-    if (method === "resources/directory/read" ? !route.directoryRead : !fastMethods.has(method)) return undefined
-    const length = headers["content-length"]
-    if (length === undefined || !/^[0-9]{1,9}$/.test(length) || Number(length) > route.maxBody) return undefined
+    if (!FastAdmission.admitsHeaders(route, headers)) return undefined
     const body = yield* Effect.exit(request.arrayBuffer)
     if (Exit.isFailure(body)) return undefined
     const bytes = new Uint8Array(body.value)
@@ -198,60 +137,45 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
     } catch {
       return undefined
     }
-    if (!Predicate.isObject(message) || message.jsonrpc !== "2.0" || message.method !== method) return undefined
-    if ("result" in message || "error" in message) return undefined
-    const id = message.id
-    if (!(typeof id === "string" || Number.isSafeInteger(id))) return undefined
-    const params = message.params
-    if (!Predicate.isObject(params)) return undefined
-    const meta = params._meta
-    if (
-      !Predicate.isObject(meta) || meta[ProtocolVersionKey] !== version || !Predicate.isObject(meta[ClientCapabilitiesKey])
-    ) return undefined
-    const profile = yield* decodedProfile(route, meta)
+    const admitted = FastAdmission.admitsMessage(headers, message)
+    if (admitted === undefined) return undefined
+    const profile = yield* decodedProfile(route, admitted.meta)
     if (profile === undefined) return undefined
-    let decision: Handlers.Decision | undefined
+    let decision: Visibility.Decision = true
     if (check !== undefined) {
       if (route.middleware) return undefined
-      const decided = yield* Effect.exit(check({
-        method: method as Handlers.Method,
-        protocolVersion: version,
+      const decided = yield* Effect.exit(check(Visibility.requestOf(admitted.method, {
+        protocolVersion: route.protocolVersion,
         headers,
         sessionId: undefined,
         requestContext: McpSchema.McpRequestContext.of({
           ...(profile as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
           clientId: FastClientId
         })
-      }) as Effect.Effect<Handlers.Decision, E>)
+      })) as Effect.Effect<Visibility.Decision, E>)
       if (Exit.isFailure(decided)) return undefined
       decision = decided.value
     }
-    const snapshot: SkillRegistry.Snapshot = yield* state.registry.snapshot
-    const visible = decision === undefined ? Encoded.everyone : Handlers.visibleFor(snapshot, decision, true)
-    const uri = params.uri
-    const cursor = params.cursor
-    let result: Uint8Array | undefined
-    switch (method) {
+    const snapshot = yield* state.registry.snapshot
+    const visible = Visibility.visibleFor(snapshot, decision, check !== undefined)
+    let result: Answer.Answer | undefined
+    switch (admitted.method) {
       case "skills/list":
-        result = optionalString(cursor) ? route.encoded.listSkills(snapshot, cursor, visible) : undefined
+        result = ListSkills.answerStatic(state, snapshot, visible, admitted.cursor)
         break
       case "skills/get":
-        result = typeof uri === "string" ? route.encoded.getSkill(snapshot, uri, visible) : undefined
+        result = GetSkill.answerStatic(state, snapshot, visible, admitted.uri)
         break
       case "resources/read":
-        result = typeof uri === "string" && headers["mcp-name"] === uri && isPlainName(uri)
-          ? route.encoded.readResource(snapshot, uri, visible)
-          : undefined
+        result = ReadResource.answerStatic(state, snapshot, visible, admitted.uri)
         break
       case "resources/directory/read":
-        result = typeof uri === "string" && optionalString(cursor)
-          ? route.encoded.readDirectory(snapshot, uri, cursor, visible)
-          : undefined
+        result = ReadDirectory.answerStatic(state, snapshot, visible, admitted.uri, admitted.cursor)
         break
     }
-    if (result !== undefined) return respond(id as string | number, result)
+    if (result !== undefined) return respond(admitted.id, route.toBytes(result))
     // effect answers, with the decision made here: the check runs once per request.
-    return decision === undefined ? undefined : { method, decision }
+    return check === undefined ? undefined : { method: admitted.method, decision }
   })
 
   return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
@@ -269,11 +193,3 @@ export const make = <E, R>(server: object, state: Handlers.State, check: Check<E
           : Effect.provideService(httpEffect, Learning.Decided, answered))
     })
 }
-
-/** The visibility check of the layer, as `SkillsServer.Visibility` types it. */
-export type Check<E, R> = (request: Handlers.VisibilityRequest) => Effect.Effect<Handlers.Decision, E, R>
-
-// effect numbers its clients per connection; a request the fast route answers never becomes one.
-const FastClientId = -1
-
-const fastMethods: ReadonlySet<string> = new Set(["skills/list", "skills/get", "resources/read"])

@@ -14,7 +14,7 @@
 import * as Cursor from "./cursor.js"
 import { Overlay } from "./overlay.js"
 import * as Revision from "../Revision.js"
-import * as SkillRegistry from "../SkillRegistry.js"
+import type * as SkillRegistry from "../Snapshot.js"
 import * as Registry from "./registry.js"
 
 type Snapshot = SkillRegistry.Snapshot

@@ -1,17 +1,13 @@
 /**
- * The port every kind of skill implements, and its implementations (static, dynamic, rendered).
- *
- * A snapshot's skill is a `SkillRegistry.SkillEntry`, a tagged union. The handlers never look at a
- * skill's kind: they decide visibility, find the skill a URI belongs to, and ask that skill's kind
- * (`kindOf`) for one of the five surfaces of one request (`Call`): its `skills/list` / `skills/get`
- * entry, its `SKILL.md` in `resources/list`, the read of one of its files, the children of one of
- * its directories, and whether its answers depend on the caller. A new kind (e.g. a parametric
- * family) adds a variant to `SkillEntry` and one entry to `kinds`; the compiler then refuses the
- * build until every surface is answered.
+ * The port every kind of skill implements (static, dynamic, rendered, family instance), and its
+ * implementations. The surfaces (`surface/`) never look at a skill's kind: they decide
+ * visibility, find the skill a URI belongs to, and ask its kind (`kindOf`) for one surface of one
+ * request (`Call`). A new kind adds a variant to `SkillEntry` and one entry to `kinds`; the
+ * compiler then refuses the build until every surface is answered.
  *
  * Contract of every method: it is called only for a skill the request may see, with a URI inside
  * that skill (for `read` and `directory`); `undefined` means "no such file/directory here", which
- * the handlers answer exactly like an absent or hidden one; a failure of the author's code is
+ * the surfaces answer exactly like an absent or hidden one; a failure of the author's code is
  * logged and becomes -32603 (`serverFault`), never a client error.
  *
  * @internal
@@ -35,28 +31,12 @@ import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
 import type * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
-import type { RequestInfo, WireError } from "./effectMcp.js"
+import { familyKey, wireContent } from "../Snapshot.js"
+import type { RequestInfo, WireError } from "./port.js"
 import * as OnDemand from "./onDemand.js"
-import type { Method } from "../SkillsServer.js"
+import type { FileAnswer } from "./onDemand.js"
 import * as Registry from "./registry.js"
-
-export type { Method }
-
-/** Visibility of skills for one request: each skill's decision is computed at most once. */
-export interface Visible {
-  readonly skill: (index: number) => boolean
-  /** Whether a family instance is visible (decided once per instance URI per request). */
-  readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
-  /** Whether any of these skills (by index) is visible: a directory holding files of several is. */
-  readonly any: (owners: ReadonlyArray<number>) => boolean
-  /**
-   * Whether a file listed by these skills' manifests is visible: its innermost owner decides, so a
-   * hidden nested skill's files are carved out of every skill that contains it.
-   */
-  readonly file: (owners: ReadonlyArray<number>) => boolean
-  /** Whether a visibility check ran (results then depend on the caller). */
-  readonly checked: boolean
-}
+import type { Method, Visible } from "./visibility.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
 export interface Rendering {
@@ -69,14 +49,8 @@ export interface Rendering {
 export type RenderCache = Cache.Cache<RenderKey, Rendering, WireError>
 
 /** One request being answered: the snapshot it reads from start to end and what it may see. */
-export interface Call {
+export interface Call extends OnDemand.Reader {
   readonly snapshot: SkillRegistry.Snapshot
-  /** The registry the snapshot came from: a file on disk that changed makes it reload. */
-  readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** Reloads the registry, once for every reader that asks while it runs (`OnDemand.makeRescan`). */
-  readonly rescan: (why: string) => Effect.Effect<void>
-  /** What this request's caller may see in another snapshot (one reloaded meanwhile). */
-  readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
   readonly visible: Visible
   readonly request: RequestInfo
   readonly method: Method
@@ -91,12 +65,6 @@ export interface Call {
    * check sees them), for a family's `list` and `render`; captured once per request, on first use.
    */
   readonly services: Effect.Effect<Context.Context<never>, WireError>
-}
-
-/** A file's answer to `resources/read`. */
-export interface FileAnswer {
-  readonly mimeType: string
-  readonly content: SkillRegistry.WireContent
 }
 
 /** One child of a directory, with the URI it sorts and pages by. */
@@ -176,16 +144,24 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
  * see (the entry built once otherwise). Such an entry is not what its authors signed, so it
  * relays no signature.
  */
-export const carvedEntry = (call: Call, skill: SkillRegistry.StaticSkill): CoreSkill.Skill => {
-  if (!call.visible.checked || (call.snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
+export const carvedEntry = (
+  snapshot: SkillRegistry.Snapshot,
+  visible: Visible,
+  skill: SkillRegistry.StaticSkill
+): CoreSkill.Skill => {
+  if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
   const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
-  const shown = resources.filter((resource) => call.visible.file(call.snapshot.files.get(resource.uri)?.owners ?? []))
+  const shown = resources.filter((resource) => visible.file(snapshot.files.get(resource.uri)?.owners ?? []))
   return shown.length === resources.length ? skill.entry : Signing.withSignatures({ ...skill.entry, resources: shown }, [])
 }
 
+/** The children of a static directory this caller may see. */
+export const staticChildren = (visible: Visible, directory: SkillRegistry.DirectoryEntry): ReadonlyArray<Child> =>
+  visible.checked ? directory.children.filter((child) => visible.any(child.owners)) : directory.children
+
 /** Static skills: everything comes from the snapshot, built once. */
 const Static: Kind<SkillRegistry.StaticSkill> = {
-  entry: (call, skill) => Effect.succeed(carvedEntry(call, skill)),
+  entry: (call, skill) => Effect.succeed(carvedEntry(call.snapshot, call.visible, skill)),
   resource: (_call, skill) => Effect.succeed(skill.resource),
   read: (call, _skill, uri) => {
     const file = call.snapshot.files.get(uri)
@@ -199,7 +175,7 @@ const Static: Kind<SkillRegistry.StaticSkill> = {
   },
   directory: (call, _skill, uri) => {
     const directory = call.snapshot.directories.get(uri)
-    return Effect.succeed(directory?.children.filter((child) => call.visible.any(child.owners)))
+    return Effect.succeed(directory === undefined ? undefined : staticChildren(call.visible, directory))
   },
   perCaller: false
 }
@@ -212,7 +188,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
     const path = relativePathOf(skill, uri)
     if (path === undefined) return undefined
     const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
-    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: SkillRegistry.wireContent(Skill.toBytes(content)) }
+    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: wireContent(Skill.toBytes(content)) }
   }),
   directory: Effect.fnUntraced(function*(call, skill, uri) {
     const paths = yield* dynamicPaths(skill)
@@ -466,7 +442,7 @@ export const listInstances = (
 ): Effect.Effect<InstancePage, WireError> => {
   const list = family.definition.list
   if (list === undefined) return Effect.succeed({ instances: [], nextCursor: undefined })
-  const what = `the family ${SkillRegistry.familyKey(family)} could not list its skills`
+  const what = `the family ${familyKey(family)} could not list its skills`
   return Effect.map(
     runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
     (listed: SkillFamily.Instances<PathTemplate.Params>) =>
@@ -494,7 +470,7 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
   read: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
       const file = rendering.files.get(uri)
-      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: SkillRegistry.wireContent(file.bytes) }
+      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: wireContent(file.bytes) }
     }),
   directory: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {

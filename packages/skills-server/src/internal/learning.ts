@@ -8,25 +8,42 @@
  */
 import * as Context from "effect/Context"
 
-/** Filled while one request runs through effect's route. */
+/** What one request that took effect's route told of its endpoint. */
 export interface Slot {
-  /** The `McpServer` whose skills handlers answered (set by `EffectMcp`). */
-  server?: object
-  /** The request object those handlers saw: the same object as the fast route's, or the route rewrote it. */
-  request?: object
-  /** The stateless adapter that decoded the request, and its revision. */
-  protocolVersion?: string
-  profile?: (metadata: unknown) => unknown
-  serverInfo?: Readonly<Record<string, unknown>>
-  directoryRead?: boolean
   /** The body limit `HttpAdmission` enforces on this route, when it is there. */
-  maxBodySize?: number
-  /**
-   * With a visibility check configured: whether effect runs `McpServer` middleware around the
-   * check (then the fast route cannot decide visibility and leaves such requests to effect).
-   */
-  middleware?: boolean
+  maxBodySize: number | undefined
+  seen: Seen
 }
+
+/** Whether the request reached the skills handlers of a server on the stateless revision. */
+export type Seen =
+  | { readonly _tag: "Nothing" }
+  | {
+    readonly _tag: "Reached"
+    readonly endpoint: Endpoint
+    /**
+     * With a visibility check configured: whether effect runs `McpServer` middleware around the
+     * check (then the fast route cannot decide visibility and leaves such requests to effect);
+     * `undefined` until probed.
+     */
+    readonly middleware: boolean | undefined
+  }
+
+/** The endpoint as the skills handlers saw it (set by `EffectMcp`). */
+export interface Endpoint {
+  /** The `McpServer` whose skills handlers answered. */
+  readonly server: object
+  /** The request object those handlers saw: the same object as the fast route's, or the route rewrote it. */
+  readonly request: object
+  /** The stateless adapter that decoded the request, and its revision. */
+  readonly protocolVersion: string
+  readonly profile: (metadata: unknown) => unknown
+  readonly serverInfo: Readonly<Record<string, unknown>>
+  readonly directoryRead: boolean
+}
+
+/** A slot for one request, before anything is learnt. */
+export const makeSlot = (): Slot => ({ maxBodySize: undefined, seen: { _tag: "Nothing" } })
 
 /** The slot of the request being learnt from, if any. */
 export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/FastRouteLearning", {

@@ -15,8 +15,12 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type { Notice } from "./effectMcp.js"
 import * as Telemetry from "./telemetry.js"
+
+/** A change one listener is told of: effect's canonical notification tags. */
+export type Notice =
+  | { readonly _tag: "ResourcesChanged" }
+  | { readonly _tag: "ResourceUpdated"; readonly uri: string }
 
 /** Notices handed to effect and not yet sent: half of effect's 64, leaving room for its own events. */
 export const Window = 32

@@ -14,8 +14,9 @@ import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
-import type { WireError } from "./effectMcp.js"
-import type { Call, FileAnswer } from "./kind.js"
+import { wireContent } from "../Snapshot.js"
+import type { WireError } from "./port.js"
+import type { Visible } from "./visibility.js"
 
 type Checked =
   | { readonly _tag: "Verified"; readonly bytes: Uint8Array }
@@ -53,9 +54,25 @@ const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
     Effect.catch((error) => Effect.succeed<Checked>({ _tag: "Changed", reason: describe(error.cause) }))
   )
 
+/** A file's answer to `resources/read`. */
+export interface FileAnswer {
+  readonly mimeType: string
+  readonly content: SkillRegistry.WireContent
+}
+
+/** What a read on demand needs of its request (`Kind.Call` is one). */
+export interface Reader {
+  /** The registry the request's snapshot came from: a file on disk that changed makes it reload. */
+  readonly registry: SkillRegistry.SkillRegistry["Service"]
+  /** Reloads the registry, once for every reader that asks while it runs (`makeRescan`). */
+  readonly rescan: (why: string) => Effect.Effect<void>
+  /** What the request's caller may see in another snapshot (one reloaded meanwhile). */
+  readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
+}
+
 const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => ({
   mimeType: file.mimeType,
-  content: SkillRegistry.wireContent(bytes)
+  content: wireContent(bytes)
 })
 
 /**
@@ -95,7 +112,7 @@ export const makeRescan = (
  * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from
  * the new snapshot (`undefined` when the file is no longer served).
  */
-export const read = (call: Call, file: SkillRegistry.OnDiskFile): Effect.Effect<FileAnswer | undefined, WireError> =>
+export const read = (call: Reader, file: SkillRegistry.OnDiskFile): Effect.Effect<FileAnswer | undefined, WireError> =>
   Effect.gen(function*() {
     const first = yield* check(file)
     if (first._tag === "Verified") return answer(file, first.bytes)

@@ -11,7 +11,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as PathTemplate from "../PathTemplate.js"
 import type * as Skill from "../Skill.js"
-import { wireContent } from "../SkillRegistry.js"
+import { wireContent } from "../Snapshot.js"
 import * as Signed from "./signed.js"
 import type {
   FamilyEntry,
@@ -24,7 +24,7 @@ import type {
   SkillEntry,
   Snapshot,
   WireContent
-} from "../SkillRegistry.js"
+} from "../Snapshot.js"
 
 /**
  * The instance of `family` for a match or an expansion of its template.

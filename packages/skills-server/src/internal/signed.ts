@@ -1,7 +1,7 @@
 /**
  * Relaying authors' signatures: each static skill's entry carries them in `_meta`, built once per
- * snapshot where the entry is built, so every surface that serializes the entry (the handlers'
- * objects, the fast route's bytes) relays them without knowing of them.
+ * snapshot where the entry is built, so both serializers of an answer (effect's objects, the fast
+ * route's bytes) relays them without knowing of them.
  *
  * Before relaying, the registry checks each signature against the files it is about to serve
  * (every key counts here: trust is the reader's decision). One that no longer verifies (a file

@@ -130,6 +130,8 @@ export interface Exchange {
   readonly status: number
   readonly contentType: string
   readonly body: unknown
+  /** The body as sent: both paths send the same bytes, not merely equal JSON. */
+  readonly text: string
 }
 
 /** Posts raw bytes with exactly `headers` (nothing added but what fetch itself sends). */
@@ -140,7 +142,7 @@ export const exchange = (url: string, headers: Record<string, string>, body: str
     const contentType = response.headers.get("content-type") ?? ""
     let parsed: unknown = text
     if (contentType.includes("application/json") && text.length > 0) parsed = JSON.parse(text)
-    return { status: response.status, contentType, body: parsed }
+    return { status: response.status, contentType, body: parsed, text }
   })
 
 export const meta = {

@@ -1,0 +1,307 @@
+/**
+ * The snapshot model: the immutable catalogue one request reads from start to end, and the
+ * read-only queries on it. Skills, files and directories are looked up by URI in hash maps; the
+ * listing is sorted by URI for keyset pagination. A `SkillRegistry` builds snapshots
+ * (`SkillRegistry.build`) and swaps them atomically.
+ *
+ * @since 0.1.0
+ */
+import type { Digest, Limits, Protocol, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
+import type * as Duration from "effect/Duration"
+import { Base64 } from "effect/encoding"
+import type * as PathTemplate from "./PathTemplate.js"
+import type * as Skill from "./Skill.js"
+import type * as SkillFamily from "./SkillFamily.js"
+
+/**
+ * A file's content on the wire: text only when the bytes round-trip UTF-8 exactly, so a client
+ * hashing the UTF-8 of `text` gets the published digest; otherwise a base64 blob.
+ *
+ * @since 0.1.0
+ */
+export type WireContent = { readonly text: string } | { readonly blob: string }
+
+/**
+ * What every file of the snapshot has.
+ *
+ * @since 0.1.0
+ */
+export interface FileBase {
+  readonly uri: string
+  readonly name: string
+  readonly mimeType: string
+  readonly size: number
+  readonly digest: Digest.Digest
+  /** Indices (into `Snapshot.skills`) of every skill whose manifest lists this file. */
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * A file held in memory, ready for `resources/read`: its wire content is derived from the bytes
+ * once, on its first read.
+ *
+ * @since 0.1.0
+ */
+export interface InMemoryFile extends FileBase {
+  readonly _tag: "InMemory"
+  readonly content: WireContent
+}
+
+/**
+ * A file served on demand (`Skill.DiskFile`): its bytes are not in the snapshot; a read takes them
+ * from `location` and sends them only if their size and digest are this entry's.
+ *
+ * @since 0.1.0
+ */
+export interface OnDiskFile extends FileBase {
+  readonly _tag: "OnDisk"
+  readonly location: string
+}
+
+/**
+ * A file of the snapshot, by where its bytes are.
+ *
+ * @since 0.1.0
+ */
+export type FileEntry = InMemoryFile | OnDiskFile
+
+/**
+ * One child of a directory, as `resources/directory/read` returns it.
+ *
+ * @since 0.1.0
+ */
+export interface DirectoryChild {
+  readonly resource: Protocol.ResourceEntry
+  readonly uri: string
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * A directory of the snapshot (a skill root or any directory below one) and its direct children,
+ * sorted by URI.
+ *
+ * @since 0.1.0
+ */
+export interface DirectoryEntry {
+  readonly uri: string
+  readonly children: ReadonlyArray<DirectoryChild>
+  readonly owners: ReadonlyArray<number>
+}
+
+/**
+ * What every kind of published skill has: identity, listing and the `SKILL.md` resource.
+ *
+ * @since 0.1.0
+ */
+export interface SkillBase {
+  readonly index: number
+  readonly uri: SkillUri.SkillMdUri
+  readonly root: string
+  readonly path: ReadonlyArray<string>
+  readonly name: string
+  readonly frontmatter: Readonly<Record<string, unknown>>
+  readonly listed: boolean
+  /** The `SKILL.md` as a `Resource` for `resources/list` (R25); a rendered skill refines it per request. */
+  readonly resource: Protocol.ResourceEntry
+  /** The skill's own cache hint, if it set one. */
+  readonly cacheHint: Hint | undefined
+}
+
+/**
+ * A skill whose files are known: validated and hashed once, served from the snapshot.
+ *
+ * @since 0.1.0
+ */
+export interface StaticSkill extends SkillBase {
+  readonly _tag: "Static"
+  /** The wire entry of `skills/list` and `skills/get`, with the skill's signatures in `_meta`. */
+  readonly entry: CoreSkill.Skill
+  /** Every file's path, URI, digest and size (bytes are in `inputs`, or on disk). */
+  readonly manifest: Skill.ManifestView
+  /** The files held in memory the manifest was built from, so a rebuild can tell unchanged skills. */
+  readonly inputs: ReadonlyArray<Skill.File>
+}
+
+/**
+ * A skill whose files are produced per request (`"resources": "dynamic"`).
+ *
+ * @since 0.1.0
+ */
+export interface DynamicSkill extends SkillBase {
+  readonly _tag: "Dynamic"
+  readonly entry: CoreSkill.Skill
+  readonly definition: Skill.Dynamic
+}
+
+/**
+ * A skill rendered per request; its entry and files exist only for one rendering.
+ *
+ * @since 0.1.0
+ */
+export interface RenderedSkill extends SkillBase {
+  readonly _tag: "Rendered"
+  readonly definition: Skill.Rendered
+}
+
+/**
+ * One published skill, by kind. Each kind answers the skills surfaces through its own
+ * implementation of one port (see `internal/kind.ts`).
+ *
+ * @since 0.1.0
+ */
+export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
+
+/**
+ * A family of the snapshot: its validated template and definition. Its instances are not in the
+ * snapshot; a request resolves a URI against the template (`PathTemplate.match`) or asks `list`.
+ *
+ * @since 0.1.0
+ */
+export interface FamilyEntry {
+  readonly template: PathTemplate.PathTemplate
+  readonly definition: SkillFamily.Family<any>
+  /** The family's own hint, scope `private` unless it says `public`. */
+  readonly cacheHint: Hint | undefined
+  readonly timeout: Duration.Duration
+  readonly listed: boolean
+}
+
+/**
+ * One instance of a family, made for one request from its parameters. It is not in
+ * `Snapshot.skills`, so it has no index: its visibility is decided by itself.
+ *
+ * @since 0.1.0
+ */
+export interface InstanceSkill extends Omit<SkillBase, "index"> {
+  readonly _tag: "Instance"
+  readonly family: FamilyEntry
+  readonly params: PathTemplate.Params
+}
+
+/**
+ * Any skill a request can be answered about: one of the snapshot, or a family instance.
+ *
+ * @since 0.1.0
+ */
+export type ServedSkill = SkillEntry | InstanceSkill
+
+/**
+ * A normalized cache hint, as sent on the wire.
+ *
+ * @since 0.1.0
+ */
+export interface Hint {
+  readonly ttlMs: number
+  readonly cacheScope: "public" | "private"
+}
+
+/**
+ * An immutable catalogue.
+ *
+ * @since 0.1.0
+ */
+export interface Snapshot {
+  /** The content-derived catalogue revision (the same on every replica serving the same files). */
+  /** The catalogue revision (`Revision.of` its skills and families). */
+  readonly revision: string
+  /**
+   * Every skill; `SkillEntry.index` is the position here. A full build sorts them by URI; an
+   * `upsert` appends new skills and a `remove` moves the last skill into the freed index.
+   */
+  readonly skills: ReadonlyArray<SkillEntry>
+  /** Listed skills only, sorted by URI (the `skills/list` order). */
+  readonly listed: ReadonlyArray<SkillEntry>
+  readonly byUri: ReadonlyMap<string, SkillEntry>
+  readonly files: ReadonlyMap<string, FileEntry>
+  readonly directories: ReadonlyMap<string, DirectoryEntry>
+  /** Dynamic and rendered skills by root URI: their files are produced per request. */
+  readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>
+  /**
+   * Families, sorted by template (code units): the order their instances follow the listed
+   * skills in `skills/list`. No two can name or nest in each other's skills, nor in a skill's.
+   */
+  readonly families: ReadonlyArray<FamilyEntry>
+  /** URI schemes of the catalogue (always `skill`): such URIs are answered by the registry. */
+  readonly schemes: ReadonlySet<string>
+  /** What building this snapshot hashed (files and bytes); unchanged skills cost nothing. */
+  readonly hashed: { readonly files: number; readonly bytes: number }
+  /** The per-skill limits rendered skills are checked against. */
+  readonly limits: Limits.Limits
+  /**
+   * How the listing's own hints bear on its scope: some listed skill is private by itself
+   * (its own hint, or rendered), and some listed skill takes the server's hint. The counts of
+   * such listed skills let an update of a few skills keep these without a scan.
+   */
+  readonly listing: {
+    readonly anyPrivate: boolean
+    readonly anyDefault: boolean
+    readonly privateSkills: number
+    readonly defaultSkills: number
+  }
+  /**
+   * How many skills lie strictly below each URI prefix of a skill root (`skill://acme` of
+   * `skill://acme/billing/refunds`): what tells, without a scan, whether a skill encloses another.
+   */
+  readonly nested: ReadonlyMap<string, number>
+  /**
+   * The skills strictly inside each rendered or dynamic skill (by its root URI; SKILL.md URIs): a
+   * rendered parent's manifest takes in their files per request, a dynamic parent's directories
+   * their entries (R10).
+   */
+  readonly enclosed: ReadonlyMap<string, ReadonlyArray<string>>
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const encoder = new TextEncoder()
+
+/**
+ * How bytes go on the wire: `text` when they round-trip UTF-8 exactly, otherwise a base64 `blob`.
+ *
+ * @since 0.1.0
+ */
+export const wireContent = (bytes: Uint8Array): WireContent => {
+  try {
+    const text = utf8.decode(bytes)
+    const encoded = encoder.encode(text)
+    if (Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength).equals(bytes)) return { text }
+  } catch {
+    // not UTF-8: served as a blob
+  }
+  return { blob: Base64.encode(bytes) }
+}
+
+/**
+ * The key a family is known and sorted by: `<scheme>://<template>`.
+ *
+ * @since 0.1.0
+ */
+export const familyKey = (family: FamilyEntry): string => `${family.template.scheme}://${family.template.template}`
+
+/**
+ * One skill present before and after a change, and which of its files changed (file URIs).
+ *
+ * @since 0.1.0
+ */
+export interface SkillChange {
+  readonly uri: string
+  readonly filesAdded: ReadonlyArray<string>
+  readonly filesRemoved: ReadonlyArray<string>
+  readonly filesChanged: ReadonlyArray<string>
+}
+
+/**
+ * What changed between two snapshots.
+ *
+ * @since 0.1.0
+ */
+export interface Changes {
+  /** Skill URIs (`.../SKILL.md`) new in the catalogue. */
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  /** Skills whose entry changed: frontmatter, files, digests, listing or cache hint. */
+  readonly changed: ReadonlyArray<SkillChange>
+  /** Whether any listed entry changed (`skills/list` or `resources/list` would answer differently). */
+  readonly listChanged: boolean
+  /** Every file URI whose content changed or that disappeared (for `notifications/resources/updated`). */
+  readonly updated: ReadonlyArray<string>
+}

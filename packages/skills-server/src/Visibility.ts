@@ -1,0 +1,82 @@
+/**
+ * The types a visibility check is written against: what it sees of a request and what it may
+ * decide. `SkillsServer.layer({ visibility })` takes the check; one decision per request governs
+ * every skills surface and the notifications a listener hears.
+ *
+ * @since 0.1.0
+ */
+import type { McpSchema } from "effect/ai"
+import type * as Effect from "effect/Effect"
+import type * as Headers from "effect/http/Headers"
+import type * as SkillRegistry from "./SkillRegistry.js"
+
+/**
+ * The methods a visibility decision is made for.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Method =
+  | "skills/list"
+  | "skills/get"
+  | "resources/read"
+  | "resources/list"
+  | "resources/directory/read"
+
+/**
+ * What a visibility check sees of the request.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface VisibilityRequest {
+  readonly method: Method
+  readonly protocolVersion: string
+  readonly headers: Headers.Headers
+  readonly sessionId: string | undefined
+  readonly requestContext: McpSchema.McpRequestContext["Service"]
+}
+
+/**
+ * What the check may look at for each skill.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SkillInfo = Pick<SkillRegistry.SkillEntry, "uri" | "root" | "path" | "name" | "frontmatter" | "listed">
+
+/**
+ * The decision for one request: all skills, none, or a predicate (called at most once per skill).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision = boolean | ((skill: SkillInfo) => boolean)
+
+/**
+ * An error a visibility check may fail with; it is sent as this JSON-RPC error.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CheckError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+/**
+ * A visibility check. `R` are per-request services (from `HttpRouter` or `McpServer` middleware).
+ *
+ * **Details**
+ *
+ * The check runs once per request, inside effect's middleware stack, so services an
+ * `McpServer.middleware` or an `HttpRouter` middleware provides are there. A skill it hides is
+ * absent from `skills/list` and `resources/list`, and its `skills/get`, reads and directory
+ * reads fail exactly as for an absent skill; a check that fails fails the request with its error.
+ * Results computed under a check are `cacheScope: "private"`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Check<E extends CheckError, R> = (request: VisibilityRequest) => Effect.Effect<Decision, E, R>

@@ -1,0 +1,59 @@
+/**
+ * `skills/get`: the entry of one `SKILL.md` URI. `answerStatic` is a static skill's answer, a pure
+ * function of the snapshot, the visibility and the URI (the fast route sends it as bytes).
+ *
+ * @internal
+ */
+import { Extension, SkillUri } from "@mcp-skills/core"
+import type { Protocol } from "@mcp-skills/core"
+import * as Effect from "effect/Effect"
+import * as Result from "effect/Result"
+import type * as SkillRegistry from "../../SkillRegistry.js"
+import type { RequestInfo } from "../port.js"
+import * as Kind from "../kind.js"
+import type * as Visibility from "../visibility.js"
+import * as Answer from "./answer.js"
+import { resolveInstance } from "./owner.js"
+import { begin, hintOf, invalidParams } from "./request.js"
+import type { State } from "./request.js"
+
+/** A static skill's answer; `undefined` when `getSkill` must answer (any other kind, or no such skill). */
+export const answerStatic = (
+  state: State,
+  snapshot: SkillRegistry.Snapshot,
+  visible: Visibility.Visible,
+  uri: string
+): Answer.Answer<Protocol.GetSkillResult> | undefined => {
+  const skill = snapshot.byUri.get(uri)
+  if (skill === undefined || skill._tag !== "Static" || !visible.skill(skill.index)) return undefined
+  const compute = () => Answer.make({ skill: Kind.carvedEntry(snapshot, visible, skill) }, hintOf(state, skill), visible.checked)
+  return visible.checked ? compute() : state.answers.keep(snapshot, `get ${skill.index}`, compute)
+}
+
+export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
+  const { call, state } = yield* begin(request, "skills/get")
+  const known = answerStatic(state, call.snapshot, call.visible, params.uri)
+  if (known !== undefined) return Answer.toObject(known, request)
+  const indexed = call.snapshot.byUri.get(params.uri)
+  let skill: SkillRegistry.ServedSkill | undefined = indexed !== undefined && call.visible.skill(indexed.index) ? indexed : undefined
+  if (indexed === undefined) {
+    const resolved = resolveInstance(call, params.uri)
+    if (resolved._tag === "Invalid") return yield* Effect.fail(resolved.error)
+    if (resolved._tag === "Found" && resolved.file.length === 1 && resolved.file[0] === Extension.SkillFileName) {
+      skill = resolved.skill
+    }
+  }
+  if (skill === undefined) {
+    const isSkillMd = Result.isSuccess(SkillUri.parseSkillMd(params.uri))
+    return yield* Effect.fail(
+      invalidParams(
+        isSkillMd
+          ? `no skill is served at ${params.uri}`
+          : `${params.uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
+        { uri: params.uri }
+      )
+    )
+  }
+  const entry = yield* Kind.kindOf(skill).entry(call, skill)
+  return Answer.toObject(Answer.make({ skill: entry }, hintOf(state, skill), call.visible.checked), request)
+})
