@@ -27,13 +27,9 @@ const allowed: Record<string, { readonly cycles: ReadonlyArray<ReadonlyArray<str
         "internal/directory/source.ts",
         "internal/directory/stamps.ts",
         "internal/directory/watch.ts"
-      ],
-      ["Revision.ts", "SkillRegistry.ts", "internal/incremental.ts", "internal/registry.ts"],
-      ["Skill.ts", "SkillFamily.ts"],
-      ["internal/effectMcp.ts", "internal/listenPacing.ts"],
-      ["internal/kind.ts", "internal/onDemand.ts"]
+      ]
     ],
-    long: ["SkillRegistry.ts", "SkillsServer.ts", "internal/effectMcp.ts", "internal/handlers.ts"]
+    long: []
   }
 }
 
