@@ -3,7 +3,7 @@
  * effect's own answers: every request it admits, effect's route (the server without the fast
  * route) admits and dispatches to the skills handlers too (HTTP 200 with a JSON-RPC result or
  * handler error for that id), across generated mutations of well-formed requests. Whether each
- * refused one gets effect's answer is `fastroute.test.ts`'s job, rule by rule.
+ * refused one gets effect's answer is `SkillsServer.fast-route.test.ts`'s job, rule by rule.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
