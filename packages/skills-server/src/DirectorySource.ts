@@ -54,12 +54,9 @@
  *
  * @since 0.1.0
  */
-import type { Limits, Signing } from "@mcp-skills/core"
-import { Manifest, SkillUri } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { emptyState, loadRoot } from "./internal/directory/load.js"
 import * as Signatures from "./internal/directory/signatures.js"
@@ -68,152 +65,9 @@ import * as Watcher from "./internal/directory/watch.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
+import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
 
-/**
- * The root folder cannot be used: it does not exist, is not a folder, or cannot be read.
- *
- * @since 0.1.0
- */
-export class SourceDirectoryError extends Schema.TaggedError<SourceDirectoryError>()("SourceDirectoryError", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `cannot load skills from ${this.path}: ${this.reason}`
-  }
-}
-
-/**
- * A file of a skill could not be read from disk.
- *
- * @since 0.1.0
- */
-export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", {
-  path: Schema.String,
-  reason: Schema.String
-}) {
-  override get message(): string {
-    return `cannot read ${this.path}: ${this.reason}`
-  }
-}
-
-/**
- * Why one skill folder is not served: its URI cannot be built, a file cannot be read, or the skill
- * is invalid (`InvalidSkill` lists every problem).
- *
- * @since 0.1.0
- */
-export const SkillProblem = Schema.Union([Manifest.InvalidSkill, SkillUri.InvalidSkillUri, UnreadableFile])
-
-/**
- * @since 0.1.0
- */
-export type SkillProblem = typeof SkillProblem.Type
-
-/**
- * A skill folder that was not loaded, with the reason. `directory` is the folder relative to the root
- * (`.` for the root itself).
- *
- * @since 0.1.0
- */
-export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirectory>()("InvalidSkillDirectory", {
-  directory: Schema.String,
-  error: SkillProblem
-}) {
-  override get message(): string {
-    return `skipped skill folder ${this.directory}: ${this.error.message}`
-  }
-}
-
-/**
- * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
- *
- * @since 0.1.0
- */
-export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidSkills", {
-  root: Schema.String,
-  invalid: Schema.Array(InvalidSkillDirectory)
-}) {
-  override get message(): string {
-    return `${this.invalid.length} invalid skill folder(s) under ${this.root}:\n` +
-      this.invalid.map((entry) => `  ${entry.directory}: ${entry.error.message}`).join("\n")
-  }
-}
-
-/**
- * Two roots of one source produce the same skill URI.
- *
- * @since 0.1.0
- */
-export class UriCollision extends Schema.TaggedError<UriCollision>()("UriCollision", {
-  uri: Schema.String,
-  first: Schema.String,
-  second: Schema.String
-}) {
-  override get message(): string {
-    return `${this.uri} is served from both ${this.first} and ${this.second}; give one of the roots a prefix`
-  }
-}
-
-/**
- * One line per problem of a skill folder, naming the file (relative to the root) and the rule:
- * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
- *
- * @since 0.1.0
- */
-export const describeProblem = (invalid: InvalidSkillDirectory): string => {
-  const folder = invalid.directory === "." ? "" : `${invalid.directory}/`
-  const error = invalid.error
-  if (error._tag === "InvalidSkill") {
-    return error.problems.map((problem) =>
-      problem.path === undefined
-        ? `${invalid.directory}: ${problem.reason}`
-        : Manifest.describe({ ...problem, path: folder + problem.path })
-    ).join("; ")
-  }
-  if (error._tag === "UnreadableFile") return `${error.path}: ${error.reason}`
-  return `${invalid.directory}: ${error.reason}`
-}
-
-/**
- * A directory entry that was deliberately left out (see the module description).
- *
- * @since 0.1.0
- */
-export interface Ignored {
-  /** Relative to the root, `/`-separated. */
-  readonly path: string
-  readonly reason: string
-}
-
-/**
- * One skill found on disk and validated. `path` and `files` are what `Skill.fromFiles` takes.
- *
- * @since 0.1.0
- */
-export interface LoadedSkill {
-  /** The skill folder relative to the root, `/`-separated (`.` for the root itself). */
-  readonly directory: string
-  /** The decoded skill-path segments: prefix, then the folder path. */
-  readonly path: ReadonlyArray<string>
-  /**
-   * Every file held in memory, `SKILL.md` first, with its path relative to the skill folder and
-   * its bytes.
-   */
-  readonly files: ReadonlyArray<Manifest.FileInput>
-  /** The files served on demand (above `onDemandAbove`): where they are, their size and digest. */
-  readonly onDisk: ReadonlyArray<Skill.DiskFile>
-  /**
-   * The validated skill: entry, frontmatter and every file with its digest and size (and its bytes
-   * when held in memory).
-   */
-  readonly manifest: Skill.ManifestView
-  /**
-   * The signatures stored beside the skill's `SKILL.md` in {@link SignaturesFileName}, relayed
-   * with its entry (see `Skill.Static.signatures`); absent when the skill is not signed.
-   */
-  readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
-}
+export * from "./DirectoryModel.js"
 
 /**
  * The file at a skill's root that holds its signatures (written by `mcp-skills-server sign`):
@@ -232,67 +86,6 @@ export const SignaturesFileName = Signatures.FileName
 export const SignaturesFile = Signatures.File
 
 /**
- * The result of {@link load}: plain data, ordered by skill URI.
- *
- * @since 0.1.0
- */
-export interface Loaded {
-  readonly skills: ReadonlyArray<LoadedSkill>
-  readonly skipped: ReadonlyArray<InvalidSkillDirectory>
-  readonly ignored: ReadonlyArray<Ignored>
-}
-
-/**
- * Options of {@link load}.
- *
- * @since 0.1.0
- */
-export interface Options {
-  /** Skill-path segments put before each folder path, e.g. `["acme"]`. Default: none. */
-  readonly prefix?: ReadonlyArray<string> | undefined
-  /** URI scheme. Default `skill` (R92). */
-  readonly scheme?: string | undefined
-  /** Fail the whole load when any skill folder is invalid, instead of skipping it. Default `false`. */
-  readonly strict?: boolean | undefined
-  /** Per-skill limits (R15, R16). Default: those of the specification. */
-  readonly limits?: Limits.Limits | undefined
-  /**
-   * Files larger than this many bytes (except `SKILL.md`) are served on demand, for catalogues
-   * larger than memory: read and hashed once when scanned, their bytes then kept neither by the
-   * catalogue nor by the file stamps; each `resources/read` reads the file again and sends it only
-   * if its size and SHA-256 are those of the catalogue. A file changed behind the server's back
-   * triggers a reload and is answered from the reloaded catalogue, verified the same way, or with
-   * an error asking to try again (see the README); never with bytes of another digest.
-   * Default: every file is held in memory.
-   */
-  readonly onDemandAbove?: number | undefined
-}
-
-/**
- * Counters of a `Source` (cumulative).
- *
- * @since 0.1.0
- */
-export interface Stats {
-  readonly scans: number
-  /**
-   * Entries looked at on disk (listed or stat'ed): a full scan looks at every one, a reload driven by
-   * `watch` only at the paths its events named (and what is below the folders among them).
-   */
-  readonly lookedAt: number
-  /** Files read from disk, and their bytes; unchanged files are not read again. */
-  readonly readFiles: number
-  readonly readBytes: number
-  /** Files hashed; a skill whose files are all unchanged is not hashed again. */
-  readonly hashedFiles: number
-  readonly hashedBytes: number
-  /** Files of the last scan served on demand: their bytes are not held (see `onDemandAbove`). */
-  readonly onDiskFiles: number
-  /** Bytes of file content the source holds (shared with the catalogue). */
-  readonly heldBytes: number
-}
-
-/**
  * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
  * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid.
  *
@@ -302,76 +95,6 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
   const { skills, skipped, ignored } = yield* loadRoot(emptyState(), 0, root, options)
   return { skills, skipped, ignored } satisfies Loaded
 })
-
-/**
- * One folder of a `Source`, with its own options (prefix, scheme, cache hint for its skills).
- *
- * @since 0.1.0
- */
-export interface Root extends Options {
-  readonly path: string
-  readonly cacheHint?: Skill.CacheHint | undefined
-}
-
-/**
- * The result of one scan of every root.
- *
- * @since 0.1.0
- */
-export interface Scan {
-  readonly roots: ReadonlyArray<{ readonly root: Root; readonly loaded: Loaded }>
-  readonly definitions: ReadonlyArray<Skill.Static>
-  /** Problems whose line differs from the previous scan's (a new or changed bad edit). */
-  readonly newProblems: ReadonlyArray<string>
-  /** Skill folders that had a problem on the previous scan and are valid again. */
-  readonly fixed: ReadonlyArray<string>
-  /** Entries left out that the previous scan did not leave out (or left out for another reason). */
-  readonly newIgnored: ReadonlyArray<string>
-}
-
-/**
- * What changed since the previous scan (see `Source.changes`).
- *
- * @since 0.1.0
- */
-export interface Changes {
-  readonly upsert: ReadonlyArray<Skill.Static>
-  /** `SKILL.md` URIs. */
-  readonly remove: ReadonlyArray<string>
-}
-
-/**
- * Skill folders that can be scanned again, cheaply.
- *
- * @since 0.1.0
- */
-export interface Source {
-  readonly roots: ReadonlyArray<Root>
-  /** Scans every root (reading only changed files); invalid edits keep their skill's last good version. */
-  readonly scan: Effect.Effect<Scan, SourceDirectoryError | InvalidSkills | UriCollision>
-  /**
-   * `scan`, logging each new problem once (see the module description), as definitions: what
-   * `SkillsServer.layer({ skills })` takes, run again by `SkillRegistry.reload`.
-   */
-  readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static>, SourceDirectoryError | InvalidSkills | UriCollision>
-  /**
-   * `definitions` as a change: the definitions that differ from those of the previous scan (of
-   * any kind), and the URIs of the skills that went away; what `watch` hands
-   * `SkillRegistry.update`, so a reload costs the registry what changed, not the catalogue.
-   */
-  readonly changes: Effect.Effect<Changes, SourceDirectoryError | InvalidSkills | UriCollision>
-  readonly stats: Effect.Effect<Stats>
-  /**
-   * Stats every file under the roots and reads none: `missed` lists the absolute paths whose size,
-   * modification time or inode differ from the last scan, or that appeared or went away since;
-   * `racy` the files read too soon after a write to trust their stamp. What `watch`'s periodic
-   * check runs.
-   */
-  readonly check: Effect.Effect<
-    { readonly missed: ReadonlyArray<string>; readonly racy: ReadonlyArray<string> },
-    SourceDirectoryError
-  >
-}
 
 /**
  * A `Source` over one or more roots. `log` receives the problem lines of `definitions`, and the

@@ -6,6 +6,11 @@ export * as ChangeBus from "./ChangeBus.js"
 /**
  * @since 0.1.0
  */
+export * as DirectoryModel from "./DirectoryModel.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as DirectorySource from "./DirectorySource.js"
 
 /**

@@ -7,8 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import type * as DirectorySource from "../../DirectorySource.js"
-import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectorySource.js"
+import type * as DirectoryModel from "../../DirectoryModel.js"
+import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectoryModel.js"
 import { group, type Grouped } from "./grouping.js"
 import { classify, isHidden, under, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
@@ -25,7 +25,7 @@ export interface Tree {
   readonly ignored: Map<string, string>
   readonly folders: Set<string>
   grouped: Grouped
-  readonly outcomes: Map<string, Result.Result<DirectorySource.LoadedSkill, DirectorySource.SkillProblem>>
+  readonly outcomes: Map<string, Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem>>
 }
 
 /** Everything a source keeps between scans. */
@@ -34,7 +34,7 @@ export interface State {
   readonly cache: Map<string, Cached>
   readonly roots: Map<number, Tree>
   /** The last valid version of each skill folder, by root index and folder. */
-  readonly good: Map<string, DirectorySource.LoadedSkill>
+  readonly good: Map<string, DirectoryModel.LoadedSkill>
   readonly counters: Counters & { scans: number; lookedAt: number }
 }
 
@@ -166,7 +166,7 @@ const refresh = Effect.fnUntraced(function*(
 })
 
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
-export interface RootResult extends DirectorySource.Loaded {
+export interface RootResult extends DirectoryModel.Loaded {
   readonly kept: ReadonlyArray<InvalidSkillDirectory>
 }
 
@@ -182,7 +182,7 @@ export const loadRoot = Effect.fnUntraced(function*(
   state: State,
   rootIndex: number,
   root: string,
-  options: DirectorySource.Options,
+  options: DirectoryModel.Options,
   changed?: ReadonlyArray<string> | undefined
 ) {
   const scheme = options.scheme ?? "skill"
@@ -212,7 +212,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     folder: string,
     key: string,
     members: ReadonlyArray<Found>
-  ): Result.Result<DirectorySource.LoadedSkill, DirectorySource.SkillProblem> => {
+  ): Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem> => {
     const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
@@ -287,7 +287,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
-      (manifest): DirectorySource.LoadedSkill => signed({
+      (manifest): DirectoryModel.LoadedSkill => signed({
         directory: folder === "" ? "." : folder,
         path: skillPath,
         files: manifest.files.filter((file) => !located.has(file.path)),
@@ -320,9 +320,9 @@ export const loadRoot = Effect.fnUntraced(function*(
     }
   }
 
-  const skills: Array<DirectorySource.LoadedSkill> = []
+  const skills: Array<DirectoryModel.LoadedSkill> = []
   const skipped: Array<InvalidSkillDirectory> = []
-  const kept: Array<{ readonly skill: DirectorySource.LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
+  const kept: Array<{ readonly skill: DirectoryModel.LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
   for (const [folder, result] of tree.outcomes) {
     const directory = folder === "" ? "." : folder
     const key = `${rootIndex}\n${directory}`

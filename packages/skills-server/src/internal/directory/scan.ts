@@ -10,7 +10,7 @@
 import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { SourceDirectoryError } from "../../DirectorySource.js"
+import { SourceDirectoryError } from "../../DirectoryModel.js"
 import { describeError, type Found, stampOf } from "./stamps.js"
 
 export const isHidden = (name: string) => name.startsWith(".")

@@ -7,9 +7,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
 import * as NodePath from "node:path"
-import type * as DirectorySource from "../../DirectorySource.js"
+import type * as DirectoryModel from "../../DirectoryModel.js"
 import * as Skill from "../../Skill.js"
-import { describeProblem, UriCollision } from "../../DirectorySource.js"
+import { describeProblem, UriCollision } from "../../DirectoryModel.js"
 import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
 import { walk } from "./scan.js"
 import { sameStamp } from "./stamps.js"
@@ -24,7 +24,7 @@ export class ChangedPaths extends Context.Reference<ReadonlySet<string> | undefi
 ) {}
 
 export const make = Effect.fnUntraced(function*(
-  roots: ReadonlyArray<DirectorySource.Root>,
+  roots: ReadonlyArray<DirectoryModel.Root>,
   options: { readonly log?: ((line: string) => Effect.Effect<void>) | undefined } = {}
 ) {
   const state = emptyState()
@@ -32,7 +32,7 @@ export const make = Effect.fnUntraced(function*(
   let reported = new Map<string, string>()
   let reportedIgnored = new Map<string, string>()
   const lock = yield* Semaphore.make(1)
-  const defined = new WeakMap<DirectorySource.LoadedSkill, Skill.Static>()
+  const defined = new WeakMap<DirectoryModel.LoadedSkill, Skill.Static>()
   const log = options.log ?? ((line: string) => Effect.logWarning(line))
 
   // The changed paths that fall under root `index`, relative to it and `/`-separated.
@@ -52,7 +52,7 @@ export const make = Effect.fnUntraced(function*(
 
   const scanWith = (changed: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
-      const results: Array<{ readonly root: DirectorySource.Root; readonly loaded: RootResult }> = []
+      const results: Array<{ readonly root: DirectoryModel.Root; readonly loaded: RootResult }> = []
       for (const [index, root] of roots.entries()) {
         results.push({ root, loaded: yield* loadRoot(state, index, root.path, root, changedUnder(changed, index)) })
       }
@@ -110,7 +110,7 @@ export const make = Effect.fnUntraced(function*(
         newProblems,
         fixed,
         newIgnored
-      } satisfies DirectorySource.Scan & {
+      } satisfies DirectoryModel.Scan & {
         readonly byUri: ReadonlyMap<string, Skill.Static>
         readonly previous: ReadonlyMap<string, Skill.Static>
       }
@@ -151,7 +151,7 @@ export const make = Effect.fnUntraced(function*(
     roots,
     scan: scanWith(undefined),
     definitions: Effect.map(handOut, (result) => result.definitions),
-    changes: Effect.map(handOut, ({ previous, ...result }): DirectorySource.Changes => {
+    changes: Effect.map(handOut, ({ previous, ...result }): DirectoryModel.Changes => {
       // An unchanged skill is the same definition object scan after scan: comparing pointers finds
       // what changed without looking into any skill.
       const upsert: Array<Skill.Static> = []
@@ -160,7 +160,7 @@ export const make = Effect.fnUntraced(function*(
       for (const uri of previous.keys()) if (!result.byUri.has(uri)) remove.push(uri)
       return { upsert, remove }
     }),
-    stats: Effect.sync((): DirectorySource.Stats => {
+    stats: Effect.sync((): DirectoryModel.Stats => {
       let onDiskFiles = 0
       let heldBytes = 0
       for (const cached of state.cache.values()) {
@@ -170,5 +170,5 @@ export const make = Effect.fnUntraced(function*(
       return { ...state.counters, onDiskFiles, heldBytes }
     }),
     check
-  } satisfies DirectorySource.Source
+  } satisfies DirectoryModel.Source
 })

@@ -8,7 +8,7 @@
  */
 import { Digest, Extension } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
-import { UnreadableFile } from "../../DirectorySource.js"
+import { UnreadableFile } from "../../DirectoryModel.js"
 
 /**
  * What a file looked like when stat'ed: a change of any of these means it must be read again.
