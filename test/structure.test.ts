@@ -8,50 +8,16 @@ import { cycles, lineCount, type Module, modules, specifiers } from "./structure
 /** The most lines a module may have: past it, a module holds more than one idea. */
 const MaxLines = 600
 
-/**
- * Violations that exist today and are being removed, per package, paths below `src`. Temporary:
- * each entry must still be a violation (a fixed one fails until it is taken out), and nothing else
- * may be one. `cycles` lists the members of a cycle; a smaller cycle among them passes.
- */
-const allowed: Record<string, { readonly cycles: ReadonlyArray<ReadonlyArray<string>>; readonly long: ReadonlyArray<string> }> = {
-  "skills-core": { cycles: [], long: [] },
-  "skills-client": { cycles: [], long: [] },
-  "skills-server": {
-    cycles: [
-      [
-        "DirectorySource.ts",
-        "internal/directory/grouping.ts",
-        "internal/directory/load.ts",
-        "internal/directory/scan.ts",
-        "internal/directory/signatures.ts",
-        "internal/directory/source.ts",
-        "internal/directory/stamps.ts",
-        "internal/directory/watch.ts"
-      ]
-    ],
-    long: []
-  }
-}
-
-for (const [name, allowance] of Object.entries(allowed)) {
+for (const name of ["skills-core", "skills-client", "skills-server"]) {
   describe(`packages/${name}/src`, () => {
     const graph = modules(path.join(root, "packages", name, "src"))
-    const found = cycles(graph)
-    const within = (members: ReadonlyArray<string>, entry: ReadonlyArray<string>) => members.every((m) => entry.includes(m))
 
     it("has no import cycle (type-only imports count, but an internal module's of its public types)", () => {
-      const fresh = found.filter((cycle) => !allowance.cycles.some((entry) => within(cycle.members, entry)))
-      expect(fresh.map((cycle) => `${cycle.path.join(" -> ")} (members: ${cycle.members.join(", ")})`)).toEqual([])
-      const stale = allowance.cycles.filter((entry) => !found.some((cycle) => within(cycle.members, entry)))
-      expect(stale.map((entry) => `allowed but no longer a cycle, take it out: ${entry.join(", ")}`)).toEqual([])
+      expect(cycles(graph).map((cycle) => `${cycle.path.join(" -> ")} (members: ${cycle.members.join(", ")})`)).toEqual([])
     })
 
     it(`has no module over ${MaxLines} lines`, () => {
-      const long = graph.filter((module) => module.lines > MaxLines)
-      const fresh = long.filter((module) => !allowance.long.includes(module.file))
-      expect(fresh.map((module) => `${module.file}: ${module.lines} lines`)).toEqual([])
-      const stale = allowance.long.filter((file) => !long.some((module) => module.file === file))
-      expect(stale.map((file) => `allowed but no longer over ${MaxLines} lines, take it out: ${file}`)).toEqual([])
+      expect(graph.filter((module) => module.lines > MaxLines).map((module) => `${module.file}: ${module.lines} lines`)).toEqual([])
     })
   })
 }
