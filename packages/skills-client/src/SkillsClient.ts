@@ -5,19 +5,14 @@
  *
  * @since 0.1.0
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Schema from "effect/Schema"
 import * as McpClient from "effect/ai/McpClient"
-import { ConfigurationError, McpClientError, ValidationError } from "effect/ai/McpClientError"
-import * as McpProtocol from "effect/ai/McpProtocol"
+import { McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ChildProcess from "effect/process/ChildProcess"
@@ -34,6 +29,12 @@ import {
   Skill,
   type SkillFrontmatter
 } from "@mcp-skills/core"
+import * as Entries from "./internal/entries.js"
+import * as HttpConnection from "./internal/httpConnection.js"
+import * as Negotiate from "./internal/negotiate.js"
+import * as Paging from "./internal/paging.js"
+import * as Results from "./internal/results.js"
+import * as Settings from "./internal/settings.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
@@ -243,42 +244,8 @@ export interface Service {
  */
 export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp-skills/client/SkillsClient") {}
 
-const DefaultTimeout = Duration.seconds(60)
-const DefaultMaxPages = 100
 // base64 inflates a 16 MiB file to about 21.4 MiB before JSON framing.
 const MaxMessageBytes = 32 * 1024 * 1024
-const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
-
-const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
-const invalidResult = (method: string, detail: string, cause?: unknown) =>
-  new McpClientError({
-    reason: new ValidationError({ description: `Invalid ${method} result: ${detail}`, ...(cause === undefined ? {} : { cause }) })
-  })
-
-// Results are decoded with the core envelope schemas; entries one by one, so one bad entry
-// never hides the others (R6, spec §7 item 8).
-const decodeResult = <S extends Schema.Decoder<unknown>>(schema: S, method: string) => {
-  const decode = Schema.decodeUnknownEffect(schema)
-  return (result: unknown): Effect.Effect<S["Type"], McpClientError> =>
-    Effect.mapError(decode(result), (cause) => invalidResult(method, cause.message, cause))
-}
-const decodeListPage = decodeResult(Protocol.ListSkillsPage, Extension.ListSkillsMethod)
-const decodeGetEnvelope = decodeResult(Protocol.GetSkillEnvelope, Extension.GetSkillMethod)
-const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, Extension.ReadResourceDirectoryMethod)
-
-const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
-
-const InvalidParams = -32602
-// effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
-// 2025-11-25; the extension answers -32602 on both revisions (R65, R66).
-const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -32002]
-
-// A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
-const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
-<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
-  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
 
 /**
  * Connects over an existing transport. The scope owns the connection.
@@ -297,33 +264,19 @@ const makeWith = Effect.fnUntraced(function*(
   send: Transport.Send | undefined,
   network?: McpTelemetry.Transport | undefined
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
-  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
-  if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
-    return yield* new McpClientError({
-      reason: new ConfigurationError({ description: `timeout must be a positive duration, got ${String(options.timeout)}` })
-    })
-  }
-  const trust = options.trust === undefined ? undefined : Verification.trustPolicy(options.trust)
-  if (trust !== undefined && Result.isFailure(trust)) {
-    return yield* new McpClientError({
-      reason: new ConfigurationError({ description: `trust: ${trust.failure.reason}` })
-    })
-  }
-  const limits = options.limits ?? Limits.defaults
-  const maxPages = options.maxPages ?? DefaultMaxPages
-  const allowDynamic = options.allowDynamic ?? false
+  const { timeout, limits, maxPages, allowDynamic, trust, clientInfo } = yield* Settings.settle(options)
   const server = options.server
   const cache = yield* SkillCache.SkillCache
   const connection = yield* Transport.connect(transport, {
-    clientInfo: options.clientInfo ?? defaultClientInfo,
+    clientInfo,
     timeout,
     send,
     network
   })
-  const extensions = isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
-  const declared = isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
+  const extensions = Results.isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
+  const declared = Results.isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
   // A declaration that is not an object is treated as absent: nothing it promises can be relied on.
-  const capability = declared === undefined ? undefined : Option.getOrUndefined(decodeCapability(declared))
+  const capability = declared === undefined ? undefined : Option.getOrUndefined(Results.decodeCapability(declared))
 
   const request = (method: string, params: Record<string, unknown>) => connection.request(method, params, timeout)
 
@@ -331,48 +284,9 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  // Follows cursors with a repeated-cursor and a page-count guard (R34, R35). A refused first page
-  // is `onFirstRefused`'s to type (a request without a cursor has nothing else to refuse).
-  const walk = Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(
-    method: string,
-    params: Record<string, unknown>,
-    start: string | undefined,
-    onePage: boolean,
-    decode: (result: unknown) => Effect.Effect<P, McpClientError>,
-    page: (result: P) => Effect.Effect<void, E>,
-    onFirstRefused: (error: McpClientError) => F
-  ) {
-    const pages: Array<P> = []
-    const seen = new Set<string>()
-    let cursor = start
-    for (let n = 1; n <= maxPages; n++) {
-      const sent = cursor
-      const answer = yield* request(method, sent === undefined ? params : { ...params, cursor: sent }).pipe(
-        refusedWith((error) =>
-          sent === undefined ? onFirstRefused(error) : new CursorRejected({ method, cursor: sent, detail: error.message })
-        )
-      )
-      const result = yield* decode(answer)
-      const next = result.nextCursor
-      yield* page(result)
-      pages.push(result)
-      if (next === undefined || onePage) return { pages, nextCursor: next }
-      if (seen.has(next) || next === start) return yield* new RepeatedCursor({ cursor: next, page: n })
-      seen.add(next)
-      cursor = next
-    }
-    return yield* new RunawayListing({ maxPages })
-  })
+  const walk = Paging.walker(request, maxPages)
 
-  // Until when each entry this client fetched is fresh by its server's `ttlMs` (R36); entries
-  // not from this client, or past their ttl, may be stale.
-  const freshUntil = new WeakMap<Skill.Skill, number>()
-  const remember = (skills: ReadonlyArray<Skill.Skill>, hint: CacheHint.CacheHint) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      for (const skill of skills) freshUntil.set(skill, now + hint.ttlMs)
-    })
-  const isFresh = (skill: Skill.Skill) =>
-    Effect.map(Clock.currentTimeMillis, (now) => now < (freshUntil.get(skill) ?? 0))
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
@@ -384,7 +298,7 @@ const makeWith = Effect.fnUntraced(function*(
       {},
       listOptions.cursor,
       listOptions.onePage === true || listOptions.cursor !== undefined,
-      decodeListPage,
+      Results.decodeListPage,
       Effect.fnUntraced(function*(result) {
         for (const raw of result.skills) {
           const decoded = Skill.decode(raw)
@@ -421,11 +335,11 @@ const makeWith = Effect.fnUntraced(function*(
   const fetchSkill = Effect.fnUntraced(function*(uri: string) {
     yield* requireExtension
     const result = yield* request(Extension.GetSkillMethod, { uri }).pipe(
-      refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
+      Results.refusedWith((error) => new SkillNotFound({ uri, detail: error.message }))
     )
-    const envelope = yield* decodeGetEnvelope(result)
+    const envelope = yield* Results.decodeGetEnvelope(result)
     // An answer for another skill is never accepted in place of the one asked for (spec §7 item 12).
-    const answered = isRecord(envelope.skill) ? envelope.skill.uri : undefined
+    const answered = Results.isRecord(envelope.skill) ? envelope.skill.uri : undefined
     if (answered !== uri) return yield* new WrongResourceReturned({ uri, returned: [String(answered)] })
     const decoded = Skill.decode(envelope.skill)
     if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -434,7 +348,7 @@ const makeWith = Effect.fnUntraced(function*(
     return fetched
   })
 
-  const getSkill = (uri: string) => Telemetry.verified("mcp_skills.get_verified", verificationKind, fetchSkill(uri))
+  const getSkill = (uri: string) => Telemetry.verified("mcp_skills.get_verified", Telemetry.verificationKind, fetchSkill(uri))
 
   const readResourceDirectory = Effect.fnUntraced(function*(uri: string) {
     if (capability?.directoryRead !== true) return yield* new DirectoryReadNotSupported({ uri })
@@ -444,7 +358,7 @@ const makeWith = Effect.fnUntraced(function*(
       { uri },
       undefined,
       false,
-      decodeDirectoryPage,
+      Results.decodeDirectoryPage,
       Effect.fnUntraced(function*(result) {
         const outside: Array<string> = []
         for (const item of result.resources) {
@@ -462,18 +376,6 @@ const makeWith = Effect.fnUntraced(function*(
     )
     return children as ReadonlyArray<DirectoryChild>
   })
-
-  // What an entry alone decides, computed once per entry object rather than on every read (a
-  // pull reads every file of an entry: per-read sums and scans would be quadratic in its files).
-  const checked = new WeakMap<Skill.Skill, Result.Result<Verification.CheckedEntry, LimitExceeded | DynamicSkillRefused | SignatureError>>()
-  const checkedOf = (skill: Skill.Skill) => {
-    let entry = checked.get(skill)
-    if (entry === undefined) {
-      entry = Verification.checkEntry(skill, { limits, allowDynamic, trust: trust?.success })
-      checked.set(skill, entry)
-    }
-    return entry
-  }
 
   const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
 
@@ -501,7 +403,7 @@ const makeWith = Effect.fnUntraced(function*(
     }
 
     const result = yield* request("resources/read", { uri }).pipe(
-      refusedWith((error) => new ResourceNotFound({ skill: skill.uri, uri, detail: error.message }), ResourceNotFoundCodes)
+      Results.refusedWith((error) => new ResourceNotFound({ skill: skill.uri, uri, detail: error.message }), Results.ResourceNotFoundCodes)
     )
     const items = yield* Effect.fromResult(Verification.decodeContents(uri, result))
     const { bytes, mimeType } = yield* Effect.fromResult(Verification.selectItem(entry, target, items))
@@ -525,7 +427,7 @@ const makeWith = Effect.fnUntraced(function*(
   const readVerified = (skill: Skill.Skill, uriOrReference: string) =>
     Telemetry.verified(
       "mcp_skills.read_verified",
-      verificationKind,
+      Telemetry.verificationKind,
       readOnce(skill, uriOrReference).pipe(
         Effect.catchTags({
           SizeMismatch: (error) => heal(skill, uriOrReference, error),
@@ -593,67 +495,12 @@ const makeWith = Effect.fnUntraced(function*(
  */
 export type ProtocolChoice = ProtocolVersion | "auto"
 
-// Answers that mean "not this revision" rather than "server unreachable" or "not allowed".
-const rejectsRevision = (error: McpClientError) => {
-  const reason = error.reason
-  return reason._tag === "ProtocolError" || reason._tag === "UnsupportedError" ||
-    (reason._tag === "HttpError" && reason.status >= 400 && reason.status < 500 && reason.status !== 401 && reason.status !== 403)
-}
-
-// The refusals of verification, by tag: the record names every kind, so a new one must be added.
-const verificationKinds: Readonly<Record<VerificationError["_tag"] | "InvalidSkillEntry", true>> = {
-  UnlistedResource: true,
-  ReferenceOutsideSkill: true,
-  UnexpectedContents: true,
-  WrongResourceReturned: true,
-  InvalidResourceContents: true,
-  SizeMismatch: true,
-  DigestMismatch: true,
-  FrontmatterMismatch: true,
-  DynamicSkillRefused: true,
-  LimitExceeded: true,
-  InvalidSkillEntry: true,
-  SignatureInvalid: true,
-  UnsignedSkill: true,
-  UntrustedSigner: true
-}
-
-const verificationKind = (error: unknown): string | undefined => {
-  const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
-  return typeof tag === "string" && Object.hasOwn(verificationKinds, tag) ? tag : undefined
-}
-
 const negotiate = <R>(
   choice: ProtocolChoice | undefined,
-  connect: (
-    protocol: McpProtocol.ProtocolAdapter<ProtocolVersion>
-  ) => Effect.Effect<
-    {
-      readonly transport: McpClient.Transport
-      readonly send?: Transport.Send | undefined
-      readonly network?: McpTelemetry.Transport | undefined
-    },
-    McpClientError,
-    R | Scope.Scope
-  >,
+  connect: Negotiate.Connect<R>,
   options: Options
-): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> => {
-  const attempt = (version: ProtocolVersion) =>
-    Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ network, send, transport }) =>
-      makeWith(transport, options, send, network))
-  if (choice !== undefined && choice !== "auto") return attempt(choice)
-  return Effect.gen(function*() {
-    // The first attempt gets its own scope, so a refused connection (a spawned server included)
-    // is closed before the second one starts.
-    const child = yield* Scope.fork(yield* Scope.Scope)
-    const modern = yield* attempt("2026-07-28").pipe(Scope.provide(child), Effect.exit)
-    if (Exit.isSuccess(modern)) return modern.value
-    yield* Scope.close(child, modern)
-    const error = modern.cause.reasons.find(Cause.isFailReason)?.error
-    if (!(error instanceof McpClientError) || !rejectsRevision(error)) return yield* Effect.failCause(modern.cause)
-    return yield* attempt("2025-11-25")
-  })
-}
+): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
+  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network))
 
 /**
  * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
@@ -691,29 +538,12 @@ export const layerHttp = (
   const connect = negotiate(
     options.protocolVersion,
     (protocol) =>
-      Effect.all({
-        network: Effect.succeed("tcp" as const),
-        transport: McpClient.http({
-          url: options.url,
-          protocol,
-          maxMessageBytes: MaxMessageBytes,
-          ...(headers === undefined || Effect.isEffect(headers) ? {} : { headers })
-        }),
-        // Stateless 2026-07-28 only: 2025-11-25 sessions stay with McpClient's transport.
-        send: protocol.protocolVersion !== "2026-07-28"
-          ? Effect.succeed(undefined)
-          : options.readTransport === "lean"
-          ? Transport.leanSend({
-            url: options.url,
-            headers: headers === undefined ? Effect.succeed({}) : Effect.isEffect(headers) ? headers : Effect.succeed(headers),
-            maxMessageBytes: MaxMessageBytes,
-            maxSockets: options.maxConnections ?? 8
-          })
-          : Transport.httpSend({
-            url: options.url,
-            headers: headers === undefined || Effect.isEffect(headers) ? undefined : headers,
-            maxMessageBytes: MaxMessageBytes
-          })
+      HttpConnection.connect(protocol, {
+        url: options.url,
+        headers,
+        readTransport: options.readTransport,
+        maxConnections: options.maxConnections,
+        maxMessageBytes: MaxMessageBytes
       }),
     { ...options, server: options.server ?? options.url }
   )

@@ -6,8 +6,8 @@ import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { SkillCache, type SkillsClient, type SkillsClientError } from "@mcp-skills/client"
-import { withClient, versions } from "./helpers.js"
-import * as Tamper from "./TamperServer.js"
+import { withClient, versions } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 const server = (tamper: Tamper.Tamper = {}) =>
   Effect.acquireRelease(Effect.promise(() => Tamper.start(tamper)), (s) => Effect.promise(() => s.close()))

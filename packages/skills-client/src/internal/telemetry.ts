@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import type { VerificationError } from "../SkillsClientError.js"
 
 /** The series of the client, by their OpenTelemetry names. */
 export const metrics = {
@@ -113,3 +114,27 @@ export const verified = <A, E, R>(
     })
     return telemetry.spans ? Effect.withSpan(outcome, name, { captureStackTrace: false }) : outcome
   })
+
+// The refusals of verification, by tag: the record names every kind, so a new one must be added.
+const verificationKinds: Readonly<Record<VerificationError["_tag"] | "InvalidSkillEntry", true>> = {
+  UnlistedResource: true,
+  ReferenceOutsideSkill: true,
+  UnexpectedContents: true,
+  WrongResourceReturned: true,
+  InvalidResourceContents: true,
+  SizeMismatch: true,
+  DigestMismatch: true,
+  FrontmatterMismatch: true,
+  DynamicSkillRefused: true,
+  LimitExceeded: true,
+  InvalidSkillEntry: true,
+  SignatureInvalid: true,
+  UnsignedSkill: true,
+  UntrustedSigner: true
+}
+
+/** The kind of a verification refusal, for {@link verified}; `undefined` for any other error. */
+export const verificationKind = (error: unknown): string | undefined => {
+  const tag = (error as { readonly _tag?: unknown } | undefined)?._tag
+  return typeof tag === "string" && Object.hasOwn(verificationKinds, tag) ? tag : undefined
+}

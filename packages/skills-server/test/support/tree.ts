@@ -1,6 +1,9 @@
 /**
  * Test support: skill folders on disk, in fresh temporary folders.
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -17,3 +20,10 @@ export const tree = (files: Record<string, string | Uint8Array>): string => {
   for (const [relative, content] of Object.entries(files)) write(root, relative, content)
   return root
 }
+
+/** A fresh folder in the system's temp folder, removed with the scope. */
+export const tempDir = (prefix: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    return yield* fs.makeTempDirectoryScoped({ prefix })
+  }).pipe(Effect.provide(NodeFileSystem.layer), Effect.orDie)

@@ -13,7 +13,7 @@ import { HttpAdmission, Skill, SkillsServer } from "../../src/index.js"
 import { catalogue, daily, dailyMd } from "./catalogue.js"
 import { simple, skillMd } from "./fixtures.js"
 import { makeKey, signed } from "./signing.js"
-import { adapters, serveApp, ServerUrl } from "./wire.js"
+import { adapters, modernRequest, serveApp, ServerUrl } from "./wire.js"
 
 /** Body limit of both servers: below the fast route's own 64 KiB, so crossing it is testable. */
 export const MaxBody = 8 * 1024
@@ -151,15 +151,7 @@ export const meta = {
   "io.modelcontextprotocol/clientInfo": { name: "twins", version: "0.0.0" }
 }
 
-/** The headers and body of a well-formed 2026-07-28 request. */
-export const wellFormed = (method: string, params: Record<string, unknown>, id: string | number = 1) => ({
-  headers: {
-    "content-type": "application/json",
-    accept: "application/json, text/event-stream",
-    "mcp-protocol-version": "2026-07-28",
-    "mcp-method": method,
-    ...(method === "resources/read" && typeof params.uri === "string" ? { "mcp-name": params.uri } : {})
-  } as Record<string, string>,
-  body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })
-})
+/** The headers and body of a well-formed 2026-07-28 request, with this module's `_meta`. */
+export const wellFormed = (method: string, params: Record<string, unknown>, id: string | number = 1) =>
+  modernRequest(method, { ...params, _meta: meta }, { id })
 

@@ -47,8 +47,41 @@ let nextId = 1
 
 const namedMethods: Record<string, string> = { "resources/read": "uri", "tools/call": "name", "prompts/get": "name" }
 
-const headerSafe = (value: string) =>
-  /^[\x20-\x7e]*$/.test(value) ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+/** `Mcp-Name` as the 2026-07-28 transport expects it: plain when it is visible ASCII, else base64. */
+const headerValue = (value: string) =>
+  /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) ? value : `=?base64?${Buffer.from(value, "utf8").toString("base64")}?=`
+
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The headers and body of a 2026-07-28 request as a client sends it over HTTP: the routing headers
+ * (`Mcp-Name` for the named methods) and `_meta` merged into params that are an object (any other
+ * params, for tests that send garbage, go as they are).
+ */
+export const modernRequest = (
+  method: string,
+  params: unknown = {},
+  options: { readonly id?: string | number; readonly headers?: Record<string, string> } = {}
+): { readonly headers: Record<string, string>; readonly body: string } => {
+  const nameKey = namedMethods[method]
+  const name = nameKey === undefined || !isRecord(params) ? undefined : params[nameKey]
+  return {
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(typeof name === "string" ? { "mcp-name": headerValue(name) } : {}),
+      ...options.headers
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: options.id ?? nextId++,
+      method,
+      params: isRecord(params) ? { ...params, _meta: { ...meta, ...(params._meta as object) } } : params
+    })
+  }
+}
 
 const parseBody = (contentType: string, text: string): any => {
   if (text.length === 0) return undefined
@@ -60,20 +93,34 @@ const parseBody = (contentType: string, text: string): any => {
   return JSON.parse(text)
 }
 
-const post = (url: string, headers: Record<string, string>, message: unknown): Effect.Effect<Response> =>
+/** POSTs `body` with `headers` (JSON content type and both accepts unless given); the answer as text. */
+export const postText = (
+  url: string,
+  headers: Record<string, string>,
+  body: string
+): Effect.Effect<{ readonly status: number; readonly headers: Record<string, string>; readonly text: string }> =>
   Effect.promise(async () => {
     const response = await fetch(url, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
-      body: JSON.stringify(message)
+      body
     })
     const text = await response.text()
     const out: Record<string, string> = {}
     response.headers.forEach((value, key) => {
       out[key] = value
     })
-    return { status: response.status, headers: out, body: parseBody(response.headers.get("content-type") ?? "", text) }
+    return { status: response.status, headers: out, text }
   })
+
+const parsed = (answer: Effect.Success<ReturnType<typeof postText>>): Response => ({
+  status: answer.status,
+  headers: answer.headers,
+  body: parseBody(answer.headers["content-type"] ?? "", answer.text)
+})
+
+const post = (url: string, headers: Record<string, string>, message: unknown): Effect.Effect<Response> =>
+  Effect.map(postText(url, headers, JSON.stringify(message)), parsed)
 
 const expectResult = (method: string, response: Response) =>
   response.body?.result !== undefined
@@ -104,14 +151,8 @@ export const withHeaders = (client: Client, headers: Record<string, string>): Cl
 /** A 2026-07-28 client over HTTP: per-request `_meta` and the routing headers. */
 export const modernHttp = (url: string): Client =>
   makeClient("2026-07-28", "http", (method, params = {}, headers = {}) => {
-    const nameKey = namedMethods[method]
-    const name = nameKey === undefined ? undefined : params[nameKey]
-    return post(url, {
-      "mcp-protocol-version": "2026-07-28",
-      "mcp-method": method,
-      ...(typeof name === "string" ? { "mcp-name": headerSafe(name) } : {}),
-      ...headers
-    }, { jsonrpc: "2.0", id: nextId++, method, params: { ...params, _meta: { ...meta, ...(params._meta as object) } } })
+    const request = modernRequest(method, params, { headers })
+    return Effect.map(postText(url, request.headers, request.body), parsed)
   })
 
 /** A 2025-11-25 client over HTTP: `initialize`, then requests in the session. */

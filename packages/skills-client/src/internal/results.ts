@@ -1,0 +1,40 @@
+/**
+ * How the client reads a server's answers: results decoded with the core schemas, and a -32602
+ * refusal turned into the caller's typed error.
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { McpClientError, ValidationError } from "effect/ai/McpClientError"
+import { Extension, Protocol } from "@mcp-skills/core"
+import * as Transport from "./transport.js"
+
+export const isRecord = (u: unknown): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u)
+
+export const invalidResult = (method: string, detail: string, cause?: unknown) =>
+  new McpClientError({
+    reason: new ValidationError({ description: `Invalid ${method} result: ${detail}`, ...(cause === undefined ? {} : { cause }) })
+  })
+
+// Results are decoded with the core envelope schemas; entries one by one, so one bad entry
+// never hides the others (R6, spec §7 item 8).
+export const decodeResult = <S extends Schema.Decoder<unknown>>(schema: S, method: string) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (result: unknown): Effect.Effect<S["Type"], McpClientError> =>
+    Effect.mapError(decode(result), (cause) => invalidResult(method, cause.message, cause))
+}
+export const decodeListPage = decodeResult(Protocol.ListSkillsPage, Extension.ListSkillsMethod)
+export const decodeGetEnvelope = decodeResult(Protocol.GetSkillEnvelope, Extension.GetSkillMethod)
+export const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, Extension.ReadResourceDirectoryMethod)
+
+export const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
+
+export const InvalidParams = -32602
+// effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
+// 2025-11-25; the extension answers -32602 on both revisions (R65, R66).
+export const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -32002]
+
+// A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
+export const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
+<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
+  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
