@@ -27,4 +27,14 @@ export * as Pull from "./Pull.js"
 /**
  * @since 0.1.0
  */
+export * as PullError from "./PullError.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as LockFile from "./LockFile.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Verification from "./Verification.js"
