@@ -384,7 +384,7 @@ const report = () => {
     for (const [request, r] of byRequest) {
       const ours = r["ours"]!, sdk = r["sdk"]!, floor = r["floor"]!, off = r["ours-off"]
       const vsSdk = ours.rps / sdk.rps, vsFloor = ours.rps / floor.rps
-      // The fast route disabled: effect's dispatch answers every request (issue 11 item 5).
+      // The fast route disabled: effect's dispatch answers every request.
       const offColumns = off === undefined
         ? ""
         : `${pad(num(off.rps), 17)}${pad(x(off.rps / sdk.rps), 9)}${(off.rps / floor.rps * 100).toFixed(0)}%`

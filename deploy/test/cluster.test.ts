@@ -1,5 +1,5 @@
 /**
- * Issue 14, the cluster test (`npm run test:cluster`): Redis, three replicas and HAProxy with
+ * Cluster test (`npm run test:cluster`): Redis, three replicas and HAProxy with
  * `deploy/haproxy.cfg`, all on 127.0.0.1 on free ports, stopped at the end. Only the first
  * replica watches the skills folder, so a change reaches the other two through the Redis bus alone.
  *

@@ -1,5 +1,5 @@
 /**
- * Child process: one edited file in a watched catalogue, end to end (issue 12, item 3). Loads DIR
+ * Child process: one edited file in a watched catalogue, end to end. Loads DIR
  * with `DirectorySource.make` + `SkillRegistry.make` and watches it as `serve --watch` does (ages
  * every file past the racy-mtime window first), appends to one supporting file of the middle skill,
  * and times the write until the registry serves the new bytes (debounce included). Reports what

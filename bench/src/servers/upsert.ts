@@ -1,5 +1,5 @@
 /**
- * Child process: adding one skill to a catalogue at runtime (issue 13, acceptance 4). Builds a
+ * Child process: adding one skill to a catalogue at runtime. Builds a
  * registry of N generated skills (8 files each) in memory, then upserts new skills one at a time
  * (each of 8 files, hashed by the upsert) and removes them again, timing each call; `replace` with
  * one more skill is timed once for comparison (what a program had before `upsert`).

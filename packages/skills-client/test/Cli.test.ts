@@ -53,7 +53,7 @@ describe.concurrent("mcp-skills list / get / read", () => {
     expect(s.reads()).toEqual([Tamper.SkillUri, Tamper.InvoiceUri])
   })
 
-  it("a skill that is not served: one line, the uri once (issue 9 item 6)", async (context) => {
+  it("a skill that is not served: one line, the uri once", async (context) => {
     const s = await server(context)
     const run = await runCli(["get", s.url, "skill://does/not/exist/SKILL.md"])
     expect(run.status).toBe(1)
@@ -223,7 +223,7 @@ describe.concurrent("mcp-skills pull", () => {
       const lines = run.stderr.trim().split("\n")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(new RegExp(`^mcp-skills: ${failure.check} check failed`))
-      // The file named once (issue 9 item 6).
+      // The file named once.
       if (failure.file !== undefined) expect(lines[0]!.split(failure.file)).toHaveLength(2)
       if (failure.reads !== undefined) expect(s.reads()).toEqual(failure.reads)
       expect(await written(dir)).toEqual([])

@@ -1,5 +1,5 @@
 /**
- * Round trip against our own server (issue 4 acceptance 3): `mcp-skills-server serve DIR` over
+ * Round trip against our own server: `mcp-skills-server serve DIR` over
  * HTTP and stdio, on 2026-07-28 and 2025-11-25; a pull reproduces every file byte for byte.
  * Sources: a fixture with binary files and nested folders, and the repository's `examples/skills`.
  */

@@ -1,5 +1,5 @@
 /**
- * `Pull.pull` never writes outside its target (issue 10 item 0), refuses read answers carrying
+ * `Pull.pull` never writes outside its target, refuses read answers carrying
  * content nobody listed (item 1) and reports what changed (item 4), against `mcp-skills-server`
  * serving a folder with a nested skill path (`acme/billing`) and a top-level one (`solo`).
  */
@@ -119,7 +119,7 @@ describe("Pull never writes outside its target", () => {
     }).pipe(Effect.scoped))
 })
 
-describe("Pull refuses content nobody listed (issue 10 item 1)", () => {
+describe("Pull refuses content nobody listed", () => {
   it.live("an answer with an unlisted extra item fails the read and the pull; nothing written, lock unchanged", () =>
     Effect.gen(function*() {
       const s = yield* Effect.acquireRelease(Effect.promise(() => Tamper.start()), (s) => Effect.promise(() => s.close()))
@@ -144,7 +144,7 @@ describe("Pull refuses content nobody listed (issue 10 item 1)", () => {
     }).pipe(Effect.scoped))
 })
 
-describe("Pull on a memory file system (issue 10 item 3)", () => {
+describe("Pull on a memory file system", () => {
   const withTamper = Effect.acquireRelease(Effect.promise(() => Tamper.start()), (s) => Effect.promise(() => s.close()))
   const pullInto = (url: string, memory: MemoryFs.Memory, acceptChanges = false) =>
     withClient(url, (client) =>

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest"
 const repo = Path.resolve(import.meta.dirname, "../../..")
 const wrapper = Path.resolve(import.meta.dirname, "../bin/conformance-client")
 
-describe("official conformance suite, client scenarios (issue 4 acceptance 1)", () => {
+describe("official conformance suite, client scenarios", () => {
   it("passes all four SEP-2640 client scenarios on 2026-07-28 and 2025-11-25", () => {
     const run = spawnSync("bash", [Path.join(repo, "scripts/conformance.sh"), "--client-only", "--client-cmd", wrapper], {
       cwd: repo,

@@ -1,5 +1,5 @@
 /**
- * Interop (issue 4 acceptance 4): our client lists, verifies and pulls every skill from a server
+ * Interop: our client lists, verifies and pulls every skill from a server
  * built with the official MCP TypeScript SDK (`@modelcontextprotocol/server` 2.4.0, `ext/skills`),
  * over HTTP (`createMcpHandler`) and stdio (`serveStdio`), on both revisions.
  */

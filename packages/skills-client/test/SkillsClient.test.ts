@@ -216,7 +216,7 @@ describe("typed errors against a tampering server", () => {
         {},
         (c) => Effect.flatMap(firstSkill(c), (skill) => c.readSkillResource(skill, "../other/SKILL.md"))
       )
-      // Reported as leaving the skill, not as unlisted (issue 9 item 6).
+      // Reported as leaving the skill, not as unlisted.
       assert.strictEqual(escape.error._tag, "ReferenceOutsideSkill")
       assert.strictEqual(escape.error.message, `../other/SKILL.md leaves the skill ${Tamper.SkillUri}`)
       assert.deepStrictEqual(escape.s.reads(), [])
@@ -236,7 +236,7 @@ describe("typed errors against a tampering server", () => {
       assert.deepStrictEqual(get.error.returned, ["skill://other/SKILL.md"])
     }))
 
-  it.live("UnexpectedContents: an answer carrying an item the manifest does not list (issue 10 item 1)", () =>
+  it.live("UnexpectedContents: an answer carrying an item the manifest does not list", () =>
     Effect.gen(function*() {
       for (const protocolVersion of versions) {
         const { error } = yield* fails(
@@ -391,7 +391,7 @@ describe("verified cache", () => {
 const firstSkillOf = (c: Parameters<Parameters<typeof withClient>[1]>[0]) =>
   Effect.map(c.listSkills(), (l) => l.skills[0]!)
 
-describe("stale entries heal once (issue 10 item 6)", () => {
+describe("stale entries heal once", () => {
   const gets = (s: Tamper.TamperServer) => s.requests.filter((r) => r.method === "skills/get").length
 
   it.live("a file edited between getSkill and readSkillResource is read with its new bytes after one re-get", () =>
@@ -450,7 +450,7 @@ describe("stale entries heal once (issue 10 item 6)", () => {
     }))
 })
 
-describe("headers per request (issue 10 item 4)", () => {
+describe("headers per request", () => {
   it.live("an Effect of headers runs before every request, so a token can refresh", () =>
     Effect.gen(function*() {
       const s = yield* server({ bearer: "t1" })
@@ -469,7 +469,7 @@ describe("headers per request (issue 10 item 4)", () => {
     }))
 })
 
-describe("the lean read transport (issue 10 item 5)", () => {
+describe("the lean read transport", () => {
   it.live("lists, loads and reads with every check; tampering is still caught; a hang still times out", () =>
     Effect.gen(function*() {
       const s = yield* server()

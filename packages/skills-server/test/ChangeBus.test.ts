@@ -1,5 +1,5 @@
 /**
- * Issue 14: the catalogue revision and the change bus logic, with the in-memory bus. Replicas are
+ * Catalogue revision and the change bus logic, with the in-memory bus. Replicas are
  * registries in one process reading a shared source (as replicas reading one volume do); a flaky
  * view of the bus per replica drops its connection on demand, so messages are missed the way
  * pub/sub misses them. Cursors across replicas are checked over loopback HTTP.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 2: each byte held once. A file's bytes are one array shared by the directory
+ * Each byte held once. A file's bytes are one array shared by the directory
  * source (what it keeps to tell unchanged files) and the registry's snapshot; the wire form is
  * derived only when the file is read, and a reload of an unchanged skill keeps the same array.
  */

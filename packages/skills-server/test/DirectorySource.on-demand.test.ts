@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 2: files served on demand (`DirectorySource` option `onDemandAbove`, `serve
+ * Files served on demand (`DirectorySource` option `onDemandAbove`, `serve
  * --on-demand-above`). Their bytes are read and hashed once when scanned and then held neither by
  * the catalogue nor by the file stamps; each read takes them from disk and sends them only when
  * their size and SHA-256 are the catalogue's. Files are edited behind the server's back (no

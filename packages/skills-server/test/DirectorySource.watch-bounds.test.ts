@@ -1,5 +1,5 @@
 /**
- * The watcher's own bounds, crossed (issue 9, item 5): past 10,000 distinct paths in one round the
+ * The watcher's own bounds, crossed: past 10,000 distinct paths in one round the
  * watcher stops listing them and asks for one rescan of everything; under a stream of events that
  * never goes quiet, a reload still comes at least every `maxDelay`. A recording `reload` stands in
  * for the registry, so the counts are the watcher's alone.

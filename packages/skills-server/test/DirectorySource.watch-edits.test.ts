@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 1: a watcher that cannot lose an edit. A folder is served the way
+ * A watcher that cannot lose an edit. A folder is served the way
  * `mcp-skills-server serve --watch` serves it (in process, over loopback HTTP) and changed the ways
  * the world changes files: writes in place, appends, replacements by rename (three in a row on one
  * path), `git checkout` of another commit, a whole skill folder replaced by rename, edits 50 ms

@@ -1,5 +1,5 @@
 /**
- * Issue 9, item 5 (the watcher's part): a storm of file events and symbolic link loops. 5,000
+ * A storm of file events and symbolic link loops. 5,000
  * files created in one watched skill folder are coalesced into a few reloads while a client keeps
  * polling and is answered throughout; a link loop is logged once, watching goes on, and once the
  * loop is gone later edits are served.

@@ -1,5 +1,5 @@
 /**
- * Issue 6: rendered skills (per-caller bytes, verifiable digests) and per-skill cache hints.
+ * Rendered skills (per-caller bytes, verifiable digests) and per-skill cache hints.
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"

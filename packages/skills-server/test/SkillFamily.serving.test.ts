@@ -1,5 +1,5 @@
 /**
- * Issue 13: skill families. A family's instances are listed through its `list` callback (across
+ * Skill families. A family's instances are listed through its `list` callback (across
  * its own pages and ours), got, read and directory-read on both revisions over HTTP and stdio;
  * every instance verifies for two callers who receive different bytes; invalid parameters answer
  * -32602 and reach no render; a failing or slow render breaks only its own instance.

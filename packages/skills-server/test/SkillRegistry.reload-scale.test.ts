@@ -1,5 +1,5 @@
 /**
- * Issue 12, item 3: reload at scale. On a generated 2,000-skill catalogue, one edited file is the
+ * Reload at scale. On a generated 2,000-skill catalogue, one edited file is the
  * only file read and hashed again, by a full `reload` and by a reload `watch` runs; the watched one
  * looks again only at the path its event named, so its cost does not grow with the catalogue.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 6: incremental reloads. `DirectorySource.make` + `SkillRegistry.make(source.definitions)`:
+ * Incremental reloads. `DirectorySource.make` + `SkillRegistry.make(source.definitions)`:
  * `reload` reports what changed (skills, and files per skill), re-reads only changed files and
  * re-hashes only changed skills (counters), keeps a skill's last good version across a bad edit,
  * serves several roots with their own prefixes, refuses colliding roots, and never publishes a
@@ -114,7 +114,7 @@ layer(NodeServices.layer)("reload", (it) => {
       expect(after.readFiles - before.readFiles).toBe(1)
       expect(after.readBytes - before.readBytes).toBe("# Guide 500, edited\n".length)
       // Only the edited file is hashed again: its skill's SKILL.md keeps its digest and the other 999
-      // skills keep their manifests (issue 6, acceptance 4).
+      // skills keep their manifests.
       expect(after.hashedFiles - before.hashedFiles).toBe(1)
       expect(after.hashedBytes - before.hashedBytes).toBe("# Guide 500, edited\n".length)
       expect((yield* registry.stats).hashedFiles).toBe(0)

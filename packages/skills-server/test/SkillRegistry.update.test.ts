@@ -1,5 +1,5 @@
 /**
- * Issue 12 item 3: `SkillRegistry.update`, a source's change in one swap. Only the changed
+ * `SkillRegistry.update`, a source's change in one swap. Only the changed
  * definitions are validated; they stay the source's (the next `replace` replaces them), a skill
  * added by `upsert` keeps precedence over them, and a failing update changes nothing.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 13 items 2 and 3: `SkillRegistry.upsert` / `remove` (validate only what changes, swap
+ * `SkillRegistry.upsert` / `remove` (validate only what changes, swap
  * atomically, announce like a reload) and skills declared as scoped layers.
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Issue 10 acceptance 2, against our real server: `SkillsServer.layer` on effect's
+ * Against our real server: `SkillsServer.layer` on effect's
  * `McpServer.layerHttp`, behind an `HttpRouter` middleware that answers 401 unless the request carries
  * `Authorization: Bearer <token>`. The built `mcp-skills` CLI (`packages/skills-client/dist`) lists and
  * pulls with `--header` and with `MCP_SKILLS_TOKEN` on both protocol revisions; without a token, or with

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 3's full example: README "A complete server and client" is
+ * The full example: README "A complete server and client" is
  * `examples/server-and-client.ts` verbatim (asserted here), and that very module's server and client
  * run over loopback HTTP: code skills and a folder in one registry, an `HttpRouter` auth middleware
  * whose service feeds `visibility`, and `SkillsClient.layerHttp` with a bearer header.

@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 2: two skills registries on one server fail loudly at start-up, naming both; code
+ * Two skills registries on one server fail loudly at start-up, naming both; code
  * skills and several folders compose into one registry with `SkillsServer.combine`.
  */
 import { NodeServices } from "@effect/platform-node"

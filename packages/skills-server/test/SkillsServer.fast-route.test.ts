@@ -1,5 +1,5 @@
 /**
- * The fast route (issue 11 item 5): a well-formed stateless 2026-07-28 read of a static skill is
+ * The fast route: a well-formed stateless 2026-07-28 read of a static skill is
  * answered without reaching effect's route, and every admission rule effect's route applies
  * (listed in `internal/fastRoute.ts`) still applies: a request breaking one gets exactly the
  * answer the server without the fast route gives, because it goes to effect.

@@ -1,5 +1,5 @@
 /**
- * Who is told of a change (issue 11 item 3): every listener is judged with the services its own
+ * Who is told of a change: every listener is judged with the services its own
  * requests get (an `HttpRouter` middleware's for a `subscriptions/listen` over HTTP, an
  * `McpServer.middleware`'s for a stdio connection), and what effect itself broadcasts (a change
  * to the user's own resources) still reaches every listener.

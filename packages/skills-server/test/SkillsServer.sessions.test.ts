@@ -1,5 +1,5 @@
 /**
- * Issue 9 item 5 (sessions and subscriptions) and issue 11 items 2-3: `resources/subscribe` only
+ * Sessions and subscriptions: `resources/subscribe` only
  * for existing, visible resources, with a bounded URI and a per-session cap; a session's
  * subscriptions and streams end with the session (DELETE or idle expiry); unknown session ids get
  * 404 and open no stream; 5,000 sessions that subscribe and disconnect leave nothing behind.

@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 2: state belongs to the layer. The shared-rendering cache is effect's `Cache` on
+ * State belongs to the layer. The shared-rendering cache is effect's `Cache` on
  * `Clock` (expiry and eviction under `TestClock`), and no module of the package keeps mutable state
  * at module level.
  */

@@ -3,14 +3,14 @@
  * name, digest or file content appears in any response of the five surfaces, and every visible
  * skill is fully served (listed ones listed, every file readable and matching its digest), on
  * both revisions. And on 2025-11-25 session streams: a session hears of a change only to skills it
- * can see, and of every subscribed file it can see that changed. Family instances (issue 13) are
+ * can see, and of every subscribed file it can see that changed. Family instances are
  * held to the same: an instance the check hides leaks nowhere, whether its family's `list` gives
  * it or not.
  *
  * Nested skills under static, rendered and dynamic parents: a hidden one is carved out of every
  * skill containing it, and the parent's manifest lists exactly what the caller can read.
  *
- * Notifications (issue 11 item 3), on every listener there is: a 2025-11-25 stdio connection, a
+ * Notifications, on every listener there is: a 2025-11-25 stdio connection, a
  * 2026-07-28 `subscriptions/listen` over stdio and over HTTP. Each listener subscribes to every
  * file while it may see every skill; then its grant narrows and the catalogue changes. It must
  * hear `resources/updated` for exactly the changed files it may see at the time of the change,

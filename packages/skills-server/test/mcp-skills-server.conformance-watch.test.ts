@@ -1,7 +1,7 @@
 /**
- * Issue 6: the strict conformance run (scripts/conformance.sh, both revisions) still passes with
+ * Strict conformance run (scripts/conformance.sh, both revisions) still passes with
  * `--watch` on, and with a rendered skill in the catalogue, which our client then verifies for two
- * callers that get different bytes. Issue 13: and with a skill family and skills added at run time
+ * callers that get different bytes. And with a skill family and skills added at run time
  * (a `SkillsServer.skill` layer, and `upsert` once the server is up).
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Issue 14, without Redis installed: the command-line server logs its catalogue revision and keeps
+ * Without Redis installed, the command-line server logs its catalogue revision and keeps
  * serving when its change bus cannot be reached; `reload --redis` says so and exits 1. (With Redis,
  * `npm run test:cluster` covers the bus itself.) Also `--page-size`, which the cluster test uses.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 6: `mcp-skills-server serve DIR [DIR...]` and `--root DIR=PREFIX`: several roots in one
+ * `mcp-skills-server serve DIR [DIR...]` and `--root DIR=PREFIX`: several roots in one
  * catalogue, and a URI collision between roots as a start-up error naming both places.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * Issue 6: `mcp-skills-server serve --watch` (built `dist`, as users run it) while a verifying
+ * `mcp-skills-server serve --watch` (built `dist`, as users run it) while a verifying
  * client keeps reading. Skills are edited, added, removed and corrupted under the watched root; every
  * entry a client gets either verifies file by file or is followed by a newer entry that does, no
  * response mixes two versions of one file, each change is announced (a 2025-11-25 HTTP session's
