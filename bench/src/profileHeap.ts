@@ -178,6 +178,8 @@ const summarise = (file: string) => {
   }
 
   const stringTypes = new Set(["string", "concatenated string", "sliced string"])
+  // What a field can hold for the catalogue, beside strings: collections, byte views and their stores.
+  const containers = new Set(["Array", "Map", "Set", "Buffer", "Uint8Array", "ArrayBuffer", "system / JSArrayBufferData"])
   // A holder is an object's constructor and field; an array or internal table is named by what holds it.
   const holder = (node: number, depth = 0): string => {
     const by = owner[node]!
@@ -204,7 +206,8 @@ const summarise = (file: string) => {
     total += bytes
     const key = stringTypes.has(type) ? `(${type})` : type === "object" || type === "native" || type === "array" || type === "hidden" ? `${type}: ${nameOf(node) || "(unnamed)"}` : `(${type})`
     add(byType, key, bytes)
-    if (stringTypes.has(type) || type === "array" || (type === "native" && nameOf(node).includes("ArrayBuffer"))) add(byHolder, `${type === "array" ? "array" : stringTypes.has(type) ? "string" : "native"} in ${holder(node)}`, bytes)
+    const held = stringTypes.has(type) ? "string" : type === "array" || type === "number" ? type : containers.has(nameOf(node)) && (type === "object" || type === "native") ? nameOf(node) : undefined
+    if (held !== undefined) add(byHolder, `${held} in ${holder(node)}`, bytes)
   }
   return { total, byType, byHolder, nodes: header.node_count, edges: header.edge_count }
 }
@@ -269,7 +272,7 @@ try {
     console.log(`\nadded per file over ${base.files} files (B): content ${((at.bytes - base.bytes) / added).toFixed(0)}, ${per("rss")} (listening), ${per("heapUsed")}, ${per("external")}, ${per("arrayBuffers")}, snapshot ${((at.total - base.total) / added).toFixed(0)}`)
   }
   table("type: constructor", (m) => m.byType, at, base)
-  table("strings, arrays, buffers by holder (first retainer)", (m) => m.byHolder, at, base)
+  table("strings, arrays, collections, buffers by holder (first retainer)", (m) => m.byHolder, at, base)
 } finally {
   cleanup()
 }
