@@ -10,7 +10,7 @@ import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectoryModel.js"
 import { group, type Grouped } from "./grouping.js"
-import { classify, isHidden, under, walk } from "./scan.js"
+import { classify, under, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
 import { type Cached, type Content, type Counters, describeError, type Found, readSkill } from "./stamps.js"
@@ -123,10 +123,10 @@ const refresh = Effect.fnUntraced(function*(
   for (const relative of changed) {
     if (baseName(relative) === Signatures.FileName) {
       const folder = relative.slice(0, Math.max(0, relative.lastIndexOf("/")))
-      if (!folder.split("/").some(isHidden)) resigned.push(folder)
+      if (!folder.split("/").some(SkillUri.isHidden)) resigned.push(folder)
       continue
     }
-    if (relative === "" || relative.split("/").some(isHidden)) continue
+    if (relative === "" || relative.split("/").some(SkillUri.isHidden)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
     const wasFolder = tree.folders.has(relative)

@@ -7,13 +7,12 @@
  * own path when their real path is inside the root and not hidden. Hidden entries (a name starting
  * with `.`) and everything below them are skipped.
  */
+import { SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { SourceDirectoryError } from "../../DirectoryModel.js"
 import { describeError, type Found, stampOf } from "./stamps.js"
-
-export const isHidden = (name: string) => name.startsWith(".")
 
 /** An entry left out, with the reason; `path` relative to the root, `/`-separated. */
 export interface Left {
@@ -49,7 +48,7 @@ const kindOf = (entry: NodeFs.Dirent | NodeFs.Stats) =>
 const insideVisible = (realRoot: string, real: string) => {
   const relative = NodePath.relative(realRoot, real)
   if (relative === "" || relative.startsWith("..") || NodePath.isAbsolute(relative)) return false
-  return !relative.split(NodePath.sep).some(isHidden)
+  return !relative.split(NodePath.sep).some(SkillUri.isHidden)
 }
 
 /** What the entry at `relative` is; `listed` is its type from the folder listing, if known. */
@@ -129,7 +128,7 @@ export const walk = Effect.fnUntraced(function*(realRoot: string, relative = "",
     }
     out.folders.push(folder)
     for (const entry of entries) {
-      if (isHidden(entry.name)) continue
+      if (SkillUri.isHidden(entry.name)) continue
       const path = folder === "" ? entry.name : `${folder}/${entry.name}`
       const found = classify(realRoot, path, entry)
       if (found._tag === "Directory") pending.push(path)

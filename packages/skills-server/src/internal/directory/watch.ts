@@ -11,6 +11,7 @@
  * its watches re-armed before the reload reads it. A periodic stamp check (size, modification time,
  * inode of every file) is the safety net for file systems whose events are unreliable.
  */
+import { SkillUri } from "@mcp-skills/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -20,8 +21,6 @@ import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as Signatures from "./signatures.js"
-
-const isHidden = (name: string) => name.startsWith(".")
 
 /**
  * The watches of one root: every visible folder below it (symbolic links to folders are not
@@ -46,7 +45,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
         // No name: the platform could not say what changed, so the whole folder is checked.
         if (name === null) return notify(folder)
         // A skill's signatures file is hidden (never served) but changes what the skill relays.
-        if (!isHidden(name) || NodePath.basename(name) === Signatures.FileName) notify(NodePath.join(folder, name))
+        if (!SkillUri.isHidden(name) || NodePath.basename(name) === Signatures.FileName) notify(NodePath.join(folder, name))
       })
       watcher.on("error", () => {
         // The folder went away or cannot be watched any more: check it, which re-arms or drops it.
@@ -76,7 +75,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
         watchOne(entry.path, entry.ino)
         const children = await NodeFs.promises.readdir(entry.path, { withFileTypes: true }).catch(() => [])
         await Promise.all(children.map(async (child) => {
-          if (isHidden(child.name) || !child.isDirectory()) return
+          if (SkillUri.isHidden(child.name) || !child.isDirectory()) return
           const path = NodePath.join(entry.path, child.name)
           const info = await NodeFs.promises.lstat(path).catch(() => undefined)
           if (info?.isDirectory() === true) next.push({ path, ino: info.ino })
@@ -88,7 +87,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
 
   const inside = (path: string) => {
     const relative = NodePath.relative(root, path)
-    return !relative.startsWith("..") && !NodePath.isAbsolute(relative) && !relative.split(NodePath.sep).some(isHidden)
+    return !relative.startsWith("..") && !NodePath.isAbsolute(relative) && !relative.split(NodePath.sep).some(SkillUri.isHidden)
   }
 
   // What the events named may be folders that appeared, went away or were replaced by rename;
