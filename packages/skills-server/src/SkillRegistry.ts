@@ -85,6 +85,7 @@ export interface Options {
 export type {
   Changes,
   DirectoryChild,
+  Directories,
   DirectoryEntry,
   DynamicSkill,
   FamilyEntry,

@@ -89,6 +89,21 @@ export interface DirectoryEntry {
 }
 
 /**
+ * The directories of a snapshot's static skills (every skill root and every folder below one), by
+ * URI. Each is derived from the manifest of the skill that holds it on first use and kept in a
+ * bounded cache that goes with the snapshot: a catalogue holds no directory records until its
+ * folders are read, and then only the most recently read.
+ *
+ * @since 0.1.0
+ */
+export interface Directories {
+  readonly get: (uri: string) => DirectoryEntry | undefined
+  readonly has: (uri: string) => boolean
+  /** Every directory, derived anew and not kept (O(files)): for tests and tools, not requests. */
+  readonly all: () => ReadonlyArray<DirectoryEntry>
+}
+
+/**
  * What every kind of published skill has: identity, listing and the `SKILL.md` resource.
  *
  * @since 0.1.0
@@ -201,7 +216,6 @@ export interface Hint {
  * @since 0.1.0
  */
 export interface Snapshot {
-  /** The content-derived catalogue revision (the same on every replica serving the same files). */
   /** The catalogue revision (`Revision.of` its skills and families). */
   readonly revision: string
   /**
@@ -213,7 +227,7 @@ export interface Snapshot {
   readonly listed: ReadonlyArray<SkillEntry>
   readonly byUri: ReadonlyMap<string, SkillEntry>
   readonly files: ReadonlyMap<string, FileEntry>
-  readonly directories: ReadonlyMap<string, DirectoryEntry>
+  readonly directories: Directories
   /** Dynamic and rendered skills by root URI: their files are produced per request. */
   readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>
   /**

@@ -42,10 +42,10 @@ const view = (snapshot: SkillRegistry.Snapshot) => {
       hint: skill.cacheHint,
       entry: skill._tag === "Static" ? skill.entry : undefined
     })),
-    size: [snapshot.skills.length, snapshot.byUri.size, snapshot.files.size, snapshot.directories.size],
+    size: [snapshot.skills.length, snapshot.byUri.size, snapshot.files.size, snapshot.directories.all().length],
     listed: snapshot.listed.map((skill) => skill.uri),
     files: sorted(snapshot.files.values(), (file) => file.uri).map((file) => ({ ...file, ...(file._tag === "InMemory" ? { content: file.content } : {}), owners: owners(file.owners) })),
-    directories: sorted(snapshot.directories.values(), (directory) => directory.uri).map((directory) => ({
+    directories: sorted(snapshot.directories.all(), (directory) => directory.uri).map((directory) => ({
       uri: directory.uri,
       owners: owners(directory.owners),
       children: directory.children.map((child) => ({ ...child, owners: owners(child.owners) }))

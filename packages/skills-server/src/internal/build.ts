@@ -20,8 +20,6 @@ import * as Revision from "../Revision.js"
 import * as Skill from "../Skill.js"
 import { familyKey } from "../Snapshot.js"
 import type {
-  DirectoryChild,
-  DirectoryEntry,
   DynamicSkill,
   FamilyEntry,
   FileEntry,
@@ -31,7 +29,8 @@ import type {
   SkillEntry,
   Snapshot
 } from "../Snapshot.js"
-import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile } from "./registry.js"
+import * as Directories from "./directories.js"
+import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile, withOwners } from "./registry.js"
 import * as Signed from "./signed.js"
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -42,8 +41,6 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
 
 const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
-
-const lastSegment = (uri: string) => decodeURIComponent(uri.slice(uri.lastIndexOf("/") + 1))
 
 export const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
@@ -461,17 +458,7 @@ const assemble = (
   }
   const skills: Array<SkillEntry> = []
   const files = new Map<string, FileEntry>()
-  // The owners array of each file, grown as nested skills list it too.
-  const ownersOf = new Map<string, Array<number>>()
-  const directories = new Map<string, { uri: string; owners: Set<number>; children: Map<string, DirectoryChild> }>()
   const dynamicRoots = new Map<string, DynamicSkill | RenderedSkill>()
-  const directory = (uri: string) => {
-    const known = directories.get(uri)
-    if (known !== undefined) return known
-    const entry = { uri, owners: new Set<number>(), children: new Map<string, DirectoryChild>() }
-    directories.set(uri, entry)
-    return entry
-  }
   for (const [index, skill] of sorted.entries()) {
     const entry = toEntry(skill, index)
     skills.push(entry)
@@ -479,64 +466,27 @@ const assemble = (
       dynamicRoots.set(skill.root, entry)
       continue
     }
+    // One owners array for every file this skill alone lists (nearly all of them): a file a
+    // nested skill lists too gets its own, copied when its second owner comes.
+    const own = [index]
     const held = new Map(skill.files.map((file) => [file.path, file.bytes]))
     const onDisk = new Map(skill.onDisk.map((file) => [file.path, file.location]))
     for (const file of entry.manifest.files) {
-      const existing = ownersOf.get(file.uri)
-      const mimeType = mimeTypeOf(file.path)
+      const existing = files.get(file.uri)
       if (existing !== undefined) {
-        existing.push(index)
-      } else {
-        const owners = [index]
-        ownersOf.set(file.uri, owners)
-        const name = file.path.slice(file.path.lastIndexOf("/") + 1)
-        const location = onDisk.get(file.path)
-        files.set(
-          file.uri,
-          location === undefined
-            ? new StoredFile(file.uri, name, mimeType, file.size, file.digest, owners, held.get(file.path)!)
-            : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners, location }
-        )
+        files.set(file.uri, withOwners(existing, [...existing.owners, index]))
+        continue
       }
-    }
-  }
-  // Every directory from each skill root down to each file, each linked to its child. A directory
-  // is owned by the skills that hold a file below it (each file's innermost owner), so a hidden
-  // nested skill takes its folder out of its parent's listing.
-  for (const skill of skills) {
-    if (skill._tag !== "Static") continue
-    for (const file of skill.manifest.files) {
-      const holder = innermost(skills, ownersOf.get(file.uri)!)
       const mimeType = mimeTypeOf(file.path)
-      let child: string = file.uri
-      let parent = child.slice(0, child.lastIndexOf("/"))
-      let isFile = true
-      while (parent.length >= skill.root.length) {
-        const dir = directory(parent)
-        dir.owners.add(holder)
-        if (!dir.children.has(child)) {
-          const name = lastSegment(child)
-          dir.children.set(child, {
-            uri: child,
-            owners: isFile ? [holder] : [],
-            resource: isFile
-              ? { uri: child, name, mimeType, size: file.size }
-              : { uri: child, name, mimeType: Extension.DirectoryMimeType }
-          })
-        }
-        if (parent === skill.root) break
-        child = parent
-        parent = child.slice(0, child.lastIndexOf("/"))
-        isFile = false
-      }
+      const name = file.path.slice(file.path.lastIndexOf("/") + 1)
+      const location = onDisk.get(file.path)
+      files.set(
+        file.uri,
+        location === undefined
+          ? new StoredFile(file.uri, name, mimeType, file.size, file.digest, own, held.get(file.path)!)
+          : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners: own, location }
+      )
     }
-  }
-  const frozenDirectories = new Map<string, DirectoryEntry>()
-  for (const dir of directories.values()) {
-    const children = [...dir.children.values()].sort(byUri).map((child) =>
-      child.owners.length > 0 ? child : { ...child, owners: [...(directories.get(child.uri)?.owners ?? [])] }
-    )
-    frozenDirectories.set(dir.uri, { uri: dir.uri, children, owners: [...dir.owners] })
   }
   const enclosed = new Map<string, Array<string>>()
   for (const skill of skills) {
@@ -548,13 +498,13 @@ const assemble = (
     }
   }
   const listed = skills.filter((skill) => skill.listed)
-  return {
+  const snapshot: Snapshot = {
     revision: Revision.of(skills, families),
     skills,
     listed,
     byUri: new Map(skills.map((skill) => [skill.uri, skill])),
     files,
-    directories: frozenDirectories,
+    directories: Directories.make(() => snapshot),
     dynamicRoots,
     families,
     schemes: new Set([
@@ -568,4 +518,5 @@ const assemble = (
     nested,
     enclosed
   }
+  return snapshot
 }

@@ -1,8 +1,8 @@
 /**
  * Snapshot updates in O(change), for `SkillRegistry.upsert` and `remove`.
  *
- * A skill that neither encloses nor sits inside another (R10 nesting) owns its files and
- * directories alone, so adding, replacing or removing it touches only its own entries: its maps'
+ * A skill that neither encloses nor sits inside another (R10 nesting) owns its files (and so the
+ * directories derived from them) alone, so adding, replacing or removing it touches only its own entries: its maps'
  * entries change in an `Overlay` (nothing of the rest is copied), it takes a free index (the end,
  * or the index of the skill it replaces), and a removed skill's index is filled by the last skill,
  * whose own entries are re-pointed. The arrays of skills are copied (pointers only). Nested
@@ -12,6 +12,7 @@
  * @internal
  */
 import * as Cursor from "./cursor.js"
+import * as Directories from "./directories.js"
 import { Overlay } from "./overlay.js"
 import * as Revision from "../Revision.js"
 import type * as SkillRegistry from "../Snapshot.js"
@@ -26,20 +27,8 @@ const SkillMd = "/SKILL.md"
 const isNested = (snapshot: Snapshot, root: string) =>
   (snapshot.nested.get(root) ?? 0) > 0 || Registry.ancestors(root).some((prefix) => snapshot.byUri.has(prefix + SkillMd))
 
-// The files and directories a static skill that is not nested owns.
-const owned = (skill: SkillEntry) => {
-  if (skill._tag !== "Static") return { files: [], directories: [] }
-  const files = skill.manifest.files.map((file) => file.uri as string)
-  const directories = new Set<string>()
-  for (const file of files) {
-    for (let end = file.lastIndexOf("/"); end >= skill.root.length; end = file.lastIndexOf("/", end - 1)) {
-      const directory = file.slice(0, end)
-      if (directories.has(directory)) break
-      directories.add(directory)
-    }
-  }
-  return { files, directories: [...directories] }
-}
+// The files a static skill that is not nested owns (its directories are derived from them).
+const owned = (skill: SkillEntry): ReadonlyArray<string> => skill._tag === "Static" ? skill.manifest.files.map((file) => file.uri) : []
 
 /**
  * `before` with the skills of `added` put in (each replacing the skill of the same URI, if any)
@@ -64,7 +53,6 @@ export const apply = (
   const byUri: Array<[string, SkillEntry | undefined]> = []
   const dynamicRoots: Array<[string, SkillRegistry.DynamicSkill | SkillRegistry.RenderedSkill | undefined]> = []
   const files: Array<[string, SkillRegistry.FileEntry | undefined]> = []
-  const directories: Array<[string, SkillRegistry.DirectoryEntry | undefined]> = []
   const nested = new Map<string, number>()
   let privateSkills = before.listing.privateSkills
   let defaultSkills = before.listing.defaultSkills
@@ -92,33 +80,23 @@ export const apply = (
     if (skill.cacheHint === undefined) defaultSkills += by
   }
   const takeOut = (skill: SkillEntry) => {
-    const { directories: dirs, files: uris } = owned(skill)
     byUri.push([skill.uri, undefined])
     live.set(skill.uri, undefined)
     if (skill._tag !== "Static") dynamicRoots.push([skill.root, undefined])
-    for (const uri of uris) files.push([uri, undefined])
-    for (const uri of dirs) directories.push([uri, undefined])
+    for (const uri of owned(skill)) files.push([uri, undefined])
     if (skill.listed && listed[position(skill.uri) - 1]?.uri === skill.uri) listed.splice(position(skill.uri) - 1, 1)
     count(skill, -1)
     removedSkills.push(skill)
   }
-  // Puts `skill`, whose entries are in `from`, at `index`; its files and directories are its own.
+  // Puts `skill`, whose entries are in `from`, at `index`; its files are its own.
   const putIn = (skill: SkillEntry, index: number, from: Snapshot) => {
     const placed = { ...skill, index }
     skills[index] = placed
     byUri.push([placed.uri, placed])
     live.set(placed.uri, placed)
     if (placed._tag !== "Static") dynamicRoots.push([placed.root, placed])
-    const { directories: dirs, files: uris } = owned(placed)
-    for (const uri of uris) files.push([uri, Registry.withOwners(from.files.get(uri)!, [index])])
-    for (const uri of dirs) {
-      const directory = from.directories.get(uri)!
-      directories.push([uri, {
-        ...directory,
-        owners: [index],
-        children: directory.children.map((child) => ({ ...child, owners: [index] }))
-      }])
-    }
+    const own = [index]
+    for (const uri of owned(placed)) files.push([uri, Registry.withOwners(from.files.get(uri)!, own)])
     if (placed.listed) listed.splice(position(placed.uri), 0, placed)
     count(placed, 1)
     addedSkills.push(placed)
@@ -138,7 +116,7 @@ export const apply = (
     skills.pop()
     changes.removed.push(uri)
     changes.listChanged ||= skill.listed
-    for (const file of owned(skill).files) changes.updated.add(file)
+    for (const file of owned(skill)) changes.updated.add(file)
   }
   for (const { from, skill } of incoming) {
     const old = find(skill.uri)
@@ -167,7 +145,7 @@ export const apply = (
     listed,
     byUri: Overlay.of(before.byUri).with(byUri),
     files: Overlay.of(before.files).with(files),
-    directories: Overlay.of(before.directories).with(directories),
+    directories: Directories.make(() => snapshot),
     dynamicRoots: Overlay.of(before.dynamicRoots).with(dynamicRoots),
     nested: Overlay.of(before.nested).with([...nested].map(([prefix, n]) => [prefix, n > 0 ? n : undefined])),
     schemes,

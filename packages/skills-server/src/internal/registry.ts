@@ -168,8 +168,7 @@ export const enclosing = (snapshot: Snapshot, uri: string): SkillEntry | undefin
   let end = uri.length
   while (end > 0) {
     const prefix = uri.slice(0, end)
-    const owner = snapshot.dynamicRoots.get(prefix) ??
-      (snapshot.directories.has(prefix) ? snapshot.byUri.get(prefix + "/" + Extension.SkillFileName) : undefined)
+    const owner = snapshot.dynamicRoots.get(prefix) ?? snapshot.byUri.get(prefix + "/" + Extension.SkillFileName)
     if (owner !== undefined) return owner
     end = uri.lastIndexOf("/", end - 1)
     if (end <= uri.indexOf("://") + 2) return undefined

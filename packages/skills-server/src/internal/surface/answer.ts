@@ -9,6 +9,7 @@
  * @internal
  */
 import type * as SkillRegistry from "../../SkillRegistry.js"
+import { Lru } from "../lru.js"
 
 /**
  * Where the envelope (`resultType`, the cache fields, `_meta`) stands in a result, as effect's
@@ -129,27 +130,28 @@ export const bytesFor = (serverInfo: Readonly<Record<string, unknown>>): (answer
 
 /**
  * Answers that depend on the snapshot alone (no visibility check), kept with the snapshot they
- * were computed from, by surface and key: they go when the snapshot goes.
+ * were computed from, by surface and key: they go when the snapshot goes, and each snapshot
+ * keeps the `MemoSize` most recently used, so that a client reading every file of a large
+ * catalogue does not leave every answer (and its bytes) in memory.
  */
 export interface Memo {
   readonly keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => A | undefined
 }
 
+/** Answers kept per snapshot. */
+export const MemoSize = 4096
+
 /** One layer's memo (state lives in the layer, not the module). */
 export const makeMemo = (): Memo => {
-  const bySnapshot = new WeakMap<SkillRegistry.Snapshot, Map<string, Answer | null>>()
+  const bySnapshot = new WeakMap<SkillRegistry.Snapshot, Lru<string, Answer | undefined>>()
   return {
-    keep: (snapshot, key, compute) => {
+    keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => {
       let answers = bySnapshot.get(snapshot)
       if (answers === undefined) {
-        answers = new Map()
+        answers = new Lru(MemoSize)
         bySnapshot.set(snapshot, answers)
       }
-      const known = answers.get(key)
-      if (known !== undefined) return (known ?? undefined) as ReturnType<typeof compute>
-      const computed = compute()
-      answers.set(key, computed ?? null)
-      return computed
+      return answers.getOrCompute(key, compute) as A | undefined
     }
   }
 }
