@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
 import { createHash } from "node:crypto"
-import { Digest, Limits, Manifest, Skill, SkillUri } from "../src/index.js"
+import { Digest, Limits, Manifest, Skill, SkillFrontmatter, SkillUri } from "../src/index.js"
 
 describe("untrusted entries", () => {
   it.prop("Skill.decode of arbitrary JSON is a Skill or a typed InvalidSkillEntry", [Schema.Json], ([json]) => {
@@ -94,4 +94,24 @@ describe("Manifest.make", () => {
     const entry = Result.getOrThrow(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } })).skill
     expect(Skill.limitViolations(entry)).toEqual([{ limit: "resources", actual: 513, max: 512 }])
   })
+
+  // The manifest keeps its body as the end of SKILL.md's bytes, not as a slice of the decoded text.
+  it.prop("its body and frontmatter are parseSkillMd's, with a BOM, CRLF and any Unicode", {
+    description: Arbitrary.schema(Schema.NonEmptyString),
+    body: Arbitrary.schema(Schema.String),
+    bom: Arbitrary.schema(Schema.Boolean),
+    crlf: Arbitrary.schema(Schema.Boolean)
+  }, ({ description, body, bom, crlf }) => {
+    const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"]))
+    const head = `---\nname: refunds\ndescription: ${JSON.stringify(description)}\n---\n`
+    const text = `${bom ? "\uFEFF" : ""}${crlf ? head.replaceAll("\n", "\r\n") : head}${body}`
+    const bytes = new TextEncoder().encode(text)
+    const parsed = SkillFrontmatter.parseSkillMd(bytes)
+    const manifest = Manifest.make({ uri, files: [{ path: "SKILL.md", bytes }] })
+    expect(Result.isSuccess(manifest)).toBe(Result.isSuccess(parsed))
+    if (Result.isFailure(parsed) || Result.isFailure(manifest)) return
+    expect(manifest.success.body).toBe(parsed.success.body)
+    expect(manifest.success.frontmatter).toEqual(parsed.success.frontmatter)
+    expect(manifest.success.skill.frontmatter).toBe(manifest.success.frontmatter)
+  }, { arbitrary: { runs: 300 } })
 })
