@@ -96,7 +96,8 @@ export const sdk = (dir: string, pageSize: number, timeoutMs?: number) =>
 
 export const floor = (answers: string) => start("floor", [dist("bench/dist/servers/floor.js"), answers])
 
-export const oursLayer = (dir: string) => start("ours", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir])
+export const oursLayer = (dir: string, args: ReadonlyArray<string> = []) =>
+  start("ours", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir, ...args])
 
 /** `mcp-skills-server serve --metrics`: spans and series on, Prometheus text at /metrics. */
 export const oursMetrics = (dir: string) => start("ours-metrics", [...oursArgs(dir), "--metrics"])

@@ -256,6 +256,8 @@ const clientBench = async (url: string, full: Catalogue.SkillSpec, pullDir: stri
 // ---------------------------------------------------------------------------------------------
 // 2 + 3. Growth and start-up
 
+const GrowthPageSize = 10
+
 const growth = async () => {
   const out: Array<Record<string, unknown>> = []
   for (const skills of config.growth) {
@@ -266,11 +268,13 @@ const growth = async () => {
     const dir = await catalogueDir(`growth-${skills}`, catalogue)
     const sorted = Wire.sortedSkills(catalogue)
     const one = sorted[Math.floor(sorted.length / 2)]!
-    const requests = [Wire.listFirstPage(catalogue), Wire.getSkill(one), Wire.readFile("resources/read small text", one, "references/guide.md")]
+    // A page of 10 at every size (the 10-skill catalogue lists all 10 in one page), so the series
+    // compares catalogue sizes, not page sizes.
+    const requests = [Wire.listFirstPage(catalogue, GrowthPageSize), Wire.getSkill(one), Wire.readFile("resources/read small text", one, "references/guide.md")]
     const row: Record<string, unknown> = { skills, files: catalogue.files, bytes: catalogue.bytes }
     if (skills === 1000 && sections.has("startup")) row["startup"] = startup(dir, catalogue)
     log(`growth: ${skills} skills: our server (Layer, files read by the bench)`)
-    const server = await started(() => Children.oursLayer(dir))
+    const server = await started(() => Children.oursLayer(dir, ["--page-size", String(GrowthPageSize)]))
     row["startMs"] = server.startMs
     row["loaded"] = server.output().split("\n").find((l) => l.startsWith("loaded"))
     row["memoryAtStart"] = Children.memoryOf(server.process.pid!)
@@ -420,7 +424,7 @@ const report = () => {
   const g = results["growth"] as Array<any> | undefined
   if (g !== undefined && sections.has("growth")) {
     lines.push("")
-    lines.push(`Catalogue growth: our server (SkillsServer.layer; files read by the bench), unloaded p50 ms over ${config.latencyCount} sequential requests, page size ${Wire.PageSize}; start-up = spawn to listening, RSS once listening`)
+    lines.push(`Catalogue growth: our server (SkillsServer.layer; files read by the bench), unloaded p50 ms over ${config.latencyCount} sequential requests, ${GrowthPageSize} skills per page at every size; start-up = spawn to listening, RSS once listening`)
     lines.push(`${pad("skills", 8)}${pad("files", 8)}${pad("bytes", 11)}${pad("list p50", 10)}${pad("get p50", 10)}${pad("read p50", 10)}${pad("serve start", 13)}${pad("serve RSS", 11)}${pad("SDK start", 13)}SDK RSS`)
     const started = (figures: any) => figures?.startMs !== undefined ? `${num(figures.startMs)} ms` : "n/a"
     const rss = (figures: any) => figures?.memoryAtStart !== undefined ? mb(figures.memoryAtStart.rss) : "n/a"
@@ -441,11 +445,14 @@ const report = () => {
     const startMs = tenThousand?.cli?.startMs
     check("serve to listening at 10,000 skills x 8 files <= 3 s", startMs === undefined ? tenThousand?.cli?.error ?? "not measured" : `${num(startMs)} ms`, startMs === undefined ? false : startMs <= 3000)
     const baseline = small?.cli?.memoryAtStart?.rss
-    const atTen = tenThousand?.cli?.memoryAtStart?.rss
-    if (baseline !== undefined && atTen !== undefined) {
-      const limit = baseline + 1.5 * tenThousand.bytes
+    if (baseline !== undefined) {
       lines.push(`RSS baseline (serve, 10 skills): ${mb(baseline)}`)
-      check(`serve RSS at 10,000 skills <= baseline + 1.5 x ${mb(tenThousand.bytes)}`, `${mb(atTen)} (limit ${mb(limit)})`, atTen <= limit)
+      for (const row of g) {
+        const rss = row.cli?.memoryAtStart?.rss
+        if (row === small || rss === undefined) continue
+        const limit = baseline + 1.5 * row.bytes
+        check(`serve RSS at ${row.skills.toLocaleString("en")} skills <= baseline + 1.5 x ${mb(row.bytes)}`, `${mb(rss)} (limit ${mb(limit)})`, rss <= limit)
+      }
     }
   }
   const s = g?.find((r) => r.startup !== undefined)?.startup

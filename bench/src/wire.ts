@@ -60,13 +60,13 @@ const bytesOf = (content: { text?: string; blob?: string }): Uint8Array =>
 export const sortedSkills = (catalogue: Catalogue) =>
   [...catalogue.skills].sort((a, b) => (skillMdUri(a) < skillMdUri(b) ? -1 : skillMdUri(a) > skillMdUri(b) ? 1 : 0))
 
-export const listFirstPage = (catalogue: Catalogue): Request => {
+export const listFirstPage = (catalogue: Catalogue, pageSize = PageSize): Request => {
   const skills = sortedSkills(catalogue)
-  const expected = skills.slice(0, PageSize).map(skillMdUri)
+  const expected = skills.slice(0, pageSize).map(skillMdUri)
   return request("skills/list", "skills/list", {}, (result) => {
     const got = (result?.skills ?? fail("no skills array")).map((s: any) => s.uri)
     if (JSON.stringify(got) !== JSON.stringify(expected)) fail(`first page ${JSON.stringify(got.slice(0, 3))}... differs`)
-    if ((skills.length > PageSize) !== (typeof result.nextCursor === "string")) fail("nextCursor wrong")
+    if ((skills.length > pageSize) !== (typeof result.nextCursor === "string")) fail("nextCursor wrong")
     for (const entry of result.skills) if (!Array.isArray(entry.resources) || entry.resources.length === 0) fail("entry without resources")
   })
 }

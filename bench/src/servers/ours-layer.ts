@@ -4,9 +4,11 @@
  * a plain recursive `readdir` + `readFileSync` instead of `DirectorySource.load`. It isolates the
  * serving path from the directory loader's start-up cost.
  *
- * Usage: node ours-layer.js DIR [--no-fast-route] [--metrics]. Prints `loaded ...` and `listening
- * URL`. With `--no-fast-route` every request takes effect's dispatch (the bench's "route off" row);
- * `--metrics` turns the series of `Observability.layer` on (the bench's metrics row).
+ * Usage: node ours-layer.js DIR [--no-fast-route] [--metrics] [--page-size N]. Prints `loaded ...`
+ * and `listening URL`. With `--no-fast-route` every request takes effect's dispatch (the bench's
+ * "route off" row); `--metrics` turns the series of `Observability.layer` on (the bench's metrics
+ * row); `--page-size` sets the `skills/list` page (the growth series lists 10 per page at every
+ * size, so that it compares catalogue sizes, not page sizes).
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { Observability, Skill } from "@mcp-skills/server"
@@ -20,6 +22,9 @@ import * as Path from "node:path"
 
 const dir = process.argv[2]
 if (dir === undefined) throw new Error("usage: ours-layer.js DIR")
+
+const pageAt = process.argv.indexOf("--page-size")
+const pageSize = pageAt === -1 ? undefined : Number(process.argv[pageAt + 1])
 
 const started = performance.now()
 const definitions: Array<Skill.Definition> = []
@@ -49,6 +54,7 @@ Layer.launch(Serve.http(definitions, {
   protocols: [],
   allowedOrigins: [],
   fastRoute: !process.argv.includes("--no-fast-route"),
+  pageSize,
   onListening: (url) =>
     Effect.sync(() => {
       console.log(`loaded ${definitions.length} skills (files read in ${readMs.toFixed(0)} ms, registered in ${(performance.now() - started - readMs).toFixed(0)} ms)`)
