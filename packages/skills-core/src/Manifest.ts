@@ -227,21 +227,14 @@ export const make = (options: {
   if (problems.length > 0 || parsed === undefined) return Result.fail(new InvalidSkill({ uri: options.uri, problems }))
   const resources: ReadonlyArray<SkillResource> = files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.size }))
   // The parsed strings are slices of the decoded SKILL.md: kept as they are, every manifest a
-  // server holds would keep a second copy of its SKILL.md alive. The frontmatter is copied, and
-  // the body is kept as the bytes it is (its UTF-8 is the end of SKILL.md's bytes), decoded when read.
+  // server holds would keep a second copy of its SKILL.md alive. A holder that does not need the
+  // body drops it (the server does), and the frontmatter is a copy.
   const frontmatter = structuredClone(parsed.frontmatter)
-  const markdown = skillMd!.bytes
-  const bodyStart = markdown.byteLength - utf8.encode(parsed.body).byteLength
   return Result.succeed({
     uri: options.uri,
     skill: { uri: options.uri, frontmatter, resources },
     frontmatter,
-    get body() {
-      return decoder.decode(markdown.subarray(bodyStart))
-    },
+    body: parsed.body,
     files
   })
 }
-
-const utf8 = new TextEncoder()
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true })

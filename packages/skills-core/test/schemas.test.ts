@@ -95,7 +95,7 @@ describe("Manifest.make", () => {
     expect(Skill.limitViolations(entry)).toEqual([{ limit: "resources", actual: 513, max: 512 }])
   })
 
-  // The manifest keeps its body as the end of SKILL.md's bytes, not as a slice of the decoded text.
+  // The manifest copies its frontmatter out of the decoded SKILL.md, so as not to keep the text alive.
   it.prop("its body and frontmatter are parseSkillMd's, with a BOM, CRLF and any Unicode", {
     description: Arbitrary.schema(Schema.NonEmptyString),
     body: Arbitrary.schema(Schema.String),

@@ -100,12 +100,12 @@ export interface DiskFile {
 
 /**
  * A manifest as a static skill keeps it: every file's path, URI, digest and size, without the bytes
- * (those of files held in memory are the skill's `files`; files on disk are read on request). A
- * `Manifest.Manifest` is one.
+ * (those of files held in memory are the skill's `files`; files on disk are read on request) and
+ * without the body, which is served only as part of `SKILL.md`'s bytes. A `Manifest.Manifest` is one.
  *
  * @since 0.1.0
  */
-export interface ManifestView extends Omit<Manifest.Manifest, "files"> {
+export interface ManifestView extends Omit<Manifest.Manifest, "files" | "body"> {
   readonly files: ReadonlyArray<Omit<Manifest.ManifestFile, "bytes">>
 }
 

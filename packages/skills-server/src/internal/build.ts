@@ -30,7 +30,7 @@ import type {
   Snapshot
 } from "../Snapshot.js"
 import * as Directories from "./directories.js"
-import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile, withOwners } from "./registry.js"
+import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile, viewOf, withOwners } from "./registry.js"
 import * as Signed from "./signed.js"
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
@@ -228,7 +228,7 @@ export const build = Effect.fnUntraced(function*(
         resolved.push({
           ...skill,
           _tag: "Static",
-          manifest: manifest.success,
+          manifest: viewOf(manifest.success),
           entry: Signed.entryOf(manifest.success.skill, definition.signatures)
         })
       }

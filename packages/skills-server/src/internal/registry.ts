@@ -5,7 +5,7 @@
  * @internal
  */
 import { Extension } from "@mcp-skills/core"
-import type { Digest } from "@mcp-skills/core"
+import type { Digest, Manifest } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
@@ -89,6 +89,16 @@ export class StoredFile implements InMemoryFile {
     file.#content = this.#content
     return file
   }
+}
+
+/**
+ * What a snapshot keeps of a manifest: not its body, a slice of the decoded `SKILL.md` that would
+ * keep a second copy of every `SKILL.md` alive.
+ */
+export const viewOf = (manifest: Skill.ManifestView): Skill.ManifestView => {
+  if (!("body" in manifest)) return manifest
+  const { body: _, ...view } = manifest as Manifest.Manifest
+  return view
 }
 
 /**
