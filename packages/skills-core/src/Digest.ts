@@ -37,8 +37,10 @@ export const isDigest: (u: unknown) => u is Digest = Schema.is(Digest)
  *
  * @since 0.1.0
  */
-export const make = (bytes: Uint8Array): Digest =>
-  `sha256:${createHash("sha256").update(bytes).digest("hex")}` as Digest
+export const make = (bytes: Uint8Array): Digest => ofHex(createHash("sha256").update(bytes).digest("hex"))
+
+// One flat string (`join`), not a concatenation: a server keeps one digest per file it serves.
+const ofHex = (hex: string) => ["sha256:", hex].join("") as Digest
 
 /**
  * An incremental digest, for content that arrives in chunks. `size` counts the bytes fed so far.
@@ -66,7 +68,7 @@ export const hasher = (): Hasher => {
       return self
     },
     size: () => size,
-    digest: () => `sha256:${hash.digest("hex")}` as Digest
+    digest: () => ofHex(hash.digest("hex"))
   }
   return self
 }

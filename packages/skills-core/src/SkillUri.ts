@@ -321,7 +321,9 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
   if (isSkillMdVariant(path.slice(path.lastIndexOf("/") + 1))) return invalid(path, `"${SkillFileName}" must be spelled exactly`)
   // The root is a parsed SKILL.md URI and each segment was checked above and encoded by
   // encodeURIComponent, so the result needs no second parse (this runs once per file served).
-  return Result.succeed(`${root(skillMdUri)}/${encoded.join("/")}` as SkillUri)
+  // Joined rather than concatenated: `join` makes one flat string, where `+` makes a tree of
+  // string pieces that is copied flat again when the URI is first hashed as a key, both kept.
+  return Result.succeed([root(skillMdUri), ...encoded].join("/") as SkillUri)
 }
 
 /**
