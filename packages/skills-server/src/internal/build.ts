@@ -25,7 +25,6 @@ import type {
   FileEntry,
   Hint,
   RenderedSkill,
-  SkillBase,
   SkillEntry,
   Snapshot
 } from "../Snapshot.js"
@@ -407,35 +406,36 @@ const skillResource = (
   }
 }
 
+// Each kind written out as one object literal, not spread from a common base: the spread made
+// every skill of a catalogue an object with a map of its own (a hidden class and its
+// descriptors, about 200 bytes per skill, and slower to build and to read).
 const toEntry = (skill: Resolved, index: number): SkillEntry => {
-  const frontmatter = skill._tag === "Static" ? skill.manifest.frontmatter : skill.frontmatter
-  const base: SkillBase = {
-    index,
-    uri: skill.uri,
-    root: skill.root,
-    path: skill.definition.path,
-    name: String(frontmatter.name),
-    frontmatter,
-    listed: skill.definition.listed,
-    resource: skillResource(
-      skill.uri,
-      frontmatter,
-      skill._tag === "Static" ? skill.manifest.files[0]?.size : undefined
-    ),
-    cacheHint: skill.cacheHint
-  }
+  const uri = skill.uri
+  const root = skill.root
+  const path = skill.definition.path
+  const listed = skill.definition.listed
+  const cacheHint = skill.cacheHint
   switch (skill._tag) {
-    case "Static":
-      return { ...base, _tag: "Static", entry: skill.entry, manifest: skill.manifest, inputs: skill.files }
-    case "Dynamic":
-      return {
-        ...base,
-        _tag: "Dynamic",
-        entry: { uri: skill.uri, frontmatter: skill.frontmatter, resources: "dynamic" },
-        definition: skill.definition
-      }
-    case "Rendered":
-      return { ...base, _tag: "Rendered", definition: skill.definition }
+    case "Static": {
+      const frontmatter = skill.manifest.frontmatter
+      const name = String(frontmatter.name)
+      const resource = skillResource(uri, frontmatter, skill.manifest.files[0]?.size)
+      const { entry, manifest, files: inputs } = skill
+      return { _tag: "Static", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, manifest, inputs }
+    }
+    case "Dynamic": {
+      const { definition, frontmatter } = skill
+      const name = String(frontmatter.name)
+      const resource = skillResource(uri, frontmatter, undefined)
+      const entry = { uri, frontmatter, resources: "dynamic" as const }
+      return { _tag: "Dynamic", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, definition }
+    }
+    case "Rendered": {
+      const { definition, frontmatter } = skill
+      const name = String(frontmatter.name)
+      const resource = skillResource(uri, frontmatter, undefined)
+      return { _tag: "Rendered", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, definition }
+    }
   }
 }
 
