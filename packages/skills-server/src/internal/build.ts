@@ -478,13 +478,21 @@ const assemble = (
         continue
       }
       const mimeType = mimeTypeOf(file.path)
-      const name = file.path.slice(file.path.lastIndexOf("/") + 1)
       const location = onDisk.get(file.path)
       files.set(
         file.uri,
         location === undefined
-          ? new StoredFile(file.uri, name, mimeType, file.size, file.digest, own, held.get(file.path)!)
-          : { _tag: "OnDisk", uri: file.uri, name, mimeType, size: file.size, digest: file.digest, owners: own, location }
+          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held.get(file.path)!)
+          : {
+            _tag: "OnDisk",
+            uri: file.uri,
+            name: file.path.slice(file.path.lastIndexOf("/") + 1),
+            mimeType,
+            size: file.size,
+            digest: file.digest,
+            owners: own,
+            location
+          }
       )
     }
   }

@@ -68,11 +68,14 @@ export class StoredFile implements InMemoryFile {
   get _tag(): "InMemory" {
     return "InMemory"
   }
+  // Derived when read rather than kept: a name per file held is a string per file held.
+  get name(): string {
+    return decodeURIComponent(this.uri.slice(this.uri.lastIndexOf("/") + 1))
+  }
   #content: WireContent | undefined
   readonly #bytes: Uint8Array
   constructor(
     readonly uri: string,
-    readonly name: string,
     readonly mimeType: string,
     readonly size: number,
     readonly digest: Digest.Digest,
@@ -85,7 +88,7 @@ export class StoredFile implements InMemoryFile {
     return this.#content ??= wireContent(this.#bytes)
   }
   withOwners(owners: Array<number>) {
-    const file = new StoredFile(this.uri, this.name, this.mimeType, this.size, this.digest, owners, this.#bytes)
+    const file = new StoredFile(this.uri, this.mimeType, this.size, this.digest, owners, this.#bytes)
     file.#content = this.#content
     return file
   }
