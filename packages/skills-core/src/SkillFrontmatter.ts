@@ -11,8 +11,10 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
-import { Composer, Document as YamlDocument, isAlias, isCollection, isMap, isPair, isScalar, Lexer, LineCounter, Parser, visit } from "yaml"
-import { MaxFrontmatterBytes, MaxFrontmatterDepth } from "./Limits.js"
+import { Document as YamlDocument } from "yaml"
+import * as PlainFrontmatter from "./internal/plainFrontmatter.js"
+import * as YamlFrontmatter from "./internal/yamlFrontmatter.js"
+import { MaxFrontmatterBytes } from "./Limits.js"
 import { SkillName } from "./SkillName.js"
 
 /**
@@ -33,19 +35,12 @@ export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("Fr
   }
 }
 
-// Beyond ±(2^53−1) a JSON number no longer names one value: a parser that reads integers exactly
-// (Python, Go's json.Number) and one that reads doubles (JavaScript) disagree on it, and a double
-// there is always an integer that its JSON text (`18446744073709552000`) misstates. I-JSON
-// (RFC 7493 §2.2) draws the line at the same place. Non-finite numbers have no JSON form at all.
-const isExactNumber = (n: number) => Math.abs(n) <= Number.MAX_SAFE_INTEGER
-const inexact = "is not a number within ±9007199254740991 (2^53−1), the range every JSON parser reads alike"
-
 const firstInexact = (value: Schema.Json): number | undefined => {
   const stack: Array<Schema.Json> = [value]
   while (stack.length > 0) {
     const next = stack.pop()!
     if (typeof next === "number") {
-      if (!isExactNumber(next)) return next
+      if (!YamlFrontmatter.isExactNumber(next)) return next
     } else if (typeof next === "object" && next !== null) {
       for (const item of Array.isArray(next) ? next : Object.values(next)) stack.push(item)
     }
@@ -72,7 +67,7 @@ export const Value: Schema.Codec<Schema.Json> = Schema.Json.annotate({
   toCodecArbitrary: () => Schema.link<Schema.Json>()(generatedValue, { decode: SchemaGetter.passthrough(), encode: SchemaGetter.passthrough() })
 }).check(Schema.makeFilter((value) => {
   const number = firstInexact(value)
-  return number === undefined || `${number} ${inexact}; write it as a string`
+  return number === undefined || `${number} ${YamlFrontmatter.inexact}; write it as a string`
 }))
 
 const Fields = Schema.StructWithRest(
@@ -150,9 +145,6 @@ const fail = (reason: string, line?: number, field?: string) =>
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 const utf8Encoder = new TextEncoder()
-const coreTags = new Set(
-  ["str", "int", "float", "bool", "null", "map", "seq"].map((name) => `tag:yaml.org,2002:${name}`)
-)
 const delimiter = /^---[ \t]*\r?$/
 
 /**
@@ -203,88 +195,15 @@ export const parse = (input: Uint8Array | string): Result.Result<Document, Front
   }
   const body = text.slice(closeEnd + 1)
   const lf = raw.replaceAll("\r\n", "\n")
-  const frontmatter = parseYaml(lf.endsWith("\r") ? lf.slice(0, -1) : lf, 1)
+  const source = lf.endsWith("\r") ? lf.slice(0, -1) : lf
+  // Most frontmatter is a few plain `key: value` lines, which yaml's general machinery takes tens of
+  // microseconds to read: at catalogue scale that is most of start-up. The fast path reads exactly
+  // those and gives up on anything else, which yaml then reads or refuses as before.
+  const plain = PlainFrontmatter.parse(source)
+  const frontmatter = plain === undefined
+    ? Result.mapError(YamlFrontmatter.parse(source, 1), (problem) => new FrontmatterError(problem))
+    : Result.succeed(plain)
   return Result.map(frontmatter, (frontmatter) => ({ frontmatter, body }))
-}
-
-const parseYaml = (source: string, lineOffset: number): Result.Result<JsonObject, FrontmatterError> => {
-  const lineCounter = new LineCounter()
-  // `uniqueKeys` is off because yaml compares each key with every earlier key of its map, which
-  // made a frontmatter of n keys cost n²; keys are checked below, each once, against a Set. No
-  // `prettyErrors` either: it copies the whole line of every error, n² on one long line of errors.
-  const composer = new Composer({ version: "1.2", schema: "core", uniqueKeys: false, merge: false, strict: true })
-  // yaml's composer recurses and gives up at a depth that depends on the stack left to it; the
-  // syntax tree is built without recursion, so its depth is checked there first, with a margin
-  // for the tokens that are not collections, and exactly below.
-  const parser = new Parser(lineCounter.addNewLine)
-  let tooDeep: number | undefined
-  const tokens = function*() {
-    lineCounter.addNewLine(0)
-    for (const lexeme of new Lexer().lex(source)) {
-      yield* parser.next(lexeme)
-      if (parser.stack.length > 2 * MaxFrontmatterDepth) return void (tooDeep = parser.offset)
-    }
-    yield* parser.end()
-  }
-  const docs: Array<YamlDocument.Parsed> = []
-  // yaml makes an Error per problem, and capturing its stack costs five times the parsing: garbage
-  // made of problems would take far longer than any frontmatter. Only the first problem is shown,
-  // with its line, never its stack; the limit is restored before anything else runs.
-  const stackTraceLimit = Error.stackTraceLimit
-  Error.stackTraceLimit = 0
-  try {
-    for (const doc of composer.compose(tokens())) {
-      if (docs.push(doc) === 2) break
-    }
-  } finally {
-    Error.stackTraceLimit = stackTraceLimit
-  }
-  const lineAt = (offset: number | undefined) => (offset === undefined ? undefined : lineCounter.linePos(offset).line + lineOffset)
-  const deep = `nesting deeper than ${MaxFrontmatterDepth} levels (Limits.MaxFrontmatterDepth)`
-  if (tooDeep !== undefined) return fail(deep, lineAt(tooDeep))
-  if (docs.length === 0 || docs[0]!.contents === null) {
-    return fail("the frontmatter is empty; it must be a mapping with name and description", lineOffset + 1)
-  }
-  if (docs.length > 1) return fail("the frontmatter holds several YAML documents", lineAt(docs[1]!.range[0]))
-  const doc = docs[0]!
-  const problem = doc.errors[0] ?? doc.warnings[0]
-  if (problem !== undefined) return fail(problem.message, lineAt(problem.pos[0]))
-  if (!isMap(doc.contents)) return fail("the frontmatter must be a mapping", lineAt(doc.contents?.range?.[0]))
-  let refusal: FrontmatterError | undefined
-  const refuse = (reason: string, offset: number | undefined) => {
-    refusal = new FrontmatterError({ reason, ...(lineAt(offset) === undefined ? {} : { line: lineAt(offset)! }) })
-    return visit.BREAK
-  }
-  const keysOf = new Map<unknown, Set<string>>()
-  visit(doc, {
-    Alias: (_, node) => refuse("aliases are not allowed (the JSON mapping would be ambiguous)", node.range?.[0]),
-    Node: (_, node, path) => {
-      if (isCollection(node) && path.length >= MaxFrontmatterDepth && path.filter(isCollection).length >= MaxFrontmatterDepth) {
-        return refuse(deep, node.range?.[0])
-      }
-      if (node.anchor !== undefined) return refuse(`anchor &${node.anchor} is not allowed`, node.range?.[0])
-      if (node.tag !== undefined && !coreTags.has(node.tag)) return refuse(`tag ${node.tag} is not allowed`, node.range?.[0])
-      if (isScalar(node) && typeof node.value === "number" && !isExactNumber(node.value)) {
-        return refuse(`${String(node.source ?? node.value)} ${inexact}; quote it`, node.range?.[0])
-      }
-      return undefined
-    },
-    Pair: (_, pair, path) => {
-      if (!isPair(pair) || !isScalar(pair.key) || typeof pair.key.value !== "string") {
-        const key = isScalar(pair.key) ? String(pair.key.value) : "a complex key"
-        return refuse(`key ${key} is not a string; quote it`, isAlias(pair.key) ? pair.key.range?.[0] : (pair.key as { range?: [number] } | null)?.range?.[0])
-      }
-      const parent = path[path.length - 1]
-      if (!isMap(parent)) return undefined
-      let keys = keysOf.get(parent)
-      if (keys === undefined) keysOf.set(parent, keys = new Set())
-      if (keys.has(pair.key.value)) return refuse(`duplicate key ${pair.key.value}: map keys must be unique`, pair.key.range?.[0])
-      keys.add(pair.key.value)
-      return undefined
-    }
-  })
-  if (refusal !== undefined) return Result.fail(refusal)
-  return Result.succeed(doc.toJS() as JsonObject)
 }
 
 const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
