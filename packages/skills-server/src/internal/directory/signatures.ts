@@ -30,9 +30,13 @@ const decode = Schema.decodeUnknownResult(Schema.fromJsonString(File))
  * not a signatures file.
  */
 export const read = (folder: string): Result.Result<ReadonlyArray<Signing.Signature>, string> => {
+  const path = NodePath.join(folder, FileName)
+  // Most skills are unsigned: a failed read makes an error with a stack per skill, ten times the
+  // cost of asking whether the file is there (a file that goes between the two fails the read).
+  if (!NodeFs.existsSync(path)) return Result.succeed([])
   let text: string
   try {
-    text = NodeFs.readFileSync(NodePath.join(folder, FileName), "utf8")
+    text = NodeFs.readFileSync(path, "utf8")
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     return code === "ENOENT" || code === "ENOTDIR" ? Result.succeed([]) : Result.fail(`cannot read: ${describeError(error)}`)
