@@ -94,6 +94,24 @@ describe("SkillRegistry", () => {
       assertProblem(problems, /b\/y\.md differs from the same file of nested skill skill:\/\/a\/b\/SKILL\.md/)
     }))
 
+  it.effect("a manifest made for another skill path is not reused: the skill is built from its files", () =>
+    Effect.gen(function*() {
+      const files = [
+        { path: "SKILL.md", bytes: new TextEncoder().encode(skillMd("alpha")) },
+        { path: "notes.md", bytes: new TextEncoder().encode("notes\n") }
+      ]
+      const made = yield* SkillRegistry.build([Skill.fromFiles({ path: ["alpha"], files })])
+      const elsewhere = made.skills[0]!
+      assert(elsewhere._tag === "Static")
+      // The same folder moved below `team/`, handed over with the manifest it had.
+      const moved = yield* SkillRegistry.build([Skill.fromFiles({ path: ["team", "alpha"], files, manifest: elsewhere.manifest })])
+      const skill = moved.byUri.get("skill://team/alpha/SKILL.md")
+      assert(skill?._tag === "Static")
+      assert.strictEqual(skill.entry.uri, "skill://team/alpha/SKILL.md")
+      assert.deepStrictEqual(skill.manifest.files.map((file) => file.uri), ["skill://team/alpha/SKILL.md", "skill://team/alpha/notes.md"])
+      assert.strictEqual(moved.hashed.files, 2)
+    }))
+
   it.effect("wire content is decided once: text iff the bytes round-trip UTF-8", () =>
     Effect.sync(() => {
       assert.deepStrictEqual(Snapshot.wireContent(new TextEncoder().encode("héllo")), { text: "héllo" })

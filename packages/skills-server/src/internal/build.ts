@@ -198,7 +198,9 @@ export const build = Effect.fnUntraced(function*(
     const definition = skill.definition
     if (definition._tag === "Static") {
       const before = previous?.byUri.get(skill.uri)
-      const reused = definition.manifest !== undefined && skill.files.length === definition.files.length &&
+      // A manifest made for another skill path (a definition moved with the manifest it had) is
+      // not this skill's: its entry would name the other skill.
+      const reused = definition.manifest?.uri === skill.uri && skill.files.length === definition.files.length &&
           skill.onDisk.length === (definition.onDisk?.length ?? 0)
         ? definition.manifest
         : before?._tag === "Static" && sameInputs(before.inputs, skill.files)
@@ -446,6 +448,18 @@ const listingOf = (listed: ReadonlyArray<SkillEntry>, families: ReadonlyArray<Fa
     families
   )
 
+// The bytes of each path of `files`, looked up at the same position first: a directory source
+// hands the manifest's own files over, in the manifest's order, so no map is made per skill.
+const bytesByPath = (files: ReadonlyArray<Skill.File>) => {
+  let byPath: Map<string, Uint8Array> | undefined
+  return (position: number, path: string): Uint8Array | undefined => {
+    const same = files[position]
+    if (same?.path === path) return same.bytes
+    byPath ??= new Map(files.map((file) => [file.path, file.bytes]))
+    return byPath.get(path)
+  }
+}
+
 const assemble = (
   sorted: ReadonlyArray<Resolved>,
   families: ReadonlyArray<FamilyEntry>,
@@ -469,20 +483,20 @@ const assemble = (
     // One owners array for every file this skill alone lists (nearly all of them): a file a
     // nested skill lists too gets its own, copied when its second owner comes.
     const own = [index]
-    const held = new Map(skill.files.map((file) => [file.path, file.bytes]))
-    const onDisk = new Map(skill.onDisk.map((file) => [file.path, file.location]))
-    for (const file of entry.manifest.files) {
+    const held = bytesByPath(skill.files)
+    const onDisk = skill.onDisk.length === 0 ? undefined : new Map(skill.onDisk.map((file) => [file.path, file.location]))
+    for (const [i, file] of entry.manifest.files.entries()) {
       const existing = files.get(file.uri)
       if (existing !== undefined) {
         files.set(file.uri, withOwners(existing, [...existing.owners, index]))
         continue
       }
       const mimeType = mimeTypeOf(file.path)
-      const location = onDisk.get(file.path)
+      const location = onDisk?.get(file.path)
       files.set(
         file.uri,
         location === undefined
-          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held.get(file.path)!)
+          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held(i, file.path)!)
           : {
             _tag: "OnDisk",
             uri: file.uri,
