@@ -133,7 +133,9 @@ export const walk = Effect.fnUntraced(function*(
     out.folders.push(folder)
     for (const entry of entries) {
       if (SkillUri.isHidden(entry.name)) continue
-      const path = folder === "" ? entry.name : `${folder}/${entry.name}`
+      // Joined into one flat string, not concatenated: a concatenation is a rope that keeps its
+      // parts (the folder's path, the entry's name) alive as long as the path is kept.
+      const path = folder === "" ? entry.name : [folder, entry.name].join("/")
       const found = classify(realRoot, path, entry)
       switch (found._tag) {
         case "Directory":
