@@ -27,9 +27,9 @@
  * several roots, each with its own prefix, scheme and cache hint; two roots producing the same skill
  * URI is an error naming both folders.
  *
- * The work is split by concern: the walk (`internal/directory/scan`), file stamps and the file cache
- * (`stamps`), which files belong to which skill (`grouping`), loading one root (`load`), a source
- * over several roots (`source`), and watching (`watch`).
+ * The work is split by concern: the walk (`internal/directory/scan`), file stamps and what is kept
+ * of each file (`stamps`), which files belong to which skill (`grouping`), loading one root
+ * (`load`), a source over several roots (`source`), and watching (`watch`).
  *
  * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
  * was read, the skill is read again (at most 3 times), otherwise it keeps its last good version, so

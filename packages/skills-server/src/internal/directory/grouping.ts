@@ -8,10 +8,31 @@ import type { Found } from "./stamps.js"
 
 const suffix = `/${Extension.SkillFileName}`
 
-/** Skill folders (relative, `""` for the root) with their files, and misspelt `skill.md` hints. */
+/**
+ * Skill folders (relative, `""` for the root) with their files, and misspelt `skill.md` hints. A
+ * skill's files are in the order of its manifest (its `SKILL.md` first, then by path), so that what
+ * is read lines up, file by file, with the skill's last version.
+ */
 export interface Grouped {
   readonly skills: Map<string, Array<Found>>
   readonly hints: Array<Left>
+}
+
+const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+// The manifest's order of the files of the skill at `folder`.
+const inManifestOrder = (folder: string) => {
+  const skillMd = folder === "" ? Extension.SkillFileName : `${folder}${suffix}`
+  return (a: Found, b: Found) =>
+    a.relative === skillMd ? -1 : b.relative === skillMd ? 1 : byCodeUnit(a.relative, b.relative)
+}
+
+/** Puts `file` among the files of the skill at `folder`, in their order. */
+export const place = (members: Array<Found>, folder: string, file: Found) => {
+  const order = inManifestOrder(folder)
+  let at = members.length
+  while (at > 0 && order(members[at - 1]!, file) > 0) at--
+  members.splice(at, 0, file)
 }
 
 /** Groups files by skill in one pass over them: each file looks up its ancestors by path. */
@@ -32,11 +53,14 @@ export const group = (files: ReadonlyMap<string, Found>): Grouped => {
       }
       if (at <= 0) break
     }
+    if (enclosed) continue
     // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
     const name = file.relative.slice(file.relative.lastIndexOf("/") + 1)
-    if (!enclosed && name !== Extension.SkillFileName && name.toLowerCase() === "skill.md") {
+    if (name !== Extension.SkillFileName && name.toLowerCase() === "skill.md") {
       hints.push({ path: file.relative, reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
     }
   }
+  // Sorted into a copy of the exact length: pushing leaves up to twice the room in each array.
+  for (const [folder, members] of skills) skills.set(folder, members.toSorted(inManifestOrder(folder)))
   return { skills, hints }
 }

@@ -2,22 +2,22 @@
  * Loading one root: what was found under it (kept between scans, walked again whole or only where
  * a watcher saw changes), and each skill read, validated and kept as its last good version.
  */
-import { Limits, Manifest, SkillUri } from "@mcp-skills/core"
+import { type Digest, Limits, Manifest, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectoryModel.js"
-import { group, type Grouped } from "./grouping.js"
-import { classify, under, walk } from "./scan.js"
+import { group, type Grouped, place } from "./grouping.js"
+import { classify, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
-import { type Cached, type Content, type Counters, describeError, type Found, readSkill } from "./stamps.js"
+import { type Content, type Counters, describeError, Found, readSkill, sameStamp, type Stamp, under } from "./stamps.js"
 
 /**
- * What the last scan of one root found: files by relative path, entries left out, folders, the
- * skills they group into, and each skill folder's last outcome.
+ * What the last scan of one root found: files by relative path (each with what was last read of
+ * it), entries left out, folders, the skills they group into, and each skill folder's last outcome.
  */
 export interface Tree {
   readonly realRoot: string
@@ -30,16 +30,13 @@ export interface Tree {
 
 /** Everything a source keeps between scans. */
 export interface State {
-  /** Bytes last read, by real path. */
-  readonly cache: Map<string, Cached>
   readonly roots: Map<number, Tree>
-  /** The last valid version of each skill folder, by root index and folder. */
-  readonly good: Map<string, DirectoryModel.LoadedSkill>
+  /** The last valid version of each skill folder, by root index, then folder. */
+  readonly good: Map<number, Map<string, DirectoryModel.LoadedSkill>>
   readonly counters: Counters & { scans: number; lookedAt: number }
 }
 
 export const emptyState = (): State => ({
-  cache: new Map(),
   roots: new Map(),
   good: new Map(),
   counters: { scans: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
@@ -56,25 +53,32 @@ export const realRootOf = (root: string) =>
     catch: (error) => new SourceDirectoryError({ path: root, reason: describeError(error) })
   })
 
+/**
+ * The record of a file a scan sees with `stamp`: `last` (its record from before) if the stamp is
+ * the same, otherwise a new one to be read, holding what was read before so that unchanged bytes
+ * keep their array. A record is never restamped by a scan, so a scan that fails leaves the last
+ * one's records as they were.
+ */
+const seen = (last: Found | undefined, relative: string, stamp: Stamp) =>
+  last === undefined ? new Found(relative, stamp) : sameStamp(last, stamp) ? last : new Found(last.relative, stamp, last.read)
+
 const isBelow = (path: string, folder: string) => folder === "" || path.startsWith(`${folder}/`)
 
-// Forgets what was under `relative` (a folder that went away or changed).
-const forgetBelow = (state: State, found: Tree, relative: string) => {
-  for (const [path, file] of found.files) {
+// Forgets what was at `relative` (a file, an entry left out, or a folder and everything below it);
+// hands back the records of the files that were below it.
+const forget = (tree: Tree, relative: string): ReadonlyMap<string, Found> | undefined => {
+  tree.files.delete(relative)
+  tree.ignored.delete(relative)
+  if (!tree.folders.has(relative)) return undefined
+  const below = new Map<string, Found>()
+  for (const [path, file] of tree.files) {
     if (!isBelow(path, relative)) continue
-    found.files.delete(path)
-    state.cache.delete(file.absolute)
+    below.set(path, file)
+    tree.files.delete(path)
   }
-  for (const path of found.ignored.keys()) if (isBelow(path, relative)) found.ignored.delete(path)
-  for (const folder of found.folders) if (folder === relative || isBelow(folder, relative)) found.folders.delete(folder)
-}
-
-const forget = (state: State, found: Tree, relative: string) => {
-  const file = found.files.get(relative)
-  if (file !== undefined) state.cache.delete(file.absolute)
-  found.files.delete(relative)
-  found.ignored.delete(relative)
-  if (found.folders.has(relative)) forgetBelow(state, found, relative)
+  for (const path of tree.ignored.keys()) if (isBelow(path, relative)) tree.ignored.delete(path)
+  for (const folder of tree.folders) if (folder === relative || isBelow(folder, relative)) tree.folders.delete(folder)
+  return below
 }
 
 const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
@@ -84,7 +88,8 @@ const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") 
  * Walked whole when `changed` is `undefined` (or on the first scan, or when the root now resolves
  * elsewhere). Otherwise only the changed paths (relative) are looked at again, and the folders
  * among them walked; a change to a file only touches the skills enclosing it, while a change that
- * can add or remove a skill (a folder, a `SKILL.md`) groups the files again.
+ * can add or remove a skill (a folder, a `SKILL.md`) groups the files again. Files seen before keep
+ * their record, and with it what was read of them.
  */
 const refresh = Effect.fnUntraced(function*(
   state: State,
@@ -95,9 +100,13 @@ const refresh = Effect.fnUntraced(function*(
   const realRoot = yield* realRootOf(root)
   const previous = state.roots.get(rootIndex)
   if (changed === undefined || previous === undefined || previous.realRoot !== realRoot) {
-    const walked = yield* walk(realRoot)
-    state.counters.lookedAt += walked.files.length + walked.ignored.length + walked.folders.length
-    const files = new Map(walked.files.map((file) => [file.relative, file]))
+    const last = previous?.realRoot === realRoot ? previous.files : undefined
+    const files = new Map<string, Found>()
+    const walked = yield* walk(realRoot, (relative, stamp) => {
+      const file = seen(last?.get(relative), relative, stamp)
+      files.set(file.relative, file)
+    })
+    state.counters.lookedAt += walked.files + walked.ignored.length + walked.folders.length
     const tree: Tree = {
       realRoot,
       files,
@@ -106,18 +115,13 @@ const refresh = Effect.fnUntraced(function*(
       grouped: group(files),
       outcomes: previous?.realRoot === realRoot ? previous.outcomes : new Map()
     }
-    // Files that are gone leave the cache.
-    const present = new Set(walked.files.map((file) => file.absolute))
-    const inside = realRoot + NodePath.sep
-    for (const absolute of state.cache.keys()) {
-      if (absolute.startsWith(inside) && !present.has(absolute)) state.cache.delete(absolute)
-    }
     state.roots.set(rootIndex, tree)
     return { tree, dirty: "all" as const }
   }
   const tree = previous
   let regroup = false
-  const touched: Array<{ readonly relative: string; readonly found: Found | undefined }> = []
+  // Each changed file with its record before and after (`undefined`: none).
+  const touched: Array<{ readonly relative: string; readonly last: Found | undefined; readonly now: Found | undefined }> = []
   // Skill folders whose signatures file changed: validated again, their files as they are.
   const resigned: Array<string> = []
   for (const relative of changed) {
@@ -130,18 +134,24 @@ const refresh = Effect.fnUntraced(function*(
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
     const wasFolder = tree.folders.has(relative)
-    forget(state, tree, relative)
-    if (entry._tag === "File") tree.files.set(relative, entry.found)
-    else if (entry._tag === "Ignored") tree.ignored.set(relative, entry.reason)
+    const last = tree.files.get(relative)
+    const below = forget(tree, relative)
+    let now: Found | undefined
+    if (entry._tag === "File") {
+      now = seen(last, relative, entry.stamp)
+      tree.files.set(now.relative, now)
+    } else if (entry._tag === "Ignored") tree.ignored.set(relative, entry.reason)
     else if (entry._tag === "Directory") {
-      const walked = yield* walk(realRoot, relative, true)
-      state.counters.lookedAt += walked.files.length + walked.ignored.length + walked.folders.length
-      for (const file of walked.files) tree.files.set(file.relative, file)
+      const walked = yield* walk(realRoot, (path, stamp) => {
+        const file = seen(below?.get(path), path, stamp)
+        tree.files.set(file.relative, file)
+      }, relative, true)
+      state.counters.lookedAt += walked.files + walked.ignored.length + walked.folders.length
       for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
       for (const folder of walked.folders) tree.folders.add(folder)
     }
     if (wasFolder || entry._tag === "Directory" || baseName(relative).toLowerCase() === "skill.md") regroup = true
-    else touched.push({ relative, found: entry._tag === "File" ? entry.found : undefined })
+    else touched.push({ relative, last, now })
   }
   if (regroup) {
     tree.grouped = group(tree.files)
@@ -149,14 +159,16 @@ const refresh = Effect.fnUntraced(function*(
   }
   // Each touched file leaves, or takes its new place in, the skills enclosing it.
   const dirty = new Set(resigned.filter((folder) => tree.grouped.skills.has(folder)))
-  for (const { relative, found } of touched) {
+  for (const { last, now, relative } of touched) {
     for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
       const folder = at === -1 ? "" : relative.slice(0, at)
       const members = tree.grouped.skills.get(folder)
       if (members !== undefined) {
-        const kept = members.filter((file) => file.relative !== relative)
-        if (found !== undefined) kept.push(found)
-        tree.grouped.skills.set(folder, kept)
+        const was = last === undefined ? -1 : members.indexOf(last)
+        if (now === undefined) {
+          if (was !== -1) members.splice(was, 1)
+        } else if (was !== -1) members[was] = now
+        else place(members, folder, now)
         dirty.add(folder)
       }
       if (at <= 0) break
@@ -164,6 +176,26 @@ const refresh = Effect.fnUntraced(function*(
   }
   return { tree, dirty }
 })
+
+/**
+ * Whether `contents` are the files `previous` was made from, one by one in the same order: the
+ * very buffer held, or a file on disk with the same digest.
+ */
+const sameFiles = (previous: DirectoryModel.LoadedSkill, contents: ReadonlyArray<Content>) => {
+  if (previous.files.length + previous.onDisk.length !== contents.length) return false
+  let held = 0
+  let onDisk = 0
+  for (const content of contents) {
+    if (content._tag === "InMemory") {
+      const file = previous.files[held++]
+      if (file === undefined || file.path !== content.path || file.bytes !== content.bytes) return false
+    } else {
+      const file = previous.onDisk[onDisk++]
+      if (file === undefined || file.path !== content.path || file.digest !== content.digest) return false
+    }
+  }
+  return true
+}
 
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
 export interface RootResult extends DirectoryModel.Loaded {
@@ -190,6 +222,8 @@ export const loadRoot = Effect.fnUntraced(function*(
   const limits = options.limits ?? Limits.defaults
   const onDemandAbove = options.onDemandAbove ?? Infinity
   const { tree, dirty } = yield* refresh(state, rootIndex, root, changed)
+  const good = state.good.get(rootIndex) ?? new Map<string, DirectoryModel.LoadedSkill>()
+  state.good.set(rootIndex, good)
   // Compared with file modification times, which come from the wall clock, not from `Clock`.
   const now = Date.now()
   const { skills: folders, hints } = tree.grouped
@@ -210,14 +244,15 @@ export const loadRoot = Effect.fnUntraced(function*(
 
   const loadSkill = (
     folder: string,
-    key: string,
     members: ReadonlyArray<Found>
   ): Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem> => {
     const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
     // Refuse an oversized skill from its file sizes, before reading gigabytes into memory.
-    const tooLarge = Limits.violations(members.length, members.reduce((sum, file) => sum + file.stamp.size, 0), limits)
+    let size = 0
+    for (const file of members) size += file.size
+    const tooLarge = Limits.violations(members.length, size, limits)
     if (tooLarge.length > 0) {
       return Result.fail(
         new Manifest.InvalidSkill({
@@ -228,7 +263,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     }
     const folderBase = folder === "" ? "" : `${folder}/`
     const read = (everything: boolean) =>
-      readSkill(state.cache, state.counters, members, folderBase, now, recheck, onDemandAbove, everything)
+      readSkill(tree.realRoot, state.counters, members, folderBase, now, recheck, onDemandAbove, everything)
     let contents = read(false)
     if (contents instanceof UnreadableFile) return Result.fail(contents)
     const signatures = Signatures.read(under(tree.realRoot, folder))
@@ -238,20 +273,8 @@ export const loadRoot = Effect.fnUntraced(function*(
       )
     }
     const signed = <A extends object>(skill: A) => signatures.success.length === 0 ? skill : { ...skill, signatures: signatures.success }
-    const previous = state.good.get(key)
-    // A file whose bytes are the very buffer of the last good version keeps its digest; a file on
-    // disk is the same when its digest is.
-    const known = new Map(previous?.manifest.files.map((file) => [file.path, file.digest]))
-    const held = new Map(previous?.files.map((file) => [file.path, file.bytes]))
-    const onDisk = new Set(previous?.onDisk.map((file) => file.path))
-    const unchanged = (content: Content) =>
-      content._tag === "InMemory"
-        ? held.get(content.path) === content.bytes
-        : onDisk.has(content.path) && known.get(content.path) === content.digest
-    if (
-      previous !== undefined && previous.manifest.uri === uri.success &&
-      previous.manifest.files.length === contents.length && contents.every(unchanged)
-    ) {
+    const previous = good.get(folder)
+    if (previous !== undefined && previous.manifest.uri === uri.success && sameFiles(previous, contents)) {
       const { signatures: _, ...unsigned } = previous
       return Result.succeed(
         JSON.stringify(previous.signatures ?? []) === JSON.stringify(signatures.success) ? previous : signed(unsigned)
@@ -262,12 +285,15 @@ export const loadRoot = Effect.fnUntraced(function*(
       contents = read(true)
       if (contents instanceof UnreadableFile) return Result.fail(contents)
     }
+    // A file whose bytes are the very buffer of the last good version keeps its digest.
+    const digests = new Map<Uint8Array, Digest.Digest>()
+    for (const file of previous?.files ?? []) if (file.digest !== undefined) digests.set(file.bytes, file.digest)
     const inputs: Array<Manifest.FileInput> = []
     const disk: Array<Skill.DiskFile> = []
     for (const content of contents) {
       switch (content._tag) {
         case "InMemory": {
-          const digest = held.get(content.path) === content.bytes ? known.get(content.path) : undefined
+          const digest = digests.get(content.bytes)
           if (digest === undefined) {
             state.counters.hashedFiles++
             state.counters.hashedBytes += content.bytes.byteLength
@@ -290,7 +316,7 @@ export const loadRoot = Effect.fnUntraced(function*(
       (manifest): DirectoryModel.LoadedSkill => signed({
         directory: folder === "" ? "." : folder,
         path: skillPath,
-        files: manifest.files.filter((file) => !located.has(file.path)),
+        files: disk.length === 0 ? manifest.files : manifest.files.filter((file) => !located.has(file.path)),
         onDisk: disk,
         // Without the bytes of files on disk, so that the snapshot does not hold them either.
         manifest: disk.length === 0 ? manifest : {
@@ -307,32 +333,26 @@ export const loadRoot = Effect.fnUntraced(function*(
   for (const folder of dirty === "all" ? folders.keys() : dirty) {
     const members = folders.get(folder)
     if (members === undefined) continue
-    const result = loadSkill(folder, `${rootIndex}\n${folder === "" ? "." : folder}`, members)
-    tree.outcomes.set(folder, result)
+    tree.outcomes.set(folder, loadSkill(folder, members))
     if (++done % SkillsPerYield === 0) yield* Effect.yieldNow
   }
   if (dirty === "all") {
     // A folder that is gone is no longer a skill: its outcome and last good version go with it.
     for (const folder of tree.outcomes.keys()) if (!folders.has(folder)) tree.outcomes.delete(folder)
-    for (const key of state.good.keys()) {
-      const [index, directory] = key.split("\n") as [string, string]
-      if (Number(index) === rootIndex && !folders.has(directory === "." ? "" : directory)) state.good.delete(key)
-    }
+    for (const folder of good.keys()) if (!folders.has(folder)) good.delete(folder)
   }
 
   const skills: Array<DirectoryModel.LoadedSkill> = []
   const skipped: Array<InvalidSkillDirectory> = []
   const kept: Array<{ readonly skill: DirectoryModel.LoadedSkill; readonly problem: InvalidSkillDirectory }> = []
   for (const [folder, result] of tree.outcomes) {
-    const directory = folder === "" ? "." : folder
-    const key = `${rootIndex}\n${directory}`
     if (Result.isSuccess(result)) {
       skills.push(result.success)
-      state.good.set(key, result.success)
+      good.set(folder, result.success)
       continue
     }
-    const problem = new InvalidSkillDirectory({ directory, error: result.failure })
-    const last = state.good.get(key)
+    const problem = new InvalidSkillDirectory({ directory: folder === "" ? "." : folder, error: result.failure })
+    const last = good.get(folder)
     if (last === undefined) skipped.push(problem)
     else kept.push({ skill: last, problem })
   }

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { SourceDirectoryError } from "../../DirectoryModel.js"
-import { describeError, type Found, stampOf } from "./stamps.js"
+import { describeError, type Stamp, under } from "./stamps.js"
 
 /** An entry left out, with the reason; `path` relative to the root, `/`-separated. */
 export interface Left {
@@ -20,10 +20,10 @@ export interface Left {
   readonly reason: string
 }
 
-/** One entry: a folder to walk, a file to serve, or left out. */
+/** One entry: a folder to walk, a file to serve (with its stamp, its target's for a link), or left out. */
 export type Entry =
   | { readonly _tag: "Directory" }
-  | { readonly _tag: "File"; readonly found: Found }
+  | { readonly _tag: "File"; readonly stamp: Stamp }
   | { readonly _tag: "Ignored"; readonly reason: string }
   | { readonly _tag: "Gone" }
 
@@ -51,13 +51,10 @@ const insideVisible = (realRoot: string, real: string) => {
   return !relative.split(NodePath.sep).some(SkillUri.isHidden)
 }
 
-/** What the entry at `relative` is; `listed` is its type from the folder listing, if known. */
-// `relative` is `/`-separated and has no `.` or `..` segment: where `/` is the separator, joining
-// is concatenating, without `path.join`'s normalization of every one of 80,000 paths.
-export const under = NodePath.sep === "/"
-  ? (realRoot: string, relative: string) => relative === "" ? realRoot : realRoot === "/" ? `/${relative}` : `${realRoot}/${relative}`
-  : NodePath.join
-
+/**
+ * What the entry at `relative` is; `listed` is its type from the folder listing, if known. A link
+ * to a file is read through its own path (`under(realRoot, relative)`), as every file is.
+ */
 export const classify = (realRoot: string, relative: string, listed?: NodeFs.Dirent): Entry => {
   const absolute = under(realRoot, relative)
   let kind = listed === undefined ? undefined : kindOf(listed)
@@ -70,7 +67,7 @@ export const classify = (realRoot: string, relative: string, listed?: NodeFs.Dir
   if (kind === "File") {
     try {
       const stats = NodeFs.statSync(absolute, { throwIfNoEntry: false })
-      return stats === undefined ? { _tag: "Gone" } : { _tag: "File", found: { relative, absolute, stamp: stampOf(stats) } }
+      return stats === undefined ? { _tag: "Gone" } : { _tag: "File", stamp: stats }
     } catch (error) {
       return { _tag: "Ignored", reason: `cannot stat: ${describeError(error)}` }
     }
@@ -89,15 +86,16 @@ export const classify = (realRoot: string, relative: string, listed?: NodeFs.Dir
     }
     if (!insideVisible(realRoot, real)) return { _tag: "Ignored", reason: "symbolic link to a path outside the root or hidden" }
     if (target.isDirectory()) return { _tag: "Ignored", reason: "symbolic link to a folder (not followed)" }
-    if (target.isFile()) return { _tag: "File", found: { relative, absolute, stamp: stampOf(target) } }
+    if (target.isFile()) return { _tag: "File", stamp: target }
     return { _tag: "Ignored", reason: "symbolic link to something that is not a regular file" }
   }
   return { _tag: "Ignored", reason: `not a regular file (${kind})` }
 }
 
-/** What a walk found. */
+/** What a walk found, besides the files it handed over one by one. */
 export interface Walked {
-  readonly files: Array<Found>
+  /** How many files. */
+  files: number
   readonly ignored: Array<Left>
   /** Every folder walked, the start included. */
   readonly folders: Array<string>
@@ -107,17 +105,23 @@ export interface Walked {
 const CallsPerYield = 512
 
 /**
- * Walks the folder at `relative` (`""` for the root) and everything visible below it. A folder
- * below the start that is removed while the walk runs is simply gone; the start folder failing is
- * a `SourceDirectoryError` unless `startMayBeGone`.
+ * Walks the folder at `relative` (`""` for the root) and everything visible below it, handing each
+ * file to `onFile` with its path relative to the root and its stamp. A folder below the start that
+ * is removed while the walk runs is simply gone; the start folder failing is a
+ * `SourceDirectoryError` unless `startMayBeGone`.
  */
-export const walk = Effect.fnUntraced(function*(realRoot: string, relative = "", startMayBeGone = false) {
-  const out: Walked = { files: [], ignored: [], folders: [] }
+export const walk = Effect.fnUntraced(function*(
+  realRoot: string,
+  onFile: (relative: string, stamp: Stamp) => void,
+  relative = "",
+  startMayBeGone = false
+) {
+  const out: Walked = { files: 0, ignored: [], folders: [] }
   const pending = [relative]
   let calls = 0
   while (pending.length > 0) {
     const folder = pending.pop()!
-    const directory = NodePath.join(realRoot, folder)
+    const directory = under(realRoot, folder)
     let entries: Array<NodeFs.Dirent>
     try {
       entries = NodeFs.readdirSync(directory, { withFileTypes: true })
@@ -129,11 +133,24 @@ export const walk = Effect.fnUntraced(function*(realRoot: string, relative = "",
     out.folders.push(folder)
     for (const entry of entries) {
       if (SkillUri.isHidden(entry.name)) continue
-      const path = folder === "" ? entry.name : `${folder}/${entry.name}`
+      // Joined into one flat string, not concatenated: a concatenation is a rope that keeps its
+      // parts (the folder's path, the entry's name) alive as long as the path is kept.
+      const path = folder === "" ? entry.name : [folder, entry.name].join("/")
       const found = classify(realRoot, path, entry)
-      if (found._tag === "Directory") pending.push(path)
-      else if (found._tag === "File") out.files.push(found.found)
-      else if (found._tag === "Ignored") out.ignored.push({ path, reason: found.reason })
+      switch (found._tag) {
+        case "Directory":
+          pending.push(path)
+          break
+        case "File":
+          out.files++
+          onFile(path, found.stamp)
+          break
+        case "Ignored":
+          out.ignored.push({ path, reason: found.reason })
+          break
+        case "Gone":
+          break
+      }
     }
     calls += entries.length + 1
     if (calls >= CallsPerYield) {

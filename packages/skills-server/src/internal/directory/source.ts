@@ -12,7 +12,7 @@ import * as Skill from "../../Skill.js"
 import { describeProblem, UriCollision } from "../../DirectoryModel.js"
 import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
 import { walk } from "./scan.js"
-import { sameStamp } from "./stamps.js"
+import { type Found, sameStamp } from "./stamps.js"
 
 /**
  * The absolute paths (under each root as given, resolved) a watcher saw change since the last scan:
@@ -115,7 +115,7 @@ export const make = Effect.fnUntraced(function*(
         readonly previous: ReadonlyMap<string, Skill.Static>
       }
     }).pipe(
-      // One scan at a time: the file cache and the last good versions are shared.
+      // One scan at a time: what was last read of each file and the last good versions are shared.
       Semaphore.withPermits(lock, 1),
       McpTelemetry.span("mcp_skills.scan", { "mcp_skills.scan.roots": roots.length })
     )
@@ -125,16 +125,20 @@ export const make = Effect.fnUntraced(function*(
     const racy: Array<string> = []
     for (const [index, root] of roots.entries()) {
       const realRoot = yield* realRootOf(root.path)
-      const before = new Map(state.roots.get(index)?.files)
+      const files = state.roots.get(index)?.files ?? new Map<string, Found>()
       // Reported under the root as given, as a watcher names them.
       const named = (relative: string) => NodePath.join(resolved[index]!, relative)
-      for (const file of (yield* walk(realRoot)).files) {
-        const last = before.get(file.relative)
-        before.delete(file.relative)
-        if (last === undefined || !sameStamp(last.stamp, file.stamp)) missed.push(named(file.relative))
-        else if (state.cache.get(file.absolute)?.racy === true) racy.push(named(file.relative))
-      }
-      for (const relative of before.keys()) missed.push(named(relative))
+      // The files also known from the last scan: when they are as many as it found, none went away.
+      const known: Array<string> = []
+      yield* walk(realRoot, (relative, stamp) => {
+        const last = files.get(relative)
+        if (last !== undefined) known.push(relative)
+        if (last === undefined || !sameStamp(last, stamp)) missed.push(named(relative))
+        else if (last.trust === "Racy") racy.push(named(relative))
+      })
+      if (known.length === files.size) continue
+      const still = new Set(known)
+      for (const relative of files.keys()) if (!still.has(relative)) missed.push(named(relative))
     }
     return { missed, racy }
   }).pipe(Semaphore.withPermits(lock, 1))
@@ -163,9 +167,11 @@ export const make = Effect.fnUntraced(function*(
     stats: Effect.sync((): DirectoryModel.Stats => {
       let onDiskFiles = 0
       let heldBytes = 0
-      for (const cached of state.cache.values()) {
-        if (cached._tag === "OnDisk") onDiskFiles++
-        else heldBytes += cached.bytes.byteLength
+      for (const tree of state.roots.values()) {
+        for (const file of tree.files.values()) {
+          if (typeof file.read === "string") onDiskFiles++
+          else if (file.read !== undefined) heldBytes += file.read.byteLength
+        }
       }
       return { ...state.counters, onDiskFiles, heldBytes }
     }),
