@@ -9,6 +9,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectoryModel.js"
+import { viewOf } from "../registry.js"
 import { group, type Grouped, place } from "./grouping.js"
 import { classify, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
@@ -318,9 +319,10 @@ export const loadRoot = Effect.fnUntraced(function*(
         path: skillPath,
         files: disk.length === 0 ? manifest.files : manifest.files.filter((file) => !located.has(file.path)),
         onDisk: disk,
-        // Without the bytes of files on disk, so that the snapshot does not hold them either.
-        manifest: disk.length === 0 ? manifest : {
-          ...manifest,
+        // Without its body (a slice of the decoded SKILL.md), and without the bytes of files on
+        // disk, so that the snapshot does not hold them either.
+        manifest: disk.length === 0 ? viewOf(manifest) : {
+          ...viewOf(manifest),
           files: manifest.files.map((file) =>
             located.has(file.path) ? { uri: file.uri, path: file.path, digest: file.digest, size: file.size } : file
           )
