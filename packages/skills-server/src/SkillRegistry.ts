@@ -22,6 +22,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Build from "./internal/build.js"
 import { diff } from "./internal/diff.js"
 import * as Incremental from "./internal/incremental.js"
+import * as WireForms from "./internal/wireForms.js"
 import type * as Skill from "./Skill.js"
 import * as Snapshots from "./Snapshot.js"
 import type { Changes, Snapshot } from "./Snapshot.js"
@@ -116,8 +117,10 @@ export const build = (
   definitions: Iterable<Skill.Definition>,
   options?: Options,
   previous?: Snapshot
-): Effect.Effect<Snapshot, RegistrationError> =>
-  Effect.mapError(Build.build(definitions, options, previous), ({ problems }) => new RegistrationError({ problems }))
+): Effect.Effect<Snapshot, RegistrationError> => buildWith(definitions, options, previous)
+
+const buildWith = (definitions: Iterable<Skill.Definition>, settings: Build.Settings | undefined, previous?: Snapshot) =>
+  Effect.mapError(Build.build(definitions, settings, previous), ({ problems }) => new RegistrationError({ problems }))
 
 /**
  * Cumulative counters of a registry.
@@ -261,7 +264,9 @@ export const make = <E = never>(
   Effect.gen(function*() {
     const load = Effect.isEffect(source) ? source as Effect.Effect<Iterable<Skill.Definition>, E> : undefined
     const first = load === undefined ? source as Iterable<Skill.Definition> : yield* load
-    const initial = yield* build(first, options)
+    // One set of wire forms for every snapshot of this registry (they share file entries).
+    const settings: Build.Settings = { ...options, wireForms: WireForms.make() }
+    const initial = yield* buildWith(first, settings)
     const ref = yield* SubscriptionRef.make(initial)
     const lock = yield* Semaphore.make(1)
     const commits = yield* PubSub.unbounded<Commit>()
@@ -294,7 +299,7 @@ export const make = <E = never>(
       })
     const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
       Effect.flatMap(
-        build(list ?? HashMap.values(definitions), options, before),
+        buildWith(list ?? HashMap.values(definitions), settings, before),
         (after) => commit(after, diff(before, after), definitions, after.skills.length)
       )
     const replace = (next: Iterable<Skill.Definition>) =>
@@ -320,7 +325,7 @@ export const make = <E = never>(
           keys.some((key) => before.families.some((family) => Snapshots.familyKey(family) === key))
         ) return yield* rebuild(before, definitions)
         // Only the new definitions are validated and hashed (unchanged files are reused).
-        const added = batch.length === 0 ? undefined : yield* build(batch, options, before)
+        const added = batch.length === 0 ? undefined : yield* buildWith(batch, settings, before)
         const conflicts = added === undefined ? [] : Build.familyConflicts(
           before.families,
           added.skills.map((skill) => ({ uri: skill.uri, scheme: skill.uri.slice(0, skill.uri.indexOf("://")), path: skill.path }))

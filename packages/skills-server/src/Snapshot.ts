@@ -8,7 +8,6 @@
  */
 import type { Digest, Limits, Protocol, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
 import type * as Duration from "effect/Duration"
-import { Base64 } from "effect/encoding"
 import type * as PathTemplate from "./PathTemplate.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
@@ -281,7 +280,8 @@ export const wireContent = (bytes: Uint8Array): WireContent => {
   } catch {
     // not UTF-8: served as a blob
   }
-  return { blob: Base64.encode(bytes) }
+  // Node's encoder: about five times effect's `Base64.encode` on a 1 MiB file.
+  return { blob: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") }
 }
 
 /**

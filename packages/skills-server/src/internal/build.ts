@@ -31,6 +31,7 @@ import type {
 import * as Directories from "./directories.js"
 import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile, viewOf, withOwners } from "./registry.js"
 import * as Signed from "./signed.js"
+import * as WireForms from "./wireForms.js"
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
@@ -81,6 +82,8 @@ export interface Settings {
   readonly limits?: Partial<Limits.Limits> | undefined
   readonly reserved?: (() => Iterable<string>) | undefined
   readonly requireSigned?: boolean | undefined
+  /** The registry's wire forms, shared by its snapshots (a build alone makes its own). */
+  readonly wireForms?: WireForms.WireForms | undefined
 }
 
 const refused = (problems: Problems["problems"]): Problems => ({ _tag: "Problems", problems })
@@ -295,7 +298,13 @@ export const build = Effect.fnUntraced(function*(
   for (const family of families) {
     if (yield* Signed.admit({ _tag: "Unsignable", uri: familyKey(family), kind: "family's" }, requireSigned)) servedFamilies.push(family)
   }
-  const snapshot = assemble(served.sort(byUri), servedFamilies.sort(Order.mapInput(Order.String, familyKey)), hashed, limits)
+  const snapshot = assemble(
+    served.sort(byUri),
+    servedFamilies.sort(Order.mapInput(Order.String, familyKey)),
+    hashed,
+    limits,
+    options?.wireForms ?? WireForms.make()
+  )
   const clashes = options?.reserved === undefined ? [] : collisions(snapshot, options.reserved())
   if (clashes.length > 0) return yield* Effect.fail(refused(clashes))
   return snapshot
@@ -464,7 +473,8 @@ const assemble = (
   sorted: ReadonlyArray<Resolved>,
   families: ReadonlyArray<FamilyEntry>,
   hashed: Snapshot["hashed"],
-  limits: Limits.Limits
+  limits: Limits.Limits,
+  wireForms: WireForms.WireForms
 ): Snapshot => {
   const nested = new Map<string, number>()
   for (const skill of sorted) {
@@ -496,7 +506,7 @@ const assemble = (
       files.set(
         file.uri,
         location === undefined
-          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held(i, file.path)!)
+          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held(i, file.path)!, wireForms)
           : {
             _tag: "OnDisk",
             uri: file.uri,

@@ -1,6 +1,7 @@
 /**
- * A cache of at most `capacity` entries that forgets the least recently used first: what the
- * derived parts of a snapshot (directory entries, answers) are kept in, so a snapshot's memory
+ * A cache that forgets the least recently used first, once what it keeps weighs more than its
+ * `capacity` (each entry weighs 1 unless `weigh` says otherwise): what the derived parts of a
+ * snapshot (directory entries, answers, files' wire forms) are kept in, so a server's memory
  * follows its catalogue, not how many distinct requests it has answered.
  *
  * @internal
@@ -9,13 +10,22 @@ export class Lru<K, V> {
   // A `Map` iterates in insertion order: a hit moves its key to the end, so the first key is the
   // least recently used.
   readonly #entries = new Map<K, V>()
-  constructor(readonly capacity: number) {}
+  #weight = 0
+  constructor(readonly capacity: number, private readonly weigh: (value: V) => number = () => 1) {}
 
   get size(): number {
     return this.#entries.size
   }
 
-  /** The value kept for `key`, or `compute`'s, kept from now on (`undefined` is kept too). */
+  /** What the kept entries weigh together. */
+  get weight(): number {
+    return this.#weight
+  }
+
+  /**
+   * The value kept for `key`, or `compute`'s, kept from now on (`undefined` is kept too) unless it
+   * alone weighs more than the capacity.
+   */
   getOrCompute(key: K, compute: () => V): V {
     if (this.#entries.has(key)) {
       const known = this.#entries.get(key)!
@@ -24,8 +34,15 @@ export class Lru<K, V> {
       return known
     }
     const computed = compute()
-    if (this.#entries.size >= this.capacity) this.#entries.delete(this.#entries.keys().next().value!)
+    const weight = this.weigh(computed)
+    if (weight > this.capacity) return computed
     this.#entries.set(key, computed)
+    this.#weight += weight
+    for (const [oldest, value] of this.#entries) {
+      if (this.#weight <= this.capacity) break
+      this.#entries.delete(oldest)
+      this.#weight -= this.weigh(value)
+    }
     return computed
   }
 }

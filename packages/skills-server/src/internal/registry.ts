@@ -11,8 +11,8 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as PathTemplate from "../PathTemplate.js"
 import type * as Skill from "../Skill.js"
-import { wireContent } from "../Snapshot.js"
 import * as Signed from "./signed.js"
+import type * as WireForms from "./wireForms.js"
 import type {
   FamilyEntry,
   FileEntry,
@@ -22,8 +22,7 @@ import type {
   SkillBase,
   SkillChange,
   SkillEntry,
-  Snapshot,
-  WireContent
+  Snapshot
 } from "../Snapshot.js"
 
 /**
@@ -60,9 +59,10 @@ export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string
   return Result.succeed({ ttlMs: millis, cacheScope: hint.scope ?? "private" })
 }
 
-// A file's content lives once, as the manifest's bytes; its wire form is derived on the first read
-// and kept with the snapshot, so files nobody reads cost no second copy. A class, so that 80,000
-// files share one shape and one getter.
+// A file's content lives once, as the manifest's bytes; its wire form is derived on a read and
+// kept among the registry's most recently read (`wireForms.ts`), so files nobody reads cost no
+// second copy and files everybody has read do not all keep one. A class, so that 80,000 files
+// share one shape and one getter.
 export class StoredFile implements InMemoryFile {
   // On the prototype: one tag for every file, no slot in each.
   get _tag(): "InMemory" {
@@ -72,25 +72,25 @@ export class StoredFile implements InMemoryFile {
   get name(): string {
     return decodeURIComponent(this.uri.slice(this.uri.lastIndexOf("/") + 1))
   }
-  #content: WireContent | undefined
   readonly #bytes: Uint8Array
+  readonly #forms: WireForms.WireForms
   constructor(
     readonly uri: string,
     readonly mimeType: string,
     readonly size: number,
     readonly digest: Digest.Digest,
     readonly owners: Array<number>,
-    bytes: Uint8Array
+    bytes: Uint8Array,
+    forms: WireForms.WireForms
   ) {
     this.#bytes = bytes
+    this.#forms = forms
   }
   get content() {
-    return this.#content ??= wireContent(this.#bytes)
+    return this.#forms.of(this.#bytes)
   }
   withOwners(owners: Array<number>) {
-    const file = new StoredFile(this.uri, this.mimeType, this.size, this.digest, owners, this.#bytes)
-    file.#content = this.#content
-    return file
+    return new StoredFile(this.uri, this.mimeType, this.size, this.digest, owners, this.#bytes, this.#forms)
   }
 }
 
