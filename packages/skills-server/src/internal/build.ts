@@ -40,8 +40,6 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
 
-const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
-
 export const describeError = (error: unknown): string =>
   error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
 
@@ -501,7 +499,7 @@ const assemble = (
         files.set(file.uri, withOwners(existing, [...existing.owners, index]))
         continue
       }
-      const mimeType = mimeTypeOf(file.path)
+      const mimeType = MimeType.fromPath(file.path)
       const location = onDisk?.get(file.path)
       files.set(
         file.uri,

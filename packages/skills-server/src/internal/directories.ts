@@ -8,6 +8,7 @@
  * @internal
  */
 import { Extension } from "@mcp-skills/core"
+import * as Order from "effect/Order"
 import type { DirectoryChild, DirectoryEntry, Directories, Snapshot, StaticSkill } from "../Snapshot.js"
 import { Lru } from "./lru.js"
 import { enclosing, innermost } from "./registry.js"
@@ -15,8 +16,7 @@ import { enclosing, innermost } from "./registry.js"
 /** Directories kept per snapshot, the most recently read (each at most one skill's file list). */
 export const Kept = 1024
 
-const byUri = (a: DirectoryChild, b: DirectoryChild) => (a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
-const ascending = (a: number, b: number) => a - b
+const byUri = Order.mapInput(Order.String, (child: DirectoryChild) => child.uri)
 
 // The entry of `uri` from the files of `skill`, the innermost skill around it; `undefined` when
 // no file lies below it. A directory is owned by the skills that hold a file below it (each
@@ -46,9 +46,9 @@ const derive = (snapshot: Snapshot, skill: StaticSkill, uri: string): DirectoryE
   const children = [...files.values()]
   for (const [folder, holders] of folders) {
     const name = decodeURIComponent(folder.slice(prefix.length))
-    children.push({ uri: folder, owners: [...holders].sort(ascending), resource: { uri: folder, name, mimeType: Extension.DirectoryMimeType } })
+    children.push({ uri: folder, owners: [...holders].sort(Order.Number), resource: { uri: folder, name, mimeType: Extension.DirectoryMimeType } })
   }
-  return { uri, children: children.sort(byUri), owners: [...owners].sort(ascending) }
+  return { uri, children: children.sort(byUri), owners: [...owners].sort(Order.Number) }
 }
 
 // The static skill whose files list the directory `uri`, if any.

@@ -11,6 +11,7 @@
  *
  * @internal
  */
+import * as Order from "effect/Order"
 import * as Cursor from "./cursor.js"
 import * as Directories from "./directories.js"
 import { Overlay } from "./overlay.js"
@@ -154,6 +155,6 @@ export const apply = (
   }
   return {
     snapshot,
-    changes: { ...changes, updated: [...changes.updated].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)) }
+    changes: { ...changes, updated: [...changes.updated].sort(Order.String) }
   }
 }

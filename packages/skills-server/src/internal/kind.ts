@@ -99,8 +99,6 @@ export const internalError: WireError = { code: McpSchema.INTERNAL_ERROR_CODE, m
 export const serverFault = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>
   Effect.catchCause(effect, (cause) => Effect.andThen(Effect.logError(what, cause), Effect.fail(internalError)))
 
-const mimeTypeOf = (path: string) => path === Extension.SkillFileName ? Extension.MarkdownMimeType : MimeType.fromPath(path)
-
 const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
 
 // The children of `directory` given every relative file path of a skill known per request.
@@ -129,7 +127,7 @@ const childrenOf = (
       resource: {
         uri: uri.success,
         name,
-        mimeType: slash !== -1 ? Extension.DirectoryMimeType : prefix === "" ? mimeTypeOf(name) : MimeType.fromPath(name),
+        mimeType: slash !== -1 ? Extension.DirectoryMimeType : MimeType.fromPath(name),
         ...(size === undefined ? {} : { size })
       }
     })
@@ -188,7 +186,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
     const path = relativePathOf(skill, uri)
     if (path === undefined) return undefined
     const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
-    return content === undefined ? undefined : { mimeType: mimeTypeOf(path), content: wireContent(Skill.toBytes(content)) }
+    return content === undefined ? undefined : { mimeType: MimeType.fromPath(path), content: wireContent(Skill.toBytes(content)) }
   }),
   directory: Effect.fnUntraced(function*(call, skill, uri) {
     const paths = yield* dynamicPaths(skill)
@@ -470,7 +468,7 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
   read: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
       const file = rendering.files.get(uri)
-      return file === undefined ? undefined : { mimeType: mimeTypeOf(file.path), content: wireContent(file.bytes) }
+      return file === undefined ? undefined : { mimeType: MimeType.fromPath(file.path), content: wireContent(file.bytes) }
     }),
   directory: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {

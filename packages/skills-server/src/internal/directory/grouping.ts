@@ -3,6 +3,7 @@
  * its files are every file below it, the files of skills nested inside it included (R10).
  */
 import { Extension } from "@mcp-skills/core"
+import * as Order from "effect/Order"
 import type { Left } from "./scan.js"
 import type { Found } from "./stamps.js"
 
@@ -18,13 +19,12 @@ export interface Grouped {
   readonly hints: Array<Left>
 }
 
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 // The manifest's order of the files of the skill at `folder`.
 const inManifestOrder = (folder: string) => {
   const skillMd = folder === "" ? Extension.SkillFileName : `${folder}${suffix}`
   return (a: Found, b: Found) =>
-    a.relative === skillMd ? -1 : b.relative === skillMd ? 1 : byCodeUnit(a.relative, b.relative)
+    a.relative === skillMd ? -1 : b.relative === skillMd ? 1 : Order.String(a.relative, b.relative)
 }
 
 /** Puts `file` among the files of the skill at `folder`, in their order. */

@@ -4,6 +4,7 @@
  */
 import { type Digest, Limits, Manifest, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
+import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -363,12 +364,10 @@ export const loadRoot = Effect.fnUntraced(function*(
     return yield* new InvalidSkills({ root, invalid: [...skipped, ...kept.map((entry) => entry.problem)] })
   }
   for (const entry of kept) skills.push(entry.skill)
-  skills.sort((a, b) => byCodeUnit(a.manifest.skill.uri, b.manifest.skill.uri))
-  skipped.sort((a, b) => byCodeUnit(a.directory, b.directory))
+  skills.sort(Order.mapInput(Order.String, (skill: DirectoryModel.LoadedSkill) => skill.manifest.skill.uri))
+  skipped.sort(Order.mapInput(Order.String, (problem: InvalidSkillDirectory) => problem.directory))
   const ignored = [...tree.ignored].map(([path, reason]) => ({ path, reason }))
   ignored.push(...hints)
-  ignored.sort((a, b) => byCodeUnit(a.path, b.path))
+  ignored.sort(Order.mapInput(Order.String, (entry: { readonly path: string }) => entry.path))
   return { skills, skipped, ignored, kept: kept.map((entry) => entry.problem) } satisfies RootResult
 })
-
-const byCodeUnit = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
