@@ -97,7 +97,6 @@ export interface DirectoryEntry {
  */
 export interface Directories {
   readonly get: (uri: string) => DirectoryEntry | undefined
-  readonly has: (uri: string) => boolean
   /** Every directory, derived anew and not kept (O(files)): for tests and tools, not requests. */
   readonly all: () => ReadonlyArray<DirectoryEntry>
 }

@@ -71,7 +71,6 @@ export const make = (snapshot: () => Snapshot): Directories => {
     })
   return {
     get,
-    has: (uri) => get(uri) !== undefined,
     all: () => {
       const current = snapshot()
       const out: Array<DirectoryEntry> = []

@@ -11,16 +11,7 @@ export class Lru<K, V> {
   // least recently used.
   readonly #entries = new Map<K, V>()
   #weight = 0
-  constructor(readonly capacity: number, private readonly weigh: (value: V) => number = () => 1) {}
-
-  get size(): number {
-    return this.#entries.size
-  }
-
-  /** What the kept entries weigh together. */
-  get weight(): number {
-    return this.#weight
-  }
+  constructor(private readonly capacity: number, private readonly weigh: (value: V) => number = () => 1) {}
 
   /**
    * The value kept for `key`, or `compute`'s, kept from now on (`undefined` is kept too) unless it
