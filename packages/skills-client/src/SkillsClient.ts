@@ -394,9 +394,10 @@ const makeWith = Effect.fnUntraced(function*(
     if (resource !== undefined) {
       const cached = yield* cache.get({ server, uri, digest: resource.digest })
       if (cached !== undefined) {
-        // A hit matches the digest it is stored under; the entry's size must agree with it too,
-        // exactly as after a network read (an entry contradicting itself is not cured by a cache).
-        yield* Effect.fromResult(Verification.checkContent(skill.uri, resource, cached.bytes))
+        // A hit matches the digest it is stored under (the store hashed it); the entry's size must
+        // agree with it too, as after a network read (an entry contradicting itself is not cured
+        // by a cache).
+        yield* Effect.fromResult(Verification.checkSize(skill.uri, resource, cached.bytes))
         const file: VerifiedFile = { skill: skill.uri, uri, mimeType: cached.mimeType, bytes: cached.bytes, digest: resource.digest, verified: true }
         return { skill, file, document: yield* document(cached.bytes) }
       }

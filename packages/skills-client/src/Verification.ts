@@ -220,6 +220,21 @@ export const decodeContents = (uri: string, result: unknown): Result.Result<Read
 }
 
 /**
+ * The length of an item against its manifest entry, without hashing (R121): all a cache hit needs,
+ * as a `SkillCache` store answers only bytes whose digest is the one asked for.
+ *
+ * @since 0.1.0
+ */
+export const checkSize = (
+  skill: string,
+  resource: Skill.SkillResource,
+  bytes: Uint8Array
+): Result.Result<void, SizeMismatch> =>
+  bytes.byteLength === resource.size
+    ? Result.succeed(undefined)
+    : Result.fail(new SizeMismatch({ skill, uri: resource.uri, expected: resource.size, actual: bytes.byteLength }))
+
+/**
  * The bytes of an item against its manifest entry: length first, without hashing (R121), then
  * the digest (R120).
  *
@@ -230,9 +245,8 @@ export const checkContent = (
   resource: Skill.SkillResource,
   bytes: Uint8Array
 ): Result.Result<void, SizeMismatch | DigestMismatch> => {
-  if (bytes.byteLength !== resource.size) {
-    return Result.fail(new SizeMismatch({ skill, uri: resource.uri, expected: resource.size, actual: bytes.byteLength }))
-  }
+  const size = checkSize(skill, resource, bytes)
+  if (Result.isFailure(size)) return size
   const digest = Digest.make(bytes)
   return digest === resource.digest
     ? Result.succeed(undefined)
