@@ -21,6 +21,7 @@ import * as NodeCrypto from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as Digest from "./Digest.js"
 import * as Skill from "./Skill.js"
 import type * as SkillFrontmatter from "./SkillFrontmatter.js"
 import * as SkillUri from "./SkillUri.js"
@@ -130,8 +131,7 @@ export interface KeyPair {
  *
  * @since 0.1.0
  */
-export const fingerprint = (spki: Uint8Array): KeyId =>
-  `sha256:${NodeCrypto.createHash("sha256").update(spki).digest("hex")}` as KeyId
+export const fingerprint = (spki: Uint8Array): KeyId => Digest.make(spki) as string as KeyId
 
 const fromKeyObject = (key: NodeCrypto.KeyObject): Result.Result<PublicKey, SigningError> => {
   if (key.asymmetricKeyType !== Algorithm) {
@@ -141,6 +141,8 @@ const fromKeyObject = (key: NodeCrypto.KeyObject): Result.Result<PublicKey, Sign
   return Result.succeed({ keyId: fingerprint(spki), spki, key })
 }
 
+const privatePem = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/
+
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
 
 /**
@@ -149,11 +151,15 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
  * @since 0.1.0
  */
 export const publicKey = (input: string | Uint8Array): Result.Result<PublicKey, SigningError> => {
+  // `createPublicKey` takes a private key's PEM too (it derives the public half): one given where
+  // a trust key is asked for is a mistake, and a private key copied where it does not belong.
+  if (typeof input === "string" && privatePem.test(input)) {
+    return Result.fail(new SigningError({ reason: "a private key, not a public key: trust the public key `keygen` wrote beside it" }))
+  }
   try {
     const key = typeof input === "string"
       ? NodeCrypto.createPublicKey(input)
       : NodeCrypto.createPublicKey({ key: Buffer.from(input), format: "der", type: "spki" })
-    if (key.type !== "public") return Result.fail(new SigningError({ reason: "not a public key" }))
     return fromKeyObject(key)
   } catch (error) {
     return Result.fail(new SigningError({ reason: `not an ed25519 public key (SPKI PEM): ${describe(error)}` }))
@@ -290,8 +296,11 @@ export const describeProblem = (problem: Problem): string => {
  *
  * @since 0.1.0
  */
-export const verify = (skill: Skill.Skill, signature: Signature): Result.Result<PublicKey, Problem> => {
-  const bytes = payload(skill)
+export const verify = (skill: Skill.Skill, signature: Signature): Result.Result<PublicKey, Problem> =>
+  verifyPayload(payload(skill), signature)
+
+// `verify` against the entry's payload made once (an entry may carry a signature per key).
+const verifyPayload = (bytes: Uint8Array | undefined, signature: Signature): Result.Result<PublicKey, Problem> => {
   if (bytes === undefined) return Result.fail("dynamic")
   const key = publicKey(Buffer.from(signature.publicKey, "base64"))
   if (Result.isFailure(key)) return Result.fail("malformed")
@@ -370,8 +379,9 @@ export const evaluate = (skill: Skill.Skill, trusted?: (keyId: KeyId) => boolean
   const relevant = trusted === undefined ? signatures : signatures.filter((signature) => trusted(signature.keyId))
   const verified: Array<KeyId> = []
   let failed: { readonly keyId: KeyId; readonly problem: Problem } | undefined
+  const bytes = relevant.length === 0 ? undefined : payload(skill)
   for (const signature of relevant) {
-    const result = verify(skill, signature)
+    const result = verifyPayload(bytes, signature)
     if (Result.isSuccess(result)) verified.push(signature.keyId)
     else failed ??= { keyId: signature.keyId, problem: result.failure }
   }

@@ -155,6 +155,8 @@ describe("Signing.sign / verify", () => {
     expect(pub.keyId).toMatch(/^sha256:[0-9a-f]{64}$/)
     expect(Signing.fingerprint(pub.spki)).toBe(keys.keyId)
     expect(Result.isFailure(Signing.publicKey("not a key"))).toBe(true)
+    const privateGiven = Signing.publicKey(keys.privateKey)
+    expect(Result.isFailure(privateGiven) && privateGiven.failure.reason).toMatch(/a private key/)
     expect(Result.isFailure(Signing.privateKey(keys.publicKey))).toBe(true)
     const ec = generateKeyPairSync("ec", { namedCurve: "P-256", publicKeyEncoding: { type: "spki", format: "pem" }, privateKeyEncoding: { type: "pkcs8", format: "pem" } })
     const refused = Signing.publicKey(ec.publicKey)
