@@ -48,8 +48,10 @@ export const visibleChange = (
   if (latest === undefined) return Effect.succeed(nothing)
   const request = latest as RequestInfo
   return Effect.gen(function*() {
-    const now = (yield* begin(request, "resources/read", { state, snapshot: after })).call.visible
-    const then = (yield* begin(request, "resources/read", { state, snapshot: before })).call.visible
+    // One decision for both sides of the change: the check runs once per listener and change.
+    const { call } = yield* begin(request, "resources/read", { state, snapshot: after })
+    const now = call.visible
+    const then = call.visibleIn(before)
     const seen = (uri: string) => {
       const current = after.byUri.get(uri)
       const previous = before.byUri.get(uri)
