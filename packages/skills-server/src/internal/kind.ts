@@ -36,6 +36,7 @@ import type { RequestInfo, WireError } from "./port.js"
 import * as OnDemand from "./onDemand.js"
 import type { FileAnswer } from "./onDemand.js"
 import * as Registry from "./registry.js"
+import { requestOf } from "./visibility.js"
 import type { Method, Visible } from "./visibility.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
@@ -361,14 +362,8 @@ export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
 const shareFor = (input: Duration.Input | undefined): Duration.Duration =>
   input === undefined ? Duration.zero : Option.getOrElse(Duration.fromInput(input), () => Duration.zero)
 
-/** What a template or a family's callbacks see of the request. */
-const renderRequest = (call: Call): Skill.RenderRequest => ({
-  method: call.method,
-  protocolVersion: call.request.protocolVersion,
-  headers: call.request.headers,
-  sessionId: call.request.sessionId,
-  requestContext: call.request.requestContext
-})
+/** What a template or a family's callbacks see of the request: what a visibility check sees. */
+const renderRequest = (call: Call): Skill.RenderRequest => requestOf(call.method, call.request)
 
 /** The skill rendered for this request's caller (once per request, shared under `shareKey`). */
 export const render: (call: Call, skill: SkillRegistry.RenderedSkill) => Effect.Effect<Rendering, WireError> = Effect.fnUntraced(function*(call, skill) {
