@@ -105,13 +105,14 @@ export const viewOf = (manifest: Skill.ManifestView): Skill.ManifestView => {
 }
 
 /**
- * The same file entry owned by other skills (indices into `Snapshot.skills`); its wire form, if
- * already derived, is shared.
+ * The same file entry owned by other skills (indices into `Snapshot.skills`), with the same bytes
+ * and so the same wire form.
  */
 export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry => {
   switch (file._tag) {
     case "InMemory":
-      return file instanceof StoredFile ? file.withOwners(owners) : { ...file, owners }
+      // Every in-memory entry of a snapshot is made by the build as a StoredFile.
+      return (file as StoredFile).withOwners(owners)
     case "OnDisk":
       return { ...file, owners }
   }
