@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as DirectorySource from "../DirectorySource.js"
+import { describeError } from "../internal/build.js"
 import * as Signatures from "../internal/directory/signatures.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 
@@ -27,10 +28,8 @@ export class SigningFailed extends Schema.TaggedError<SigningFailed>()("SigningF
   }
 }
 
-const describe = (error: unknown) => (error instanceof Error ? error.message : String(error))
-
 const attempt = <A>(what: string, f: () => A) =>
-  Effect.try({ try: f, catch: (error) => new SigningFailed({ reason: `${what}: ${describe(error)}` }) })
+  Effect.try({ try: f, catch: (error) => new SigningFailed({ reason: `${what}: ${describeError(error)}` }) })
 
 /**
  * Writes a new key pair to `PREFIX.private.pem` (PKCS#8, readable by its owner only) and
@@ -88,9 +87,8 @@ export const sign = Effect.fnUntraced(function*(directory: string, keyPath: stri
       Effect.mapError((error) => new SigningFailed({ reason: error.reason }))
     )
     const folder = NodePath.join(real, skill.directory)
-    const existing = yield* Effect.fromResult(Signatures.read(folder)).pipe(
-      Effect.mapError((reason) => new SigningFailed({ reason: `${NodePath.join(folder, Signatures.FileName)}: ${reason}` }))
-    )
+    // As the strict load read them (a signatures file it cannot decode fails the load).
+    const existing = skill.signatures ?? []
     planned.push({
       folder,
       signatures: Signatures.merge(existing, signature),
