@@ -246,11 +246,6 @@ const keyed = (into: HashMap.HashMap<string, Skill.Definition>, definitions: Ite
 
 const noChanges: Changes = { added: [], removed: [], changed: [], listChanged: false, updated: [] }
 
-const describeFailure = (error: unknown) =>
-  typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
-    ? error.message
-    : Build.describeError(error)
-
 /**
  * Builds a registry from definitions (validating and hashing everything once). With an Effect as
  * source, the Effect's failure at start-up is this Effect's failure.
@@ -366,7 +361,7 @@ export const make = <E = never>(
       update,
       reload: load === undefined
         ? replace(first)
-        : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: describeFailure(error) })), replace),
+        : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: Build.describeError(error) })), replace),
       stats: Effect.sync(() => stats),
       commits: Effect.map(PubSub.subscribe(commits), Stream.fromSubscription),
       ref

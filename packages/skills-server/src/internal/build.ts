@@ -40,8 +40,13 @@ const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
 
+// An Error, a tagged error, or any object with a string `message`: what it says.
 export const describeError = (error: unknown): string =>
-  error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error)
+  typeof error === "string"
+    ? error
+    : typeof error === "object" && error !== null && "message" in error && typeof error.message === "string"
+    ? error.message
+    : JSON.stringify(error)
 
 interface Pending {
   readonly definition: Exclude<Skill.Definition, Skill.Family>
