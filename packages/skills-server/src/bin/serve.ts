@@ -278,13 +278,20 @@ export const http = (definitions: Skills, options: HttpOptions) => {
     Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
   )
   // Built after `served`, so the handler is installed before anyone is told the address.
-  return Layer.effectDiscard(Effect.gen(function*() {
+  return announce(options, options.path).pipe(Layer.provide(served))
+}
+
+// Tells `onListening` the URL of `path` on the server listening (the port it was given, if 0).
+const announce = (
+  options: { readonly host: string; readonly port: number; readonly onListening: (url: string) => Effect.Effect<void> },
+  path: string
+) =>
+  Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "UnixPathAddress" ? options.port : server.address.port
     const host = options.host.includes(":") ? `[${options.host}]` : options.host
-    yield* options.onListening(`http://${host}:${port}${options.path}`)
-  })).pipe(Layer.provide(served))
-}
+    yield* options.onListening(`http://${host}:${port}${path}`)
+  }))
 
 /**
  * Serves skills over stdio (newline-delimited JSON-RPC on stdin/stdout, framed by
@@ -318,12 +325,7 @@ export const metricsListener = (options: {
   readonly port: number
   readonly onListening: (url: string) => Effect.Effect<void>
 }) =>
-  Layer.effectDiscard(Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const port = server.address._tag === "UnixPathAddress" ? options.port : server.address.port
-    const host = options.host.includes(":") ? `[${options.host}]` : options.host
-    yield* options.onListening(`http://${host}:${port}/metrics`)
-  })).pipe(
+  announce(options, "/metrics").pipe(
     Layer.provide(
       HttpRouter.serve(Observability.layerPrometheus(), { disableListenLog: true, disableLogger: true }).pipe(
         Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
