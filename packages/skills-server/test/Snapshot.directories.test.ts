@@ -101,6 +101,29 @@ describe("Snapshot.directories", () => {
       expect(again).toEqual(first)
     }))
 
+  it("answers carrying content weigh what they carry: fewer of them are kept, up to MemoBytes", () => {
+    const memo = Answer.makeMemo()
+    const snapshot = {} as SkillRegistry.Snapshot
+    // Each weighs a little over a quarter of the budget: three are kept, not four.
+    const text = "x".repeat(Answer.MemoBytes / 8)
+    let computed = 0
+    const read = (key: string) =>
+      memo.keep(snapshot, key, () => {
+        computed++
+        return Answer.make({ contents: [{ uri: key, text }] }, { ttlMs: 0, cacheScope: "public" }, false)
+      })
+    const first = read("r0")
+    read("r1")
+    read("r2")
+    assert.strictEqual(read("r0"), first)
+    read("r3")
+    assert.strictEqual(computed, 4)
+    // r1 was the least recently used: it went to make room; r0 stayed.
+    assert.strictEqual(read("r0"), first)
+    read("r1")
+    assert.strictEqual(computed, 5)
+  })
+
   it("a layer keeps at most MemoSize answers per snapshot, forgetting the least recently used", () => {
     const memo = Answer.makeMemo()
     const snapshot = {} as SkillRegistry.Snapshot

@@ -130,16 +130,33 @@ export const bytesFor = (serverInfo: Readonly<Record<string, unknown>>): (answer
 
 /**
  * Answers that depend on the snapshot alone (no visibility check), kept with the snapshot they
- * were computed from, by surface and key: they go when the snapshot goes, and each snapshot
- * keeps the `MemoSize` most recently used, so that a client reading every file of a large
- * catalogue does not leave every answer (and its bytes) in memory.
+ * were computed from, by surface and key: they go when the snapshot goes. Each snapshot keeps the
+ * most recently used up to `MemoBytes`, an answer weighing `AnswerWeight` plus twice the content
+ * it carries (its wire form, and its bytes kept beside it), so that a client reading every file
+ * of a large catalogue leaves neither every answer nor every file's wire form in memory.
  */
 export interface Memo {
   readonly keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => A | undefined
 }
 
-/** Answers kept per snapshot. */
-export const MemoSize = 4096
+/** What the answers kept per snapshot may weigh together. */
+export const MemoBytes = 4 * 1024 * 1024
+
+/** What an answer weighs besides its content: a page or an entry. */
+export const AnswerWeight = 1024
+
+/** Answers without content (pages, entries) kept per snapshot. */
+export const MemoSize = MemoBytes / AnswerWeight
+
+const weightOf = (answer: Answer | undefined) => {
+  const contents = answer === undefined ? undefined : (answer.body as { readonly contents?: unknown }).contents
+  if (!Array.isArray(contents)) return AnswerWeight
+  let weight = AnswerWeight
+  for (const item of contents as ReadonlyArray<{ readonly text?: string; readonly blob?: string }>) {
+    weight += 2 * (item.text ?? item.blob ?? "").length
+  }
+  return weight
+}
 
 /** One layer's memo (state lives in the layer, not the module). */
 export const makeMemo = (): Memo => {
@@ -148,7 +165,7 @@ export const makeMemo = (): Memo => {
     keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => {
       let answers = bySnapshot.get(snapshot)
       if (answers === undefined) {
-        answers = new Lru(MemoSize)
+        answers = new Lru(MemoBytes, weightOf)
         bySnapshot.set(snapshot, answers)
       }
       return answers.getOrCompute(key, compute) as A | undefined
