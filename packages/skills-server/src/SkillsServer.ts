@@ -478,7 +478,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     yield* Telemetry.observe(
       { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
-      () => Effect.runSync(state.sessions.size)
+      state.sessions.counts
     )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {

@@ -95,7 +95,16 @@ export interface Sessions {
     Scope.Scope
   >
   /** Sessions and subscriptions held right now, expired ones swept first (for tests and diagnostics). */
-  readonly size: Effect.Effect<{ readonly sessions: number; readonly subscriptions: number; readonly streams: number }>
+  readonly size: Effect.Effect<Counts>
+  /** The same, as held, without sweeping: what a metrics scrape reads (it must not end sessions). */
+  readonly counts: () => Counts
+}
+
+/** How many sessions, subscribed URIs and open session streams are held. */
+export interface Counts {
+  readonly sessions: number
+  readonly subscriptions: number
+  readonly streams: number
 }
 
 const count = (name: string, value: number | undefined, fallback: number, least: number) => {
@@ -137,6 +146,15 @@ export const make = (
           Effect.andThen(Deferred.succeed(session.ended, undefined), endEffect(id))
         )
       })
+    const counts = (): Counts => {
+      let subscriptions = 0
+      let streams = 0
+      for (const session of sessions.values()) {
+        subscriptions += session.subscriptions.size
+        streams += session.streams
+      }
+      return { sessions: sessions.size, subscriptions, streams }
+    }
     // Expired sessions are swept on the way into the next session request (at most every quarter
     // of the timeout), not by a timer: a server nobody talks to holds no fiber and grows nothing.
     let lastSweep = yield* Clock.currentTimeMillis
@@ -214,15 +232,8 @@ export const make = (
             })
           )
         }),
-      size: Effect.map(sweep, () => {
-        let subscriptions = 0
-        let streams = 0
-        for (const session of sessions.values()) {
-          subscriptions += session.subscriptions.size
-          streams += session.streams
-        }
-        return { sessions: sessions.size, subscriptions, streams }
-      })
+      size: Effect.map(sweep, counts),
+      counts
     }
     return sessionsApi
   })
