@@ -496,11 +496,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       if (options.fastRoute !== false && !guarded) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
-      const maxPendingBytes = options.sessions?.maxPendingBytes ?? 1024 * 1024
-      if (!Number.isSafeInteger(maxPendingBytes) || maxPendingBytes < 1) {
-        return yield* Effect.die(new RangeError(`SkillsServer sessions.maxPendingBytes must be a positive integer, got ${maxPendingBytes}`))
-      }
-      yield* router.value.addGlobalMiddleware(SessionRoute.make(state, new Set(), maxPendingBytes) as any)
+      yield* router.value.addGlobalMiddleware(SessionRoute.make(state, new Set()) as any)
     }
     yield* Effect.mapError(
       EffectMcp.attach(server, state),

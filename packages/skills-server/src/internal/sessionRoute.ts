@@ -36,7 +36,7 @@ const isEventStreamGet = (request: HttpServerRequest.HttpServerRequest) => {
 const notFound = HttpServerResponse.empty({ status: 404 })
 
 /** The middleware of one skills layer; `mcpPaths` holds the paths sessions were learnt on. */
-export const make = (state: State, mcpPaths: Set<string>, maxPendingBytes: number) =>
+export const make = (state: State, mcpPaths: Set<string>) =>
 (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest>) =>
   Effect.gen(function*() {
     const sessions = state.sessions
@@ -83,11 +83,11 @@ export const make = (state: State, mcpPaths: Set<string>, maxPendingBytes: numbe
     const dropped = Effect.andThen(
       Telemetry.count(Telemetry.metrics.notifications, { outcome: "dropped" }),
       Effect.logWarning(
-        `a 2025-11-25 session stream was cut: its reader left more than ${maxPendingBytes} bytes of notifications untaken`,
+        `a 2025-11-25 session stream was cut: its reader left more than ${sessions.maxPendingBytes} bytes of notifications untaken`,
         { client: Sessions.clientOf(request) }
       )
     )
-    return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, maxPendingBytes, writer, dropped)), {
+    return HttpServerResponse.stream(EventStreams.withKeepAlive(EventStreams.bounded(events, sessions.maxPendingBytes, writer, dropped)), {
       contentType: "text/event-stream",
       headers: { "cache-control": "no-cache", "mcp-session-id": session, "x-accel-buffering": "no" }
     })

@@ -36,6 +36,8 @@ export interface Options {
   readonly maxSessions?: number | undefined
   /** Most sessions one client (remote address) holds at once (default 1,000). */
   readonly maxSessionsPerClient?: number | undefined
+  /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
+  readonly maxPendingBytes?: number | undefined
 }
 
 /** Why a new session was refused: the server's cap, or the client's. */
@@ -65,6 +67,7 @@ export interface Sessions {
   readonly maxSubscriptions: number
   readonly maxSessions: number
   readonly maxSessionsPerClient: number
+  readonly maxPendingBytes: number
   /** How long a client refused a session should wait before it tries again. */
   readonly retryAfterSeconds: number
   /**
@@ -129,6 +132,7 @@ export const make = (
     const maxSubscriptions = yield* count("maxSubscriptions", options.maxSubscriptions, 1_000, 0)
     const maxSessions = yield* count("maxSessions", options.maxSessions, 10_000, 1)
     const maxSessionsPerClient = yield* count("maxSessionsPerClient", options.maxSessionsPerClient, 1_000, 1)
+    const maxPendingBytes = yield* count("maxPendingBytes", options.maxPendingBytes, 1024 * 1024, 1)
     const sessions = new Map<string, Session>()
     const perClient = new Map<string, number>()
     const end = (id: string) =>
@@ -169,6 +173,7 @@ export const make = (
     yield* Effect.addFinalizer(() => Effect.forEach([...sessions.keys()], end, { discard: true }))
     const sessionsApi: Sessions = {
       maxSubscriptions,
+      maxPendingBytes,
       maxSessions,
       maxSessionsPerClient,
       // A slot frees when a session ends: at the latest one idle timeout away, noticed by a sweep.
