@@ -19,11 +19,19 @@ const INVALID_REQUEST = -32600
 const SESSION_NOT_FOUND = -32001
 const INTERNAL_ERROR = -32603
 
+/** A JSON-RPC error answered over HTTP with `status`. */
+export const errorResponse = (
+  status: number,
+  id: string | number | null,
+  error: { readonly code: number; readonly message: string; readonly data?: unknown },
+  headers?: HttpServerResponse.Options.WithContentType["headers"]
+) => HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id, error }, { status, headers })
+
 const refusal = (
   status: number,
   error: { readonly code: number; readonly message: string; readonly data?: unknown },
   headers?: HttpServerResponse.HttpServerResponse["headers"]
-) => HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id: null, error }, { status, headers })
+) => errorResponse(status, null, error, headers)
 
 const isBodyTooLarge = (error: unknown) =>
   HttpServerError.isHttpServerError(error) && error.reason._tag === "RequestParseError" &&
@@ -87,15 +95,7 @@ const withBody = (
 const decoder = new TextDecoder()
 
 // Parsed only to find the id: `JSON.parse` takes any depth.
-const nestedTooDeep = (bytes: Uint8Array) => {
-  let id: string | number | null = null
-  try {
-    id = Nesting.idOf(JSON.parse(decoder.decode(bytes)))
-  } catch {
-    // Not JSON either: answered without an id.
-  }
-  return HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id, error: Nesting.error })
-}
+const nestedTooDeep = (bytes: Uint8Array) => errorResponse(200, Nesting.idOfText(decoder.decode(bytes)), Nesting.error)
 
 /** The admission of one endpoint, with its body limit: a route middleware function. */
 export const make = (maxBodySize: ByteSize.ByteSize) => {

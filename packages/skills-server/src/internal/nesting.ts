@@ -42,6 +42,15 @@ export const idOf = (message: unknown): string | number | null => {
   return typeof id === "string" || (typeof id === "number" && Number.isFinite(id)) ? id : null
 }
 
+/** The id of a message's text; `null` when it is not JSON or has no id an answer can carry. */
+export const idOfText = (text: string): string | number | null => {
+  try {
+    return idOf(JSON.parse(text))
+  } catch {
+    return null
+  }
+}
+
 /** The error a message nested deeper than `MaxDepth` is answered with. */
 export const error = {
   code: -32600,

@@ -24,6 +24,8 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as Admission from "./admission.js"
+import * as Nesting from "./nesting.js"
 import * as Telemetry from "./telemetry.js"
 
 /** Bounds of the per-session state. */
@@ -263,22 +265,13 @@ export const refusal = (
   full: Full
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
   Effect.map(Effect.option(request.text), (text) => {
-    let id: unknown = null
-    try {
-      id = Option.isSome(text) ? (JSON.parse(text.value) as { readonly id?: unknown } | null)?.id ?? null : null
-    } catch {
-      // Answered with id null, as JSON-RPC says for an id that cannot be read.
-    }
     const limit = full === "server" ? sessions.maxSessions : sessions.maxSessionsPerClient
-    return HttpServerResponse.jsonUnsafe({
-      jsonrpc: "2.0",
-      id: typeof id === "string" || typeof id === "number" ? id : null,
-      error: {
-        code: ServerBusy,
-        message: full === "server"
-          ? `Too many sessions: this server holds at most ${limit}; retry later, or use protocol 2026-07-28, which needs no session`
-          : `Too many sessions from this client: at most ${limit}; end one (DELETE) or retry later`,
-        data: { limit: full === "server" ? "maxSessions" : "maxSessionsPerClient", max: limit, retryAfterSeconds: sessions.retryAfterSeconds }
-      }
-    }, { status: 503, headers: { "retry-after": String(sessions.retryAfterSeconds) } })
+    // An id that cannot be read is answered as null, as JSON-RPC says.
+    return Admission.errorResponse(503, Option.isSome(text) ? Nesting.idOfText(text.value) : null, {
+      code: ServerBusy,
+      message: full === "server"
+        ? `Too many sessions: this server holds at most ${limit}; retry later, or use protocol 2026-07-28, which needs no session`
+        : `Too many sessions from this client: at most ${limit}; end one (DELETE) or retry later`,
+      data: { limit: full === "server" ? "maxSessions" : "maxSessionsPerClient", max: limit, retryAfterSeconds: sessions.retryAfterSeconds }
+    }, { "retry-after": String(sessions.retryAfterSeconds) })
   })
