@@ -423,12 +423,24 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     // (`Notices.notices`), so it gets both snapshots. Shut down with the server, which ends every
     // listener (an open stream would hold the HTTP server's graceful shutdown).
     const hub = yield* Effect.acquireRelease(PubSub.unbounded<Request.Change>(), PubSub.shutdown)
+    // The catalogue gauges read the latest snapshot when metrics are read, measured once per
+    // snapshot: a swap (an upsert of one skill too) does not walk every file to report them.
+    let latest = yield* built.snapshot
+    const measured = new WeakMap<SkillRegistry.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
+    yield* Telemetry.observe(
+      { skills: Telemetry.metrics.skills, files: Telemetry.metrics.files, bytes: Telemetry.metrics.bytes },
+      () => {
+        let sizes = measured.get(latest)
+        if (sizes === undefined) measured.set(latest, sizes = Telemetry.catalogueOf(latest))
+        return sizes
+      }
+    )
     const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
       Effect.gen(function*() {
         const before = yield* built.snapshot
         const changes = yield* swap
         const after = yield* built.snapshot
-        yield* Telemetry.catalogue(after)
+        latest = after
         yield* PubSub.publish(hub, { changes, before, after })
         return changes
       })
@@ -440,7 +452,6 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       update: (change) => published(built.update(change)),
       reload: published(Telemetry.reload(built.reload))
     })
-    yield* Telemetry.catalogue(yield* built.snapshot)
     yield* Notices.announceFamilyChanges(built, hub)
     const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
     const handle = Effect.gen(function*() {

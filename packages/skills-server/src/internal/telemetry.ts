@@ -304,19 +304,6 @@ export const catalogueOf = (snapshot: {
   return { skills: snapshot.skills.length, files: snapshot.files.size, bytes }
 }
 
-/** Sets the catalogue gauges to what `snapshot` holds (measured only when metrics are on). */
-export const catalogue = (snapshot: Parameters<typeof catalogueOf>[0]): Effect.Effect<void> =>
-  Effect.withFiber((fiber) => {
-    const telemetry = fiber.getRef(McpTelemetry.Current)
-    if (telemetry?.metrics !== true) return Effect.void
-    const sizes = catalogueOf(snapshot)
-    return Effect.all([
-      Metric.update(metrics.skills, sizes.skills),
-      Metric.update(metrics.files, sizes.files),
-      Metric.update(metrics.bytes, sizes.bytes)
-    ], { discard: true })
-  })
-
 /**
  * Reports `read()` as `gauges` whenever metrics are read (scrape or export), for as
  * long as the scope is open: values that live in a structure are read, not pushed on each change.
