@@ -79,13 +79,12 @@ export const request = <A, E, R>(
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
     return Effect.onExit(run, (exit) => {
-      const error = Exit.isFailure(exit) ? Option.getOrUndefined(Exit.findErrorOption(exit)) : undefined
-      const failure = Exit.isFailure(exit)
-        ? error === undefined ? failureOf(undefined, undefined) : failureOf(failed(error).code, failed(error).tag)
-        : undefined
-      const labels = McpTelemetry.operationLabels(op, failure)
       const seconds = Number(clock.currentTimeNanosUnsafe() - start) / 1e9
-      return Metric.update(telemetry.series(metrics.operationDuration, labels), seconds)
+      if (Exit.isSuccess(exit)) return Metric.update(telemetry.operationSeries(metrics.operationDuration, op), seconds)
+      const error = Option.getOrUndefined(Exit.findErrorOption(exit))
+      const reason = error === undefined ? undefined : failed(error)
+      const failure = failureOf(reason?.code, reason?.tag)
+      return Metric.update(telemetry.operationSeries(metrics.operationDuration, op, failure), seconds)
     })
   })
 
