@@ -150,30 +150,32 @@ const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) 
     const layer = SkillsClient.layerStdio({ ...options, command, args, server: input.stdio.value.trim() }).pipe(
       Layer.provide([NodeServices.layer, cache])
     )
-    return { layer, rest: input.args }
+    return { layer, rest: input.args, trust }
   }
   const [url, ...rest] = input.args
   if (url === undefined || !/^https?:\/\//.test(url)) throw new Usage("TARGET must be an http(s) MCP URL, or use --stdio \"command args\"")
   const layer = SkillsClient.layerHttp({ ...options, url, headers: headersOf(input.header, token), readTransport: "lean" }).pipe(
     Layer.provide([FetchHttpClient.layer, cache])
   )
-  return { layer, rest }
+  return { layer, rest, trust }
 }
 
 /**
- * Runs `f` with a client for the target; any failure becomes one line on stderr and exit status 1.
+ * Runs `f` with a client for the target (and the `--trust` keys it was made with, read once); any
+ * failure becomes one line on stderr and exit status 1.
  */
 const withTarget = <A>(
   input: Common,
   f: (
     client: SkillsClient.Service,
-    rest: ReadonlyArray<string>
+    rest: ReadonlyArray<string>,
+    trust: Verification.Trust | undefined
   ) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.Error, FileSystem.FileSystem>
 ) =>
   Effect.gen(function*() {
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
-    const { layer, rest } = target(input, token)
-    return yield* SkillsClient.SkillsClient.use((client) => f(client, rest)).pipe(Effect.provide(layer))
+    const { layer, rest, trust } = target(input, token)
+    return yield* SkillsClient.SkillsClient.use((client) => f(client, rest, trust)).pipe(Effect.provide(layer))
   }).pipe(
     Effect.catchDefect((defect) =>
       defect instanceof Usage ? Effect.fail(new Pull.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
@@ -191,12 +193,11 @@ const list = Command.make("list", {
   ...common,
   json: Flag.Boolean("json").pipe(Flag.withDescription("Print the listing as JSON"), Flag.withDefault(false))
 }, (input) =>
-  withTarget(input, (client, rest) =>
+  withTarget(input, (client, rest, trust) =>
     Effect.gen(function*() {
       if (rest.length > 0) return yield* new Pull.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
       const listing = yield* client.listSkills()
       // With --trust, each skill's signature as the client judges it (no file is read).
-      const trust = trustOf(input)
       const policy = trust === undefined ? undefined : Result.getOrThrow(Verification.trustPolicy(trust))
       const signatures = new Map<string, Signature>()
       if (policy !== undefined) for (const skill of listing.skills) signatures.set(skill.uri, signatureOf(policy, skill))
