@@ -69,12 +69,15 @@ export const plan = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const lock = yield* readLock(into)
+  // This server's skills in the lock file, by URI (the first record of each, as a search finds).
+  const pulled = new Map<string, LockSkill>()
+  for (const record of lock.skills) if (record.origin === client.server && !pulled.has(record.uri)) pulled.set(record.uri, record)
   // Every entry is checked, signatures included, before anything is read or written.
   const signers = new Map<string, string | undefined>()
   for (const skill of selected) {
     const checked = yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
     if (checked.signers === undefined) continue
-    const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)?.signer
+    const previous = pulled.get(skill.uri)?.signer
     // The signer recorded last time, if it signed again; a skill may carry several signatures.
     const signer = previous !== undefined && checked.signers.some((keyId) => keyId === previous) ? previous : checked.signers[0]
     if (previous !== undefined && signer !== previous && options.acceptSigner !== true) {
@@ -91,18 +94,25 @@ export const plan = Effect.fnUntraced(function*(
   // Without trust no signature was checked: what the lock file recorded stays.
   const signerOf = (skill: Skill.Skill, previous: LockSkill | undefined) =>
     signers.has(skill.uri) ? signers.get(skill.uri) : previous?.signer
+  // Each skill's folder, and the skill of each folder: lookups, not scans, for a pull of a whole catalogue.
   const folders = new Map<string, string>()
+  const byFolder = new Map<string, string>()
   for (const skill of selected) {
     const folder = folderOf(skill)
-    const other = [...folders].find(([, f]) => f === folder)
+    const other = byFolder.get(folder)
     if (other !== undefined) {
-      return yield* new PullError({ check: "entry", skill: skill.uri, detail: `its folder ${folder} is also the folder of ${other[0]}` })
+      return yield* new PullError({ check: "entry", skill: skill.uri, detail: `its folder ${folder} is also the folder of ${other}` })
     }
     folders.set(skill.uri, folder)
+    byFolder.set(folder, skill.uri)
   }
+  // Nested: a folder above the skill's is another selected skill's.
   const isNested = (skill: Skill.Skill) => {
     const folder = folders.get(skill.uri)!
-    return selected.some((outer) => outer !== skill && folder.startsWith(folders.get(outer.uri)! + "/"))
+    for (let at = folder.lastIndexOf("/"); at > 0; at = folder.lastIndexOf("/", at - 1)) {
+      if (byFolder.has(folder.slice(0, at))) return true
+    }
+    return false
   }
   yield* checkNames(
     selected.flatMap((skill) =>
@@ -114,7 +124,7 @@ export const plan = Effect.fnUntraced(function*(
   for (const skill of selected) {
     const folder = folders.get(skill.uri)!
     const nested = isNested(skill)
-    const previous = lock.skills.find((s) => s.uri === skill.uri && s.origin === client.server)
+    const previous = pulled.get(skill.uri)
     const signer = signerOf(skill, previous)
     if (nested) {
       steps.push({ skill, folder, action: "nested", previous, signer })
