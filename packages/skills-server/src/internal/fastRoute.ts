@@ -32,6 +32,7 @@ import * as ListSkills from "./surface/listSkills.js"
 import * as ReadDirectory from "./surface/readDirectory.js"
 import * as ReadResource from "./surface/readResource.js"
 import type { State } from "./surface/request.js"
+import type { Check, CheckError } from "../Visibility.js"
 import * as Visibility from "./visibility.js"
 import * as Telemetry from "./telemetry.js"
 
@@ -66,9 +67,6 @@ const respond = (id: string | number, result: Uint8Array) =>
     contentType: "application/json"
   })
 
-/** The visibility check of the layer, as `SkillsServer.Visibility` types it. */
-export type Check<E, R> = (request: Visibility.VisibilityRequest) => Effect.Effect<Visibility.Decision, E, R>
-
 // effect numbers its clients per connection; a request the fast route answers never becomes one.
 const FastClientId = -1
 
@@ -76,7 +74,7 @@ const FastClientId = -1
  * The middleware of one skills layer, for the server `server`. `state` is the layer's; the route
  * reads the current snapshot once per request.
  */
-export const make = <E, R>(server: object, state: State, check: Check<E, R> | undefined) => {
+export const make = <E extends CheckError, R>(server: object, state: State, check: Check<E, R> | undefined) => {
   const routes = new Map<string, Route | null>()
 
   const learn = (
