@@ -7,7 +7,6 @@
  * never published; and no other module of the server touches the disk.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Limits } from "@mcp-skills/core"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -17,17 +16,7 @@ import { fileURLToPath } from "node:url"
 import { DirectorySource } from "../src/index.js"
 import { SignaturesMaxBytes, SignaturesMaxRecords } from "../src/internal/directory/bounds.js"
 import * as Guard from "../src/internal/directory/guard.js"
-import {
-  fifo,
-  linkOut,
-  linkToZero,
-  overRecordSignatures,
-  oversizedSignatures,
-  records,
-  signaturesText,
-  socket,
-  sparse
-} from "./support/hostile.js"
+import { fifo, hostileSkills, linkOut, linkToZero, records, signaturesText } from "./support/hostile.js"
 import { tree, write } from "./support/tree.js"
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill.\n---\n\n# ${name}\n`
@@ -44,47 +33,25 @@ const age = (root: string, ...relative: Array<string>) => {
 describe("the guarded reader", () => {
   it.effect("a pipe, a socket, a link to /dev/zero, a link out and an oversized file: as skill files and as signatures files", () =>
     Effect.gen(function*() {
-      const root = tree({})
-      const at = (relative: string) => path.join(root, relative)
-      for (const name of ["f-fifo", "f-socket", "f-zero", "f-out", "f-big", "s-fifo", "s-socket", "s-zero", "s-out", "s-big", "s-many", "s-dup", "signed"]) {
-        write(root, `${name}/SKILL.md`, skillMd(name))
-      }
-      fifo(at("f-fifo/pipe.md"))
-      yield* socket(at("f-socket/socket.md"))
-      linkToZero(at("f-zero/zero.md"))
-      linkOut(at("f-out/secret.md"))
-      sparse(at("f-big/big.bin"), Limits.MaxTotalBytes + 1)
-      fifo(at(`s-fifo/${Signatures}`))
-      yield* socket(at(`s-socket/${Signatures}`))
-      linkToZero(at(`s-zero/${Signatures}`))
-      linkOut(at(`s-out/${Signatures}`), signaturesText(records(1)))
-      write(root, `s-big/${Signatures}`, oversizedSignatures())
-      write(root, `s-many/${Signatures}`, overRecordSignatures())
-      write(root, `s-dup/${Signatures}`, signaturesText(records(2, true)))
-      // At the bounds exactly: served.
-      write(root, `signed/${Signatures}`, signaturesText(records(SignaturesMaxRecords), SignaturesMaxBytes))
-
+      const root = tree({
+        "s-dup/SKILL.md": skillMd("s-dup"),
+        [`s-dup/${Signatures}`]: signaturesText(records(2, true)),
+        // At the bounds exactly: served.
+        "signed/SKILL.md": skillMd("signed"),
+        [`signed/${Signatures}`]: signaturesText(records(SignaturesMaxRecords), SignaturesMaxBytes)
+      })
+      const made = yield* hostileSkills(root, "x")
       const loaded = yield* DirectorySource.load(root)
-      expect(loaded.skills.map((skill) => skill.directory)).toEqual(["f-fifo", "f-out", "f-socket", "f-zero", "signed"])
+      expect(loaded.skills.map((skill) => skill.directory)).toEqual([...made.leftOut.map((entry) => entry.skill), "signed"].sort())
       for (const skill of loaded.skills) expect(skill.manifest.files.map((file) => file.path)).toEqual(["SKILL.md"])
       expect(loaded.skills.find((skill) => skill.directory === "signed")!.signatures).toHaveLength(SignaturesMaxRecords)
-      expect(loaded.ignored).toEqual([
-        { path: "f-fifo/pipe.md", reason: "not a regular file (FIFO)" },
-        { path: "f-out/secret.md", reason: "symbolic link to a path outside the root or hidden" },
-        { path: "f-socket/socket.md", reason: "not a regular file (Socket)" },
-        { path: "f-zero/zero.md", reason: "symbolic link to a path outside the root or hidden" }
-      ])
+      expect(loaded.ignored).toEqual(made.leftOut.map(({ path, reason }) => ({ path, reason })).sort((a, b) => a.path < b.path ? -1 : 1))
+      // Skipped in folder order.
       expect(loaded.skipped.map(DirectorySource.describeProblem)).toEqual([
-        `f-big: ${Buffer.byteLength(skillMd("f-big")) + Limits.MaxTotalBytes + 1} bytes exceed the limit of ${Limits.MaxTotalBytes} per skill (R16)`,
-        `s-big/${Signatures}: ${SignaturesMaxBytes + 1} bytes, more than the ${SignaturesMaxBytes} allowed`,
         `s-dup/${Signatures}: not a signatures file: two records for key sha256:${"0".repeat(64)} (one per key); at ["signatures"]`,
-        `s-fifo/${Signatures}: cannot read: not a regular file (FIFO)`,
-        `s-many/${Signatures}: not a signatures file: ${SignaturesMaxRecords + 1} records, more than the ${SignaturesMaxRecords} allowed (one per key); at ["signatures"]`,
-        `s-out/${Signatures}: cannot read: symbolic link to a path outside the root or hidden`,
-        `s-socket/${Signatures}: cannot read: not a regular file (Socket)`,
-        `s-zero/${Signatures}: cannot read: symbolic link to a path outside the root or hidden`
-      ])
-    }), 30_000)
+        ...made.refused.map(({ file, reason, skill }) => `${skill}${file === undefined ? "" : `/${file}`}: ${reason}`)
+      ].sort())
+    }))
 
   it("a file swapped after its stamp is never read as the file stamped, and never past its size", () => {
     const root = fs.realpathSync(tree({ "a/file.md": "0123456789", "a/other.md": "x" }))
