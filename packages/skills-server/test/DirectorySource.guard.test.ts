@@ -145,10 +145,10 @@ describe("what cannot be read", () => {
       expect(loaded.skills.map((skill) => skill.directory)).toEqual(["fine"])
       expect(loaded.skipped.map((skipped) => skipped.error._tag)).toEqual(["UnreadableFolder", "UnreadableFile"])
       expect(loaded.skipped.map(DirectorySource.describeProblem)).toEqual([
-        `${folder}: cannot list the folder: ENAMETOOLONG`,
-        `${file}: ENAMETOOLONG`
+        `${folder}: cannot list the folder: path too long`,
+        `${file}: path too long`
       ])
-      expect(loaded.ignored).toEqual([{ path: elsewhere, reason: "cannot list the folder: ENAMETOOLONG" }])
+      expect(loaded.ignored).toEqual([{ path: elsewhere, reason: "cannot list the folder: path too long" }])
       // In strict mode, it fails the load as any invalid skill does; the root itself failing is
       // another matter.
       expect((yield* Effect.flip(DirectorySource.load(root, { strict: true })))._tag).toBe("InvalidSkills")
@@ -163,7 +163,7 @@ describe("what cannot be read", () => {
       const folder = tooDeep(root, "deep", { folder: "x".repeat(200) })
       expect((yield* source.check).missed).toEqual([path.join(root, folder)])
       const scan = yield* source.scan
-      expect(scan.newProblems).toEqual([`${folder}: cannot list the folder: ENAMETOOLONG; still serving the last good version`])
+      expect(scan.newProblems).toEqual([`${folder}: cannot list the folder: path too long; still serving the last good version`])
       expect(yield* source.check).toEqual({ missed: [], racy: [] })
     }))
 })

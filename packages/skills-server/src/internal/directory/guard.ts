@@ -53,7 +53,8 @@ const reasons: Partial<Record<string, string>> = {
   EBUSY: "busy",
   ETIMEDOUT: "timed out",
   ENOTDIR: "not a folder",
-  ELOOP: "symbolic link loop"
+  ELOOP: "symbolic link loop",
+  ENAMETOOLONG: "path too long"
 }
 
 /** A short reason for a failed system call. */
