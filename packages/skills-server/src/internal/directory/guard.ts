@@ -54,7 +54,8 @@ const reasons: Partial<Record<string, string>> = {
   ETIMEDOUT: "timed out",
   ENOTDIR: "not a folder",
   ELOOP: "symbolic link loop",
-  ENAMETOOLONG: "path too long"
+  ENAMETOOLONG: "path too long",
+  ENXIO: "not a regular file"
 }
 
 /** A short reason for a failed system call. */
@@ -67,6 +68,9 @@ const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | undefined)?
 
 // A path that went away, or whose folder did, while it was looked at.
 const isGone = (error: unknown) => codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR"
+
+// An open that found something else than a file there: gone, a folder, a socket (`ENXIO`).
+const isOther = (error: unknown) => isGone(error) || codeOf(error) === "EISDIR" || codeOf(error) === "ENXIO"
 
 const kindOf = (entry: NodeFs.Dirent | NodeFs.Stats) =>
   entry.isFile()
@@ -241,7 +245,7 @@ export const read = (realRoot: string, relative: string, expected: Stamp, into: 
     fd = open(location)
   }
   if (fd === "Link") return { _tag: "Changed" }
-  if (typeof fd !== "number") return isGone(fd.error) ? { _tag: "Changed" } : { _tag: "Refused", reason: describeError(fd.error) }
+  if (typeof fd !== "number") return isOther(fd.error) ? { _tag: "Changed" } : { _tag: "Refused", reason: describeError(fd.error) }
   try {
     const stats = NodeFs.fstatSync(fd)
     if (!stats.isFile() || !sameStamp(stats, expected) || !opensAt(fd, location)) return { _tag: "Changed" }

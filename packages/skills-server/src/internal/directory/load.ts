@@ -280,20 +280,23 @@ export const loadRoot = Effect.fnUntraced(function*(
   // sits below that name, as if the parent folder had been loaded.
   const base = folders.has("") ? [NodePath.basename(NodePath.resolve(root))] : []
 
-  // Whether `relative` is inside a skill (strictly below its folder).
-  const enclosed = (relative: string) => {
-    for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
-      if (folders.has(at === -1 ? "" : relative.slice(0, at))) return true
-      if (at <= 0) return false
+  // The first entry that cannot be read below each skill folder (a signatures file aside: it is
+  // its own folder's), found from each such entry up, not from each skill down; and those inside
+  // no skill.
+  const unreadableIn = new Map<string, Unreadable>()
+  const strays: Array<Unreadable> = []
+  for (const entry of tree.unreadable.values()) {
+    if (signedFolder(entry.path) !== undefined) continue
+    let enclosed = false
+    for (let at = entry.path.lastIndexOf("/"); ; at = entry.path.lastIndexOf("/", at - 1)) {
+      const folder = at === -1 ? "" : entry.path.slice(0, at)
+      if (folders.has(folder)) {
+        enclosed = true
+        if (!unreadableIn.has(folder)) unreadableIn.set(folder, entry)
+      }
+      if (at <= 0) break
     }
-  }
-
-  // What below the skill at `folder` cannot be read (a signatures file aside: it is its folder's).
-  const unreadableIn = (folder: string) => {
-    for (const entry of tree.unreadable.values()) {
-      if (isBelow(entry.path, folder) && entry.path !== folder && signedFolder(entry.path) === undefined) return entry
-    }
-    return undefined
+    if (!enclosed) strays.push(entry)
   }
 
   const loadSkill = (
@@ -304,7 +307,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
     // A skill is served whole or not at all: a part of it that cannot be read keeps it out.
-    const unreadable = unreadableIn(folder)
+    const unreadable = unreadableIn.get(folder)
     if (unreadable !== undefined) {
       return Result.fail(
         unreadable.folder
@@ -455,8 +458,7 @@ export const loadRoot = Effect.fnUntraced(function*(
   // what cannot be read inside a skill; what cannot be read elsewhere is said here.
   const ignored: Array<DirectoryModel.Ignored> = []
   for (const [path, reason] of tree.ignored) if (signedFolder(path) === undefined) ignored.push({ path, reason })
-  for (const entry of tree.unreadable.values()) {
-    if (signedFolder(entry.path) !== undefined || enclosed(entry.path)) continue
+  for (const entry of strays) {
     ignored.push({ path: entry.path, reason: entry.folder ? `cannot list the folder: ${entry.reason}` : entry.reason })
   }
   ignored.push(...hints)
