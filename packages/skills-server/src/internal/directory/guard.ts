@@ -183,8 +183,12 @@ export const list = (realRoot: string, relative: string): Listing => {
   } catch (error) {
     return isGone(error) ? { _tag: "Gone" } : { _tag: "Unreadable", reason: describeError(error) }
   }
-  const after = NodeFs.lstatSync(directory, { throwIfNoEntry: false })
-  return after?.isDirectory() === true ? { _tag: "Listed", entries } : { _tag: "Gone" }
+  try {
+    const after = NodeFs.lstatSync(directory, { throwIfNoEntry: false })
+    return after?.isDirectory() === true ? { _tag: "Listed", entries } : { _tag: "Gone" }
+  } catch (error) {
+    return { _tag: "Unreadable", reason: describeError(error) }
+  }
 }
 
 const { O_NOCTTY, O_NOFOLLOW, O_NONBLOCK, O_RDONLY } = NodeFs.constants
@@ -260,7 +264,11 @@ export const read = (realRoot: string, relative: string, expected: Stamp, into: 
   } catch (error) {
     return { _tag: "Refused", reason: describeError(error) }
   } finally {
-    NodeFs.closeSync(fd)
+    try {
+      NodeFs.closeSync(fd)
+    } catch {
+      // Closing a read-only descriptor cannot lose anything: what was read stands or was refused.
+    }
   }
 }
 
