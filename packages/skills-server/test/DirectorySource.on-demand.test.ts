@@ -189,19 +189,29 @@ describe("files served on demand", () => {
         expect(sha256(first)).toBe(yield* entryDigest(client, bigUri))
         expect(new TextDecoder().decode(yield* read(client, textUri))).toBe(`# Long\n${"l".repeat(3 * Threshold)}\n`)
 
-        // The same size, in place, with the old modification time put back: the rescan sees the
-        // same stamp and keeps the entry, so the read is refused rather than sending bytes of
-        // another digest. (First, while the file's stamp is an hour old: a file read within a
-        // second of its last write is read again by every rescan.)
+        // The same size, in place, with the old modification time put back: the change time
+        // still tells the rescan, which answers the new bytes. (First, while the file's stamp is
+        // an hour old: a file read within a second of its last write is read again by every
+        // rescan.)
         const before = fs.statSync(big)
-        const digest = yield* entryDigest(client, bigUri)
         fs.writeFileSync(big, fill(0x05, 8 * Threshold))
         fs.utimesSync(big, before.atime, before.mtime)
+        const restamped = yield* read(client, bigUri)
+        expect(restamped).toEqual(fill(0x05, 8 * Threshold))
+        expect(sha256(restamped)).toBe(yield* entryDigest(client, bigUri))
+
+        // Edited while its SKILL.md is broken: the rescan keeps the last good version, whose digest
+        // the bytes no longer have, so the read is refused rather than sending them.
+        const digest = yield* entryDigest(client, bigUri)
+        const skill = fs.readFileSync(path.join(root, "alpha/SKILL.md"))
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), "---\nname: alpha\n---\n")
+        fs.writeFileSync(big, fill(0x06, 8 * Threshold))
         const refused = yield* client.fail("resources/read", { uri: bigUri })
         expect(refused.code).toBe(-32602)
         expect(refused.message).toContain("changed on disk")
         expect(refused.data).toEqual({ uri: bigUri })
         expect(yield* entryDigest(client, bigUri)).toBe(digest)
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skill)
 
         // Grown: the read reloads and answers the new bytes, which are the new entry's.
         fs.writeFileSync(big, fill(0x03, 12 * Threshold))
@@ -242,11 +252,13 @@ describe("files served on demand", () => {
         const big = path.join(root, "alpha/data/big.bin")
         expect(yield* read(client, bigUri)).toEqual(fill(0x01, 8 * Threshold))
 
-        const before = fs.statSync(big)
+        // Edited while its SKILL.md is broken: the last good version stays, and the read is refused.
+        const skill = fs.readFileSync(path.join(root, "alpha/SKILL.md"))
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), "---\nname: alpha\n---\n")
         fs.writeFileSync(big, fill(0x0a, 8 * Threshold))
-        fs.utimesSync(big, before.atime, before.mtime)
         const refused = yield* client.fail("resources/read", { uri: bigUri })
         expect(refused).toMatchObject({ code: -32602, data: { uri: bigUri } })
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skill)
 
         replace(big, fill(0x0b, 8 * Threshold))
         const fresh = yield* read(client, bigUri)

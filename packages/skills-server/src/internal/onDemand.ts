@@ -12,9 +12,9 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
-import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
+import { readAt } from "./directory/guard.js"
 import type { WireError } from "./port.js"
 import type { Visible } from "./visibility.js"
 
@@ -22,36 +22,17 @@ type Checked =
   | { readonly _tag: "Verified"; readonly bytes: Uint8Array }
   | { readonly _tag: "Changed"; readonly reason: string }
 
-const describe = (error: unknown) => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return code === "ENOENT" ? "it is gone" : code ?? String(error)
-}
-
-// One byte more than expected is read, so a file that grew is told without reading all of it.
+// Read as every file under a root is (see `directory/guard`): never blocking on a pipe or device
+// swapped in, never more than one byte past the entry's size.
 const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
-  Effect.tryPromise(async () => {
-    const handle = await NodeFs.open(file.location, "r")
-    try {
-      const into = new Uint8Array(file.size + 1)
-      let filled = 0
-      while (filled < into.byteLength) {
-        const { bytesRead } = await handle.read(into, filled, into.byteLength - filled, filled)
-        if (bytesRead === 0) break
-        filled += bytesRead
-      }
-      return into.subarray(0, filled)
-    } finally {
-      await handle.close()
-    }
-  }).pipe(
+  Effect.promise(() => readAt(file.location, file.size)).pipe(
     Effect.map((bytes): Checked =>
-      bytes.byteLength !== file.size
-        ? { _tag: "Changed", reason: `its size is no longer ${file.size} bytes` }
+      !(bytes instanceof Uint8Array)
+        ? { _tag: "Changed", reason: bytes.changed }
         : Digest.make(bytes) !== file.digest
         ? { _tag: "Changed", reason: "its SHA-256 differs" }
         : { _tag: "Verified", bytes }
-    ),
-    Effect.catch((error) => Effect.succeed<Checked>({ _tag: "Changed", reason: describe(error.cause) }))
+    )
   )
 
 /** A file's answer to `resources/read`. */
