@@ -13,8 +13,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpRouter } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
@@ -34,8 +34,8 @@ import type * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
-import * as OnDemand from "./internal/onDemand.js"
 import * as Notices from "./internal/notices.js"
+import * as OnDemand from "./internal/onDemand.js"
 import * as SessionRoute from "./internal/sessionRoute.js"
 import * as Sessions from "./internal/sessions.js"
 import * as Answer from "./internal/surface/answer.js"
@@ -402,7 +402,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make<SE>(source, {
+    // Clients learn about a changed catalogue from the registry's commits, each listener judging
+    // what of each it may hear (`Notices`); the registry lives in this layer's scope, so closing
+    // it ends every listener (an open stream would hold the HTTP server's graceful shutdown).
+    const registry = yield* SkillRegistry.make<SE>(source, {
       limits: options.limits,
       reserved: () => server.resources.map((entry) => entry.resource.uri),
       requireSigned: options.requireSigned
@@ -412,47 +415,21 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     if (present !== undefined) {
       return yield* new DuplicateRegistryError({
         first: present.label,
-        second: options.name ?? describeRegistry(yield* built.snapshot)
+        second: options.name ?? describeRegistry(yield* registry.snapshot)
       })
     }
-    // Clients learn about a changed catalogue the way they learn about any resource change:
-    // list_changed when anything a listing shows changed (digests included), and resources/updated
-    // for every changed or removed file. Not through effect's `server.notifications`, which tells
-    // every listener alike: each listener (stdio connection, `subscriptions/listen` request,
-    // session stream) takes every change from this hub and judges what of it it may hear
-    // (`Notices.notices`), so it gets both snapshots. Shut down with the server, which ends every
-    // listener (an open stream would hold the HTTP server's graceful shutdown).
-    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Request.Change>(), PubSub.shutdown)
     // The catalogue gauges read the latest snapshot when metrics are read, measured once per
     // snapshot: a swap (an upsert of one skill too) does not walk every file to report them.
-    let latest = yield* built.snapshot
     const measured = new WeakMap<SkillRegistry.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
     yield* Telemetry.observe(
       { skills: Telemetry.metrics.skills, files: Telemetry.metrics.files, bytes: Telemetry.metrics.bytes },
       () => {
+        const latest = SubscriptionRef.getUnsafe(registry.ref)
         let sizes = measured.get(latest)
         if (sizes === undefined) measured.set(latest, sizes = Telemetry.catalogueOf(latest))
         return sizes
       }
     )
-    const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
-      Effect.gen(function*() {
-        const before = yield* built.snapshot
-        const changes = yield* swap
-        const after = yield* built.snapshot
-        latest = after
-        yield* PubSub.publish(hub, { changes, before, after })
-        return changes
-      })
-    const registry = SkillRegistry.SkillRegistry.of({
-      ...built,
-      replace: (next) => published(built.replace(next)),
-      upsert: (next, origin) => published(built.upsert(next, origin)),
-      remove: (uris, origin) => published(built.remove(uris, origin)),
-      update: (change) => published(built.update(change)),
-      reload: published(Telemetry.reload(built.reload))
-    })
-    yield* Notices.announceFamilyChanges(built, hub)
     const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
     const handle = Effect.gen(function*() {
       const slot = yield* Visible.CurrentSlot
@@ -475,16 +452,15 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
     })
     const state: Request.State = {
-      label: options.name ?? describeRegistry(yield* built.snapshot),
+      label: options.name ?? describeRegistry(yield* registry.snapshot),
       registry,
-      rescan: OnDemand.makeRescan(Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), registry.reload), yield* Effect.scope),
+      rescan: OnDemand.rescan(registry),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Visible.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
-      changes: hub,
       answers: Answer.makeMemo()
     }
     yield* Telemetry.observe(
@@ -513,7 +489,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       EffectMcp.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
-    yield* refuseSkillUris(server, built)
+    yield* refuseSkillUris(server, registry)
     return registry
   })) as any
 

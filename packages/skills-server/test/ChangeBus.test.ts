@@ -77,7 +77,7 @@ const replica = (
   scope: Scope.Scope
 ): Effect.Effect<Replica> =>
   Effect.gen(function*() {
-    const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie)
+    const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie, Effect.provideService(Scope.Scope, scope))
     const lines: Array<string> = []
     const problems: Array<string> = []
     yield* Layer.buildWithScope(

@@ -7,7 +7,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../../PathTemplate.js"
@@ -28,7 +27,7 @@ export interface State {
   /** How errors name this registry. */
   readonly label: string
   readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** The reload readers of files changed on disk share (`OnDemand.makeRescan`). */
+  /** The reload readers of files changed on disk share (`OnDemand.rescan`). */
   readonly rescan: Call["rescan"]
   readonly pageSize: number
   readonly ttlMs: number
@@ -43,19 +42,8 @@ export interface State {
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
-  /** Every catalogue change, for the listeners to judge each for themselves (`notices.ts`). */
-  readonly changes: PubSub.PubSub<Change>
   /** Answers that depend on the snapshot alone, kept with it (`answer.ts`). */
   readonly answers: Answer.Memo
-}
-
-/** A catalogue change as one listener may tell it. */
-export interface Change {
-  readonly changes: SkillRegistry.Changes
-  readonly before: SkillRegistry.Snapshot
-  readonly after: SkillRegistry.Snapshot
-  /** The family (by `familyKey`) that said its instances changed, when that is the change. */
-  readonly family?: string | undefined
 }
 
 /** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
