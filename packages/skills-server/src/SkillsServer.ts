@@ -30,6 +30,7 @@ import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
+import * as Faults from "./internal/faults.js"
 import type * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
@@ -461,6 +462,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       decide: check === undefined ? undefined : Visible.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
+      faults: yield* Faults.make,
       answers: Answer.makeMemo()
     }
     yield* Telemetry.observe(

@@ -14,6 +14,7 @@ import * as SkillRegistry from "../../SkillRegistry.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
 import { attached } from "../effectMcp.js"
+import type * as Faults from "../faults.js"
 import type { RequestInfo, WireError } from "../port.js"
 import * as Kind from "../kind.js"
 import type { Call } from "../kind.js"
@@ -42,6 +43,8 @@ export interface State {
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
+  /** Failures of the authors' code, logged one line per skill at most so often. */
+  readonly faults: Faults.Faults
   /** Answers that depend on the snapshot alone, kept with it (`answer.ts`). */
   readonly answers: Answer.Memo
 }
@@ -109,6 +112,7 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
     request,
     method,
     renderings: state.renderings,
+    faults: state.faults,
     renders: new Map(),
     services: Effect.suspend(() =>
       services !== undefined
