@@ -219,10 +219,12 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
       // Both go through the registry's intake, counted as the watch's; a whole reload there reads
       // the source in the registry's own fiber, so it walks every root rather than `paths`.
       const changes = yield* (incremental
-        ? source.changes.pipe(
-          Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
-          Effect.flatMap((change) => registry.update(change, "watch")),
-          Effect.provideService(Sources.ChangedPaths, paths)
+        ? registry.update(
+          source.changes.pipe(
+            Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
+            Effect.provideService(Sources.ChangedPaths, paths)
+          ),
+          "watch"
         )
         : Effect.flatMap(registry.requestReload("watch"), (asked) => asked.result))
       synced = yield* inStep

@@ -7,7 +7,7 @@
  *
  * @since 0.1.0
  */
-import { SkillUri } from "@mcp-skills/core"
+import { McpTelemetry, SkillUri } from "@mcp-skills/core"
 import type { Limits } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -208,6 +208,16 @@ export interface ReloadRequest {
 }
 
 /**
+ * A change of the catalogue's source (see `SkillRegistry.update`): skills put in, and keys taken out.
+ *
+ * @since 0.1.0
+ */
+export interface Update {
+  readonly upsert: Iterable<Skill.Definition>
+  readonly remove: Iterable<string>
+}
+
+/**
  * The service holding the current snapshot.
  *
  * **Details**
@@ -248,12 +258,11 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    * one with the same URI) and `remove` takes skills out by URI, at the cost of `upsert` and
    * `remove`. Unlike `upsert`, these definitions stay the source's: the next `replace` or `reload`
    * replaces them, and a skill added by `upsert` keeps precedence over them. What a watched
-   * directory hands over instead of its whole catalogue.
+   * directory hands over instead of its whole catalogue. Given as an Effect (reading what
+   * changed), it runs in the caller's fiber, before the change waits its turn, and its failure is
+   * this change's, counted as any other.
    */
-  readonly update: (change: {
-    readonly upsert: Iterable<Skill.Definition>
-    readonly remove: Iterable<string>
-  }, trigger?: Trigger) => Effect.Effect<Changes, RegistrationError>
+  readonly update: <E = never>(change: Update | Effect.Effect<Update, E>, trigger?: Trigger) => Effect.Effect<Changes, RegistrationError | E>
   /**
    * Asks the source the registry was made from for its definitions again and replaces the
    * catalogue with them: for sources without file events (a database, an object store), or to
@@ -329,6 +338,10 @@ export const make = <E = never>(
     const ref = yield* SubscriptionRef.make(initial)
     const commits = yield* Effect.acquireRelease(PubSub.unbounded<Commit>(), PubSub.shutdown)
     const intake = yield* Intake.make
+    // Changes are counted in the series of the context the registry was made in, whoever asks.
+    const telemetry = yield* McpTelemetry.Current
+    const counted = <E>(trigger: Trigger, change: Effect.Effect<Changes, E>) =>
+      Effect.provideService(Telemetry.applied(trigger, change), McpTelemetry.Current, telemetry)
     let stats: Stats = {
       builds: 1,
       hashedFiles: initial.hashed.files,
@@ -399,7 +412,7 @@ export const make = <E = never>(
         (after) => commit(cause, after, diff(before, after), definitions, after.skills.length)
       )
     // Each operation is one job of the intake, counted by what asked for it.
-    const applied = <E>(trigger: Trigger, job: Effect.Effect<Changes, E>) => intake.run(Telemetry.applied(trigger, job))
+    const applied = <E>(trigger: Trigger, job: Effect.Effect<Changes, E>) => counted(trigger, intake.run(job))
     const replaceNow = (next: Iterable<Skill.Definition>, trigger: Trigger) =>
       Effect.suspend(() => {
         // Upserted skills take precedence; duplicates among `next` are still reported by the build.
@@ -451,8 +464,15 @@ export const make = <E = never>(
       ? Effect.succeed(first)
       : Effect.mapError(load, (error) => new ReloadError({ reason: Build.describeError(error) }))
     const requestReload = yield* Intake.coalesce((trigger: Trigger) =>
-      Telemetry.applied(trigger, Effect.flatMap(loadAgain, (definitions) => intake.run(replaceNow(definitions, trigger))))
+      counted(trigger, Effect.flatMap(loadAgain, (definitions) => intake.run(replaceNow(definitions, trigger))))
     )
+    const updateNow = (next: Update, trigger: Trigger) =>
+      Effect.suspend(() => {
+        // A skill added by `upsert` takes precedence over the source's version of it.
+        const batch = [...next.upsert].filter((definition) => !HashMap.has(runtime, keyOf(definition)))
+        const keys = [...next.remove].filter((key) => !HashMap.has(runtime, key))
+        return batch.length + keys.length === 0 ? Effect.succeed(noChanges) : change({ _tag: "Source", trigger }, batch, keys)
+      })
     yield* follow(initial)
     return SkillRegistry.of({
       snapshot: SubscriptionRef.get(ref),
@@ -460,15 +480,9 @@ export const make = <E = never>(
       upsert: (next, origin = "local") => edit([...next], [], origin),
       remove: (uris, origin = "local") => edit([], [...uris], origin),
       update: (next, trigger = "code") =>
-        applied(
-          trigger,
-          Effect.suspend(() => {
-            // A skill added by `upsert` takes precedence over the source's version of it.
-            const batch = [...next.upsert].filter((definition) => !HashMap.has(runtime, keyOf(definition)))
-            const keys = [...next.remove].filter((key) => !HashMap.has(runtime, key))
-            return batch.length + keys.length === 0 ? Effect.succeed(noChanges) : change({ _tag: "Source", trigger }, batch, keys)
-          })
-        ),
+        Effect.isEffect(next)
+          ? counted(trigger, Effect.flatMap(next, (read) => intake.run(updateNow(read, trigger))))
+          : applied(trigger, updateNow(next, trigger)),
       reload: Effect.flatMap(requestReload("reload"), (asked) => asked.result),
       requestReload,
       stats: Effect.sync(() => stats),

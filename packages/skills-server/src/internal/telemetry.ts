@@ -8,6 +8,7 @@
  * @internal
  */
 import { McpTelemetry } from "@mcp-skills/core"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -301,6 +302,8 @@ export const applied = <E, R>(
       : effect
     if (!telemetry.metrics) return spanned
     return Effect.onExit(spanned, (exit) => {
+      // A caller that went away before its change was made changed nothing.
+      if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return Effect.void
       const outcome = Exit.isFailure(exit)
         ? "failure"
         : exit.value.added.length + exit.value.removed.length + exit.value.changed.length > 0
