@@ -31,7 +31,7 @@ import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
 import * as Faults from "./internal/faults.js"
-import type * as Port from "./internal/port.js"
+import * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
@@ -431,7 +431,13 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
         return sizes
       }
     )
-    const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
+    const faults = yield* Faults.make
+    // A check that dies, or fails with anything but an MCP error, is the author's: -32603 and a line.
+    const visibility = options.visibility
+    const check = visibility === undefined ? undefined : (request: VisibilityRequest) =>
+      Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
+        Telemetry.visibility(visibility)(request)
+      )
     const handle = Effect.gen(function*() {
       const slot = yield* Visible.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
@@ -462,7 +468,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       decide: check === undefined ? undefined : Visible.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
-      faults: yield* Faults.make,
+      faults,
       answers: Answer.makeMemo()
     }
     yield* Telemetry.observe(

@@ -9,7 +9,7 @@
  * that skill (for `read` and `directory`); `undefined` means "no such skill/file/directory here"
  * (a family's `render` saying `NoSuchInstance` or `NotAllowed` too), which the surfaces answer
  * exactly like an absent or hidden one; a failure of the author's code becomes -32603 with one
- * line in the log (`Faults`, at most so often per skill), never a client error.
+ * line in the log (`Faults.guard`, at most so often per skill), never a client error.
  *
  * @internal
  */
@@ -26,7 +26,6 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
-import { McpSchema } from "effect/ai"
 import * as MimeType from "../MimeType.js"
 import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
@@ -97,19 +96,7 @@ export interface Kind<S extends SkillRegistry.ServedSkill> {
   readonly perCaller: boolean
 }
 
-/** Logged as the author's fault, sent as -32603. */
-export const internalError: WireError = { code: McpSchema.INTERNAL_ERROR_CODE, message: "Internal error" }
-
-/**
- * A failure of the author's own code (a read, a list, a render) about `skill`: one line logged
- * (`Faults`), and -32603 on the wire. An interruption (the caller went away) is not a failure.
- */
-export const serverFault = (faults: Faults.Faults, skill: string, what: string, error: WireError = internalError) =>
-<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>
-  Effect.catchCause(effect, (cause) =>
-    Cause.hasInterruptsOnly(cause)
-      ? Effect.interrupt
-      : Effect.andThen(faults.report(skill, `${what}: ${Faults.describe(cause)}`), Effect.fail(error)))
+const { internalError } = Faults
 
 const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
 
@@ -197,7 +184,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
   read: Effect.fnUntraced(function*(call, skill, uri) {
     const path = relativePathOf(skill, uri)
     if (path === undefined) return undefined
-    const content = yield* serverFault(call.faults, skill.uri, `reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
+    const content = yield* Faults.guard(call.faults, skill.uri, `reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
     return content === undefined ? undefined : { mimeType: MimeType.fromPath(path), content: wireContent(Skill.toBytes(content)) }
   }),
   directory: Effect.fnUntraced(function*(call, skill, uri) {
@@ -222,7 +209,7 @@ const dynamicPaths = (call: Call, skill: SkillRegistry.DynamicSkill): Effect.Eff
   const list = skill.definition.list
   return list === undefined
     ? Effect.succeed([Extension.SkillFileName])
-    : serverFault(call.faults, skill.uri, `listing the dynamic skill ${skill.uri} failed`)(list)
+    : Faults.guard(call.faults, skill.uri, `listing the dynamic skill ${skill.uri} failed`)(list)
 }
 
 /** A file of a skill nested in a rendered or dynamic parent, as the parent shows it. */
@@ -358,7 +345,7 @@ const renderNow = Effect.fnUntraced(function*(
   limits: SkillRegistry.Snapshot["limits"],
   faults: Faults.Faults
 ) {
-  const files = yield* serverFault(faults, uri, `rendering the skill ${uri} failed`)(definition.render(request))
+  const files = yield* Faults.guard(faults, uri, `rendering the skill ${uri} failed`)(definition.render(request))
   return yield* renderingOf(faults, uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
