@@ -13,6 +13,10 @@
  *   instead: every other replica makes the same edit (no source reloads), then checks that it
  *   serves the revision the edit named, reloading as for a source change if it does not.
  *
+ * Reloads go through the registry's intake, and the messages heard while one runs are judged
+ * together once it is done, against the revision then served: a flood of announcements (however
+ * many) costs one more reload, and an announcement of a revision a reload just brought costs none.
+ *
  * Pub/sub drops messages (a subscriber that was disconnected misses what was said meanwhile), so
  * the bus also keeps the last revision announced: every (re)subscription starts with it, and a
  * replica whose revision differs reloads, then announces its own if it still differs. A bus that

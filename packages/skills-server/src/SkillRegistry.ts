@@ -3,7 +3,8 @@
  * `SubscriptionRef`, builds a new one beside it on every change and swaps it atomically, so a
  * request reads one snapshot from start to end. `replace` and `reload` rebuild from the source
  * (hashing only what changed, `stats` counts it); `upsert` and `remove` update in time
- * proportional to the change. Each returns the `Changes` between the two snapshots.
+ * proportional to the change. Each returns the `Changes` between the two snapshots. Every change,
+ * whatever asked for it, goes through one intake and is published once on `commits`.
  *
  * @since 0.1.0
  */

@@ -362,10 +362,11 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *   takes the shortest ttl and is `public` only if all are; every page of `skills/list` has the
  *   listing's scope (R36); a visibility check makes every result `private`. 2025-11-25 results
  *   carry none of these fields.
- * - Changes: `replace`, `reload`, `upsert` and `remove` on the provided `SkillRegistry` swap the
- *   catalogue atomically and emit `notifications/resources/list_changed` and
+ * - Changes: every commit of the provided `SkillRegistry` (`replace`, `reload`, `upsert`,
+ *   `remove`, `update`) emits `notifications/resources/list_changed` and
  *   `notifications/resources/updated` (subscribed files), to each listener only about skills it
- *   may see: stdio connections, `subscriptions/listen` streams, and 2025-11-25 HTTP sessions,
+ *   may see, each decided as the surface it announces would (`skills/list`, `resources/read`):
+ *   stdio connections, `subscriptions/listen` streams, and 2025-11-25 HTTP sessions,
  *   whose GET stream (405 in effect) and subscriptions this layer adds, with caps and an idle
  *   timeout (`sessions`).
  * - Fast route: with an `HttpRouter`, stateless 2026-07-28 reads of static skills are answered
