@@ -354,7 +354,7 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *   `McpServer.middleware` reaches the check because it runs as the read of a hidden effect
  *   resource (`urn:mcp-skills:visibility`); an `McpServer.visibility` hiding that resource hides
  *   every skill. A check failing with an MCP error fails the request with it; any other failure
- *   is -32603.
+ *   (a defect too) is -32603, with one line in the log (no stack trace, at most one a minute).
  * - Errors: client mistakes get -32602 naming the URI (unknown skill, non-`SKILL.md` URI, missing
  *   or hidden file, not a directory, "Unknown or expired cursor"), on both revisions.
  * - Caching: 2026-07-28 results carry `resultType`, `ttlMs` and `cacheScope` from `cacheHint`
