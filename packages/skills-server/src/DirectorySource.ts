@@ -227,12 +227,17 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
       const now = yield* inStep
       const incremental = synced !== undefined && synced.snapshot === now.snapshot && synced.scans === now.scans
       synced = undefined
+      // Both go through the registry's intake, counted as the watch's; a whole reload there reads
+      // the source in the registry's own fiber, so it walks every root rather than `paths`.
       const changes = yield* (incremental
-        ? source.changes.pipe(
-          Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
-          Effect.flatMap(registry.update)
+        ? registry.update(
+          source.changes.pipe(
+            Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
+            Effect.provideService(Sources.ChangedPaths, paths)
+          ),
+          "watch"
         )
-        : registry.reload).pipe(Effect.provideService(Sources.ChangedPaths, paths))
+        : Effect.flatMap(registry.requestReload("watch"), (asked) => asked.result))
       synced = yield* inStep
       return changes
     })

@@ -330,7 +330,7 @@ describe("files served on demand", () => {
       expect(pulled.get(longUri)).toEqual(longer)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("50 concurrent reads of a file edited behind the server's back run one rescan, and all answer the new bytes", () =>
+  it.live("50 concurrent reads of a file edited behind the server's back run at most two rescans, and all answer the new bytes", () =>
     Effect.gen(function*() {
       // Enough skills that a rescan takes longer than the readers take to find the file changed.
       const files: Record<string, string | Uint8Array> = { ...Object.fromEntries(
@@ -345,7 +345,9 @@ describe("files served on demand", () => {
       replace(path.join(root, "alpha/data/big.bin"), fill(0x0c, 8 * Threshold))
       const answers = yield* Effect.forEach(Array.from({ length: 50 }), () => read(client, bigUri), { concurrency: "unbounded" })
       for (const bytes of answers) expect(bytes).toEqual(fill(0x0c, 8 * Threshold))
-      expect((yield* source.stats).scans - before).toBe(1)
+      // Readers that find the file changed before a rescan starts share it; those that find it
+      // changed while it runs share the next one (it may have read the file before the change).
+      expect((yield* source.stats).scans - before).toBeLessThanOrEqual(2)
       expect(yield* entryDigest(client, bigUri)).toBe(sha256(fill(0x0c, 8 * Threshold)))
     }).pipe(Effect.scoped), 60_000)
 })

@@ -8,14 +8,13 @@
  * would keep them under a wrong key.
  */
 import { Digest } from "@mcp-skills/core"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
 import { readAt } from "./directory/guard.js"
 import type { WireError } from "./port.js"
+import * as Telemetry from "./telemetry.js"
 import type { Visible } from "./visibility.js"
 
 type Checked =
@@ -45,7 +44,7 @@ export interface FileAnswer {
 export interface Reader {
   /** The registry the request's snapshot came from: a file on disk that changed makes it reload. */
   readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** Reloads the registry, once for every reader that asks while it runs (`makeRescan`). */
+  /** Reloads the registry, once for every reader that asks before it starts (`rescan`). */
   readonly rescan: (why: string) => Effect.Effect<void>
   /** What the request's caller may see in another snapshot (one reloaded meanwhile). */
   readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
@@ -57,37 +56,17 @@ const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => 
 })
 
 /**
- * The rescan readers of changed files share: `reload` runs at most once at a time, in `scope` (a
- * reader that goes away does not cancel it for the others), and whoever asks while it runs waits
- * for that run; only the reader that starts it logs `why`. Its failure is not theirs: the snapshot
- * stays, and their second check says so.
+ * The rescan readers of changed files share: a reload of `registry` asked for by the reader, which
+ * joins one already asked for and not started (the registry's intake coalesces them), so only the
+ * reader whose request starts one logs `why` and counts it. Its failure is not theirs: the
+ * snapshot stays, and their second check says so.
  */
-export const makeRescan = (
-  reload: Effect.Effect<unknown, unknown>,
-  scope: Scope.Scope
-): (why: string) => Effect.Effect<void> => {
-  let running: Deferred.Deferred<void> | undefined
-  // Uninterruptible until the run is observed, so no reader leaves `running` set with no run.
-  return (why) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.suspend(() => {
-        if (running !== undefined) return restore(Deferred.await(running))
-        const done = Deferred.makeUnsafe<void>()
-        running = done
-        const started = Effect.forkIn(Effect.ignore(Effect.andThen(Effect.logWarning(why), reload)), scope)
-        // Observed, not awaited: waiters are released however the run ends, even one never
-        // started because the scope has closed.
-        return Effect.andThen(
-          Effect.map(started, (fiber) =>
-            fiber.addObserver(() => {
-              running = undefined
-              Deferred.doneUnsafe(done, Effect.void)
-            })),
-          restore(Deferred.await(done))
-        )
-      })
-    )
-}
+export const rescan = (registry: SkillRegistry.SkillRegistry["Service"]) => (why: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const asked = yield* registry.requestReload("rescan")
+    if (!asked.joined) yield* Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), Effect.logWarning(why))
+    yield* Effect.ignore(asked.result)
+  })
 
 /**
  * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from

@@ -43,17 +43,17 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
       skill = resolved.skill
     }
   }
-  if (skill === undefined) {
-    const isSkillMd = Result.isSuccess(SkillUri.parseSkillMd(params.uri))
-    return yield* Effect.fail(
-      invalidParams(
-        isSkillMd
-          ? `no skill is served at ${params.uri}`
-          : `${params.uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
-        { uri: params.uri }
-      )
-    )
-  }
-  const entry = yield* Kind.kindOf(skill).entry(call, skill)
+  // A family instance its family says does not exist (or is not the caller's) is absent too.
+  const entry = skill === undefined ? undefined : yield* Kind.kindOf(skill).entry(call, skill)
+  if (skill === undefined || entry === undefined) return yield* Effect.fail(absent(params.uri))
   return Answer.toObject(Answer.make({ skill: entry }, hintOf(state, skill), call.visible.checked), request)
 })
+
+// The one answer for a URI no skill this caller may see serves, whatever the reason.
+const absent = (uri: string) =>
+  invalidParams(
+    Result.isSuccess(SkillUri.parseSkillMd(uri))
+      ? `no skill is served at ${uri}`
+      : `${uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
+    { uri }
+  )
