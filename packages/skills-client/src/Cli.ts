@@ -20,6 +20,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
 import * as Pull from "./Pull.js"
+import type * as PullError from "./PullError.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import * as Verification from "./Verification.js"
@@ -309,6 +310,15 @@ const renderProgress = () => {
   }
 }
 
+// What a pull replaced on disk (--overwrite-local), path by path.
+const logOverwritten = (folder: string, local: PullError.Edits) =>
+  Effect.forEach([
+    ...local.modified.map((path) => `  ! ${path} (edited here, replaced)`),
+    ...local.missing.map((path) => `  ! ${path} (deleted here, restored)`),
+    ...local.added.map((path) => `  ! ${path} (added here, removed)`),
+    ...(local.truncated ? [`  ! ${folder} (held more than the pull wrote; all of it replaced)`] : [])
+  ], (line) => Console.log(line), { discard: true })
+
 const pull = Command.make("pull", {
   ...common,
   all: Flag.Boolean("all").pipe(Flag.withDescription("Pull every listed skill"), Flag.withDefault(false)),
@@ -319,6 +329,16 @@ const pull = Command.make("pull", {
   ),
   acceptSigner: Flag.Boolean("accept-signer").pipe(
     Flag.withDescription("With --trust: accept a skill signed by another trusted key than the lock file records"),
+    Flag.withDefault(false)
+  ),
+  overwriteLocal: Flag.Boolean("overwrite-local").pipe(
+    Flag.withDescription(
+      "Replace installed files edited, deleted or added since they were pulled with the verified source (by default such a pull fails naming them)"
+    ),
+    Flag.withDefault(false)
+  ),
+  prune: Flag.Boolean("prune").pipe(
+    Flag.withDescription("With --all: remove the skills the server no longer serves, folder and lock file record"),
     Flag.withDefault(false)
   )
 }, (input) =>
@@ -333,6 +353,8 @@ const pull = Command.make("pull", {
         all: input.all,
         acceptChanges: input.acceptChanges,
         acceptSigner: input.acceptSigner,
+        overwriteLocal: input.overwriteLocal,
+        prune: input.prune,
         onProgress: renderProgress()
       })
       for (const outcome of summary.skills) {
@@ -345,12 +367,23 @@ const pull = Command.make("pull", {
             for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
             for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
             for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
+            yield* logOverwritten(outcome.path, outcome.local)
+            break
+          case "Restored":
+            yield* Console.log(`restored ${outcome.uri} -> ${outcome.path} (${sizes(outcome.files, outcome.bytes)})`)
+            yield* logOverwritten(outcome.path, outcome.local)
             break
           case "Unchanged":
             yield* Console.log(`unchanged ${outcome.uri}`)
             break
           case "Nested":
             yield* Console.log(`nested ${outcome.uri} -> ${outcome.path} (inside ${outcome.within})`)
+            break
+          case "Gone":
+            yield* Console.log(`gone ${outcome.uri}: no longer served; ${outcome.path} kept (--prune removes it)`)
+            break
+          case "Pruned":
+            yield* Console.log(`pruned ${outcome.uri}: no longer served; ${outcome.path} removed`)
             break
         }
       }
