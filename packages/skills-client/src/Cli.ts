@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as ByteSize from "effect/ByteSize"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -49,6 +50,16 @@ const common = {
     ),
     Flag.optional
   ),
+  cacheMaxSize: Flag.String("cache-max-size").pipe(
+    Flag.withDescription(
+      "The most the cache keeps, e.g. 512MiB or 2GiB (default 256MiB with --cache, 64MiB in memory); the least recently used files go first"
+    ),
+    Flag.filterMap(
+      (value) => Option.filter(ByteSize.fromString(value), (size) => !ByteSize.isZero(size)),
+      () => "a positive size with a unit, such as 256MiB, 2GiB or 100000B"
+    ),
+    Flag.optional
+  ),
   allowDynamic: Flag.Boolean("allow-dynamic").pipe(
     Flag.withDescription("Load \"dynamic\" skills, which carry no digests and cannot be verified"),
     Flag.withDefault(false)
@@ -75,6 +86,7 @@ interface Common {
   readonly protocol: SkillsClient.ProtocolChoice
   readonly header: ReadonlyArray<string>
   readonly cache: Option.Option<string>
+  readonly cacheMaxSize: Option.Option<ByteSize.ByteSize>
   readonly allowDynamic: boolean
   readonly trust: ReadonlyArray<string>
   readonly trustUnsigned: ReadonlyArray<string>
@@ -136,7 +148,8 @@ const trustOf = (input: Common): Verification.Trust | undefined => {
 /** The client layer of a target and the arguments after it. */
 const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
-  const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value) : SkillCache.layerMemory()
+  const bound = { maxBytes: Option.getOrUndefined(input.cacheMaxSize) }
+  const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value, bound) : SkillCache.layerMemory(bound)
   const trust = trustOf(input)
   const options = {
     timeout: `${input.timeout} seconds` as const,
