@@ -396,7 +396,7 @@ const pull = Command.make("pull", {
             yield* Console.log(`gone ${outcome.uri}: no longer served; ${outcome.path} kept (--prune removes it)`)
             break
           case "Pruned":
-            yield* Console.log(`pruned ${outcome.uri}: no longer served; ${outcome.path} removed`)
+            yield* Console.log(`pruned ${outcome.uri}: no longer served; its files under ${outcome.path} removed`)
             break
         }
       }

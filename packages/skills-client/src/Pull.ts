@@ -38,13 +38,14 @@ export const readLock: (dir: string) => Effect.Effect<Lock, Error, FileSystem.Fi
 export const recover: (dir: string) => Effect.Effect<void, Error, FileSystem.FileSystem> = Journal.recover
 
 /**
- * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
+ * Step 1: the entries to pull. A broken listing fails here, before anything is read or written,
+ * and so does `prune` without `all`.
  *
  * @since 0.1.0
  */
 export const select: (
   client: SkillsClient.Service,
-  options: Pick<Options, "uris" | "all">
+  options: Pick<Options, "uris" | "all" | "prune">
 ) => Effect.Effect<ReadonlyArray<Skill.Skill>, PullError> = Planning.select
 
 /**

@@ -81,8 +81,11 @@ const describeDiff = (diff: Diff) =>
 
 export const select = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
-  options: Pick<Choices, "uris" | "all">
+  options: Pick<Choices, "uris" | "all" | "prune">
 ): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
+  if (options.prune === true && options.all !== true) {
+    return yield* new PullError({ check: "usage", detail: "--prune needs --all: only a pull of every listed skill knows which skills are gone" })
+  }
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
   const selected: Array<Skill.Skill> = []
   if (options.all === true) {
@@ -116,9 +119,6 @@ export const plan = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const prune = options.prune === true
-  if (prune && options.all !== true) {
-    return yield* new PullError({ check: "usage", detail: "prune needs all: only a pull of every listed skill knows which are gone" })
-  }
   yield* recover(into)
   const lock = yield* readLock(into)
   // This server's skills in the lock file, by URI (the first record of each, as a search finds).
@@ -232,7 +232,8 @@ export const plan = Effect.fnUntraced(function*(
     steps.push({ skill, folder, action, previous, signer, local })
   }
   // With every listed skill selected, a skill pulled from this server before and listed no more
-  // is gone once `skills/get` says so too (an unlisted skill may still be served, R30).
+  // is gone once `skills/get` says so too (an unlisted skill may still be served, R30); `select`
+  // refused prune without all.
   const gone: Array<LockSkill> = []
   if (options.all === true) {
     for (const record of pulled.values()) {
