@@ -21,7 +21,8 @@ import { Recency } from "./internal/recency.js"
 /**
  * What a cached file is identified by. `server` is the host-assigned label of the origin
  * (a URL or command line), never the self-reported `serverInfo` (R144); `size` is the size the
- * entry gives it, so a stored file of another size is a miss before it is read.
+ * entry gives it, so a stored file larger than that is a miss before it is read (a smaller one
+ * is read, and `SkillsClient` then reports an entry whose size contradicts its digest).
  *
  * @since 0.1.0
  */
@@ -96,7 +97,7 @@ export const SkillCache: Context.Reference<Store> = Context.Reference<Store>("@m
 const hex = (s: string) => createHash("sha256").update(s).digest("hex")
 
 const verified = (key: Key, entry: Entry | undefined): Entry | undefined =>
-  entry !== undefined && entry.bytes.byteLength === key.size && Digest.make(entry.bytes) === key.digest ? entry : undefined
+  entry !== undefined && entry.bytes.byteLength <= key.size && Digest.make(entry.bytes) === key.digest ? entry : undefined
 
 /**
  * An in-memory store holding at most `maxBytes` (default {@link defaultMaxMemoryBytes}), dropping
@@ -172,7 +173,7 @@ const StaleTempMillis = 60_000
  * outlives the process; the store reads the folder once, at its first write (a read needs no
  * index), and keeps its index in step with every read and write after that. Processes sharing
  * one folder each keep the bound over what they know of. A cache file is read only when it is a
- * regular file of the size its key names: a link is never followed, a FIFO never waited on, an
+ * regular file no larger than its key names: a link is never followed, a FIFO never waited on, an
  * oversized file never read; each is a miss.
  *
  * @since 0.1.0
@@ -225,7 +226,7 @@ export const disk = (directory: string, options: Options = {}): Store => {
         const path = pathOf(name)
         const found = yield* Effect.promise(async () => {
           if (!(await ownFolders(name))) return undefined
-          const bytes = await readRegular(path, (size) => size === key.size)
+          const bytes = await readRegular(path, (size) => size <= key.size)
           if (bytes === undefined) return undefined
           const type = await readRegular(`${path}.type`, (size) => size <= MaxMimeTypeBytes)
           const mimeType = type === undefined || type.byteLength === 0 ? undefined : new TextDecoder().decode(type)

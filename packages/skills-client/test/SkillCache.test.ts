@@ -1,7 +1,7 @@
 /**
  * The cache stores are bounded: past `maxBytes` the least recently used files go first, in memory
  * and on disk, where recency outlives the process. A disk entry is read only when it is a regular
- * file of the size its key names: a FIFO, a link (to a file with the right bytes, or to
+ * file no larger than its key names: a FIFO, a link (to a file with the right bytes, or to
  * /dev/zero), a linked folder or an oversized file is a miss, never followed, waited on or read.
  */
 import { assert, describe, it } from "@effect/vitest"
