@@ -185,9 +185,12 @@ export interface Options extends Planning.Choices {
  *
  * All or nothing: nothing below the target moves before every selected skill verified, and a
  * failure while committing undoes the renames already done, so the target and
- * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. Only a
- * killed process can leave a commit half done, and then the lock file still describes the previous
- * pull.
+ * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. A killed
+ * process leaves its journal, and the next pull undoes or finishes that commit first ({@link recover}).
+ *
+ * Nothing changed on disk since the last pull is overwritten unnoticed: a file edited, deleted or
+ * added below an installed skill fails the pull with `LocalChanges` unless `overwriteLocal`, and a
+ * skill the lock file pins to a signer changes only under `trust` (`SignerMismatch`).
  *
  * A pull never writes through a symbolic link: every path component below the target is checked
  * with `lstat` in the plan and again just before the commit, a link anywhere on the way, at a skill
