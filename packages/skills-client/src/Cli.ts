@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as ByteSize from "effect/ByteSize"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -20,6 +21,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
 import * as Pull from "./Pull.js"
+import type * as PullError from "./PullError.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import * as Verification from "./Verification.js"
@@ -45,6 +47,16 @@ const common = {
   cache: Flag.String("cache").pipe(
     Flag.withDescription(
       "Keep verified files in this folder (private to you, outside any skills folder) and reuse them (default: in memory, for this run only)"
+    ),
+    Flag.optional
+  ),
+  cacheMaxSize: Flag.String("cache-max-size").pipe(
+    Flag.withDescription(
+      "The most the cache keeps, e.g. 512MiB or 2GiB (default 256MiB with --cache, 64MiB in memory); the least recently used files go first"
+    ),
+    Flag.filterMap(
+      (value) => Option.filter(ByteSize.fromString(value), (size) => !ByteSize.isZero(size)),
+      () => "a positive size with a unit, such as 256MiB, 2GiB or 100000B"
     ),
     Flag.optional
   ),
@@ -74,6 +86,7 @@ interface Common {
   readonly protocol: SkillsClient.ProtocolChoice
   readonly header: ReadonlyArray<string>
   readonly cache: Option.Option<string>
+  readonly cacheMaxSize: Option.Option<ByteSize.ByteSize>
   readonly allowDynamic: boolean
   readonly trust: ReadonlyArray<string>
   readonly trustUnsigned: ReadonlyArray<string>
@@ -135,7 +148,8 @@ const trustOf = (input: Common): Verification.Trust | undefined => {
 /** The client layer of a target and the arguments after it. */
 const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
-  const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value) : SkillCache.layerMemory()
+  const bound = { maxBytes: Option.getOrUndefined(input.cacheMaxSize) }
+  const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value, bound) : SkillCache.layerMemory(bound)
   const trust = trustOf(input)
   const options = {
     timeout: `${input.timeout} seconds` as const,
@@ -309,6 +323,15 @@ const renderProgress = () => {
   }
 }
 
+// What a pull replaced on disk (--overwrite-local), path by path.
+const logOverwritten = (folder: string, local: PullError.Edits) =>
+  Effect.forEach([
+    ...local.modified.map((path) => `  ! ${path} (edited here, replaced)`),
+    ...local.missing.map((path) => `  ! ${path} (deleted here, restored)`),
+    ...local.added.map((path) => `  ! ${path} (added here, removed)`),
+    ...(local.truncated ? [`  ! ${folder} (held more than the pull wrote; all of it replaced)`] : [])
+  ], (line) => Console.log(line), { discard: true })
+
 const pull = Command.make("pull", {
   ...common,
   all: Flag.Boolean("all").pipe(Flag.withDescription("Pull every listed skill"), Flag.withDefault(false)),
@@ -319,6 +342,16 @@ const pull = Command.make("pull", {
   ),
   acceptSigner: Flag.Boolean("accept-signer").pipe(
     Flag.withDescription("With --trust: accept a skill signed by another trusted key than the lock file records"),
+    Flag.withDefault(false)
+  ),
+  overwriteLocal: Flag.Boolean("overwrite-local").pipe(
+    Flag.withDescription(
+      "Replace installed files edited, deleted or added since they were pulled with the verified source (by default such a pull fails naming them)"
+    ),
+    Flag.withDefault(false)
+  ),
+  prune: Flag.Boolean("prune").pipe(
+    Flag.withDescription("With --all: remove the skills the server no longer serves, folder and lock file record"),
     Flag.withDefault(false)
   )
 }, (input) =>
@@ -333,6 +366,8 @@ const pull = Command.make("pull", {
         all: input.all,
         acceptChanges: input.acceptChanges,
         acceptSigner: input.acceptSigner,
+        overwriteLocal: input.overwriteLocal,
+        prune: input.prune,
         onProgress: renderProgress()
       })
       for (const outcome of summary.skills) {
@@ -345,12 +380,23 @@ const pull = Command.make("pull", {
             for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
             for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
             for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
+            yield* logOverwritten(outcome.path, outcome.local)
+            break
+          case "Restored":
+            yield* Console.log(`restored ${outcome.uri} -> ${outcome.path} (${sizes(outcome.files, outcome.bytes)})`)
+            yield* logOverwritten(outcome.path, outcome.local)
             break
           case "Unchanged":
             yield* Console.log(`unchanged ${outcome.uri}`)
             break
           case "Nested":
             yield* Console.log(`nested ${outcome.uri} -> ${outcome.path} (inside ${outcome.within})`)
+            break
+          case "Gone":
+            yield* Console.log(`gone ${outcome.uri}: no longer served; ${outcome.path} kept (--prune removes it)`)
+            break
+          case "Pruned":
+            yield* Console.log(`pruned ${outcome.uri}: no longer served; its files under ${outcome.path} removed`)
             break
         }
       }

@@ -392,7 +392,7 @@ const makeWith = Effect.fnUntraced(function*(
       isSkillMd ? Effect.fromResult(Verification.checkFrontmatter(skill, bytes)) : Effect.succeed(undefined)
 
     if (resource !== undefined) {
-      const cached = yield* cache.get({ server, uri, digest: resource.digest })
+      const cached = yield* cache.get({ server, uri, digest: resource.digest, size: resource.size })
       if (cached !== undefined) {
         // A hit matches the digest it is stored under (the store hashed it); the entry's size must
         // agree with it too, as after a network read (an entry contradicting itself is not cured
@@ -416,7 +416,7 @@ const makeWith = Effect.fnUntraced(function*(
       dynamicBudget.set(skill.uri, used)
     }
     const parsed = yield* document(bytes)
-    if (resource !== undefined) yield* cache.set({ server, uri, digest: resource.digest }, { bytes, mimeType })
+    if (resource !== undefined) yield* cache.set({ server, uri, digest: resource.digest, size: resource.size }, { bytes, mimeType })
     const file: VerifiedFile = { skill: skill.uri, uri, mimeType, bytes, digest: resource?.digest, verified: resource !== undefined }
     return { skill, file, document: parsed }
   })

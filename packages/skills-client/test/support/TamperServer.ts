@@ -63,6 +63,8 @@ export interface Tamper {
   hang?: ReadonlyArray<string>
   /** The skill is served but absent from skills/list (R29/R30). */
   unlisted?: boolean
+  /** The skill is served no more: absent from skills/list, and skills/get answers -32602. */
+  gone?: boolean
   /** Answer reads of this uri with the file plus an item no manifest lists. */
   appendItem?: string
   /** The `ttlMs` of 2026-07-28 list and get results (default 300000). */
@@ -206,7 +208,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
           const n = typeof cursor === "string" ? Number(cursor) : 0
           return { result: { ...cache, skills: [], nextCursor: String(n + 1) } }
         }
-        const skills: Array<unknown> = tamper.unlisted === true ? [] : [entry()]
+        const skills: Array<unknown> = tamper.unlisted === true || tamper.gone === true ? [] : [entry()]
         if (tamper.invalidEntry === true) {
           skills.unshift({ uri: "skill://broken/SKILL.md", frontmatter: { name: "broken", description: "no manifest" } })
         }
@@ -215,7 +217,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         return { error: { code: -32602, message: "Unknown or expired cursor" } }
       }
       case "skills/get": {
-        if (params.uri === SkillUri) {
+        if (params.uri === SkillUri && tamper.gone !== true) {
           return { result: { ...cache, skill: tamper.wrongUri === "get" ? { ...entry(), uri: "skill://other/SKILL.md" } : entry() } }
         }
         return { error: { code: -32602, message: `no skill is served at ${String(params.uri)}` } }
