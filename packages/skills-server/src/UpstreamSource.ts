@@ -184,6 +184,24 @@ export interface Upstreams {
 
 const segmentsOf = (prefix: string) => prefix.split("/").filter((segment) => segment.length > 0)
 
+/**
+ * Checks upstreams as `make` does, before anything starts (a command line's options): each one's
+ * prefix segments, or the first problem found.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const validate = (upstreams: ReadonlyArray<Upstream>): Result.Result<ReadonlyArray<ReadonlyArray<string>>, UpstreamError> => {
+  const names = new Set<string>()
+  const prefixes: Array<ReadonlyArray<string>> = []
+  for (const upstream of upstreams) {
+    const checked = check(upstream, names)
+    if (Result.isFailure(checked)) return Result.fail(checked.failure)
+    prefixes.push(checked.success)
+  }
+  return Result.succeed(prefixes)
+}
+
 const check = (upstream: Upstream, names: Set<string>): Result.Result<ReadonlyArray<string>, UpstreamError> => {
   const fail = (reason: string) => Result.fail(new UpstreamError({ upstream: upstream.prefix, reason }))
   const segments = segmentsOf(upstream.prefix)
@@ -221,9 +239,7 @@ export const make = (
   options: Options = {}
 ): Effect.Effect<Upstreams, UpstreamError, Scope.Scope | HttpClient.HttpClient | ChildProcessSpawner.ChildProcessSpawner> =>
   Effect.gen(function*() {
-    const names = new Set<string>()
-    const prefixes: Array<ReadonlyArray<string>> = []
-    for (const upstream of upstreams) prefixes.push(yield* Effect.fromResult(check(upstream, names)))
+    const prefixes = yield* Effect.fromResult(validate(upstreams))
     const limits: Limits.Limits = { ...Limits.defaults, ...options.limits }
     const duration = (input: Duration.Input | undefined, fallback: Duration.Input) => Duration.fromInputUnsafe(input ?? fallback)
     const registry = yield* Deferred.make<SkillRegistry.SkillRegistry["Service"]>()

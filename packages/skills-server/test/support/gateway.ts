@@ -11,7 +11,6 @@ import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import type * as Scope from "effect/Scope"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
@@ -26,9 +25,9 @@ const enc = new TextEncoder()
 
 /** The official SDK upstream's folder: text, binary, nested folders, a space in a name. */
 export const sdkFixture: ReadonlyArray<readonly [string, Uint8Array]> = [
-  ["pdf-processing/SKILL.md", enc.encode("---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\n---\n\n# PDF processing\n")],
-  ["pdf-processing/references/FORMS.md", enc.encode("# Forms\n")],
-  ["pdf-processing/references/my notes.md", enc.encode("Notes with a space in the name.\n")],
+  ["form-filling/SKILL.md", enc.encode("---\nname: form-filling\ndescription: Fill PDF forms\n---\n\n# Form filling\n")],
+  ["form-filling/references/FORMS.md", enc.encode("# Forms\n")],
+  ["form-filling/references/my notes.md", enc.encode("Notes with a space in the name.\n")],
   [
     "release-notes/SKILL.md",
     enc.encode("---\nname: release-notes\ndescription: \"Write release notes: summary first\"\nlicense: MIT\nmetadata:\n  owner: docs\n---\n\nRead `guide/STYLE.md`.\n")
@@ -148,13 +147,13 @@ export const withClient = <A, E>(
   url: string,
   f: (client: SkillsClient.Service) => Effect.Effect<A, E>,
   options: Omit<Parameters<typeof SkillsClient.layerHttp>[0], "url"> = {}
-): Effect.Effect<A, E | unknown, Scope.Scope> =>
+): Effect.Effect<A, E | unknown> =>
   SkillsClient.SkillsClient.use(f).pipe(
     Effect.provide(SkillsClient.layerHttp({ url, ...options }).pipe(Layer.provide([FetchHttpClient.layer, SkillCache.layerMemory()])))
   )
 
 /** Polls `check` on real time until it gives a value (a generous bound). */
-export const eventually = <A>(what: string, check: Effect.Effect<A | undefined, unknown>) =>
+export const eventually = <A, R>(what: string, check: Effect.Effect<A | undefined, unknown, R>) =>
   Effect.gen(function*() {
     for (let i = 0; i < 300; i++) {
       const value = yield* check
