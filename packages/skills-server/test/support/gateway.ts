@@ -104,10 +104,13 @@ export const officialUpstream = (dir: string) =>
   )
 
 /** Our server over HTTP with `skills`: its URL and its registry (to add, change and remove skills). */
-export const ourUpstream = (skills: ReadonlyArray<Skill.Definition>) =>
+export const ourUpstream = (
+  skills: ReadonlyArray<Skill.Definition>,
+  options: { readonly cacheHint?: SkillsServer.CacheHint | undefined } = {}
+) =>
   Effect.gen(function*() {
     const registry = yield* Deferred.make<SkillRegistry.SkillRegistry["Service"]>()
-    const Skills = SkillsServer.layer({ skills })
+    const Skills = SkillsServer.layer({ skills, cacheHint: options.cacheHint })
     const Capture = Layer.effectDiscard(Effect.gen(function*() {
       yield* Deferred.succeed(registry, yield* SkillRegistry.SkillRegistry)
     })).pipe(Layer.provide(Skills))
