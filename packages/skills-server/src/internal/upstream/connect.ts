@@ -96,12 +96,15 @@ export const connect = (
     return {
       client,
       // Over stdio the connection is the channel: ask for notifications on it, then hear them.
+      // (A 2026-07-28 listen is acknowledged; a 2025-11-25 connection has been heard since it opened.)
       signals: (uris) =>
-        Stream.unwrap(Effect.as(
+        Stream.unwrap(
           client.protocolVersion === "2026-07-28"
-            ? tap.write(Listen.listenRequest(`${StdioIds}-listen`, uris))
-            : Effect.forEach(Listen.subscribeRequests(`${StdioIds}-subscribe`, uris), tap.write, { discard: true }),
-          Stream.fromQueue(tap.signals)
-        ))
+            ? Effect.as(tap.write(Listen.listenRequest(`${StdioIds}-listen`, uris)), Stream.fromQueue(tap.signals))
+            : Effect.as(
+              Effect.forEach(Listen.subscribeRequests(`${StdioIds}-subscribe`, uris), tap.write, { discard: true }),
+              Stream.concat(Stream.succeed<Listen.Signal>({ _tag: "Opened" }), Stream.fromQueue(tap.signals))
+            )
+        )
     } satisfies Connection
   })

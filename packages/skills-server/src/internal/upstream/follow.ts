@@ -290,8 +290,9 @@ export const make = (
     const delay = (attempt: number, bounds: Settings["backoff"]) =>
       Duration.min(bounds.cap, Duration.times(bounds.base, 2 ** Math.min(attempt, 20)))
 
-    // Notifications of one connection, opened again (with backoff) when they break; each one,
-    // and each break (the upstream may be gone), wakes the look.
+    // Notifications of one connection, opened again (with backoff) when they break; each one, its
+    // opening (a change made before it opened was told to nobody) and each break (the upstream
+    // may be gone) wakes the look.
     const hear = (connection: Connection, wake: Queue.Queue<void>) =>
       Effect.gen(function*() {
         for (let attempt = 0;; attempt++) {

@@ -19,8 +19,14 @@ import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Stream from "effect/Stream"
 import { Extension } from "@mcp-skills/core"
 
-/** What a notification says: the listing may have changed, or one resource did. */
-export type Signal = { readonly _tag: "ListChanged" } | { readonly _tag: "Updated"; readonly uri: string }
+/**
+ * What a notification says: the listing may have changed, or one resource did; or the channel is
+ * open (acknowledged), so what changed before it opened must be looked for once.
+ */
+export type Signal =
+  | { readonly _tag: "Opened" }
+  | { readonly _tag: "ListChanged" }
+  | { readonly _tag: "Updated"; readonly uri: string }
 
 /** The channel broke (`unsupported`: the upstream offers none, so only `ttlMs` re-checks remain). */
 export class ChannelError extends Error {
@@ -45,6 +51,7 @@ const Capabilities = { extensions: { [Extension.ExtensionId]: {} } }
 export const signalOf = (message: unknown): Signal | undefined => {
   if (typeof message !== "object" || message === null || "id" in message) return undefined
   const { method, params } = message as { readonly method?: unknown; readonly params?: unknown }
+  if (method === "notifications/subscriptions/acknowledged") return { _tag: "Opened" }
   if (method === "notifications/resources/list_changed") return { _tag: "ListChanged" }
   if (method !== "notifications/resources/updated" || typeof params !== "object" || params === null) return undefined
   const uri = (params as { readonly uri?: unknown }).uri
@@ -191,5 +198,5 @@ export const session2025 = (options: HttpOptions): Stream.Stream<Signal, Channel
     for (const request of subscribeRequests("mcp-skills-gateway-subscribe", options.uris)) {
       yield* Effect.scoped(Effect.flatMap(send(client, post(options, session, request)), firstMessage)).pipe(Effect.ignore)
     }
-    return events(stream)
+    return Stream.concat(Stream.succeed<Signal>({ _tag: "Opened" }), events(stream))
   }))

@@ -73,7 +73,7 @@ export const make = (
         yield* Stream.fromQueue(merged).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
         input = merged
         const read = lineReader((line) => {
-          if (!line.includes("notifications/resources/")) return
+          if (!line.includes("notifications/")) return
           let message: unknown
           try {
             message = JSON.parse(line)
