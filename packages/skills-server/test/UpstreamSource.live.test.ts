@@ -7,7 +7,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Skill, UpstreamSource } from "../src/index.js"
-import { eventually, folder, gateway, officialUpstream, ourUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
+import { eventually, folder, gateway, hearing, officialUpstream, ourUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
 import { listenEvents } from "./support/session.js"
 
 const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
@@ -34,10 +34,11 @@ describe("UpstreamSource live", () => {
     it.live(`an upstream adds, changes and removes a skill and the gateway's listeners hear each (${revision} upstream notifications)`, () =>
       Effect.gen(function*() {
         const upstream = yield* ourUpstream([base])
-        const { url } = yield* gateway(
+        const { url, upstreams } = yield* gateway(
           [{ prefix: "up", transport: UpstreamSource.http(upstream.url), protocolVersion: revision }],
           { recheck: { min: "1 hour", max: "1 hour" } }
         )
+        yield* hearing(upstreams)
         const events = yield* listenEvents(url, {}, { resourcesListChanged: true })
         const heard = (count: number) => eventually(`${count} list_changed`, Effect.sync(() =>
           events().filter((event) => event.method === ListChanged).length >= count ? true : undefined))

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { Skill, UpstreamSource } from "../src/index.js"
-import { eventually, gateway, ourUpstream, platform, withClient } from "./support/gateway.js"
+import { eventually, gateway, hearing, ourUpstream, platform, withClient } from "./support/gateway.js"
 
 const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
 
@@ -40,11 +40,12 @@ describe("UpstreamSource namespaces", () => {
     Effect.gen(function*() {
       const upstream = yield* ourUpstream([skill("notes", "From the upstream")])
       const lines: Array<string> = []
-      const { url, registry } = yield* gateway([{ prefix: "team", transport: UpstreamSource.http(upstream.url) }], {
+      const { url, registry, upstreams } = yield* gateway([{ prefix: "team", transport: UpstreamSource.http(upstream.url) }], {
         local: [skill("team/late", "Local")],
         recheck: { min: "1 hour", max: "1 hour" },
         log: (line) => Effect.sync(() => lines.push(line))
       })
+      yield* hearing(upstreams)
       yield* upstream.registry.upsert([skill("late", "From the upstream, late"), skill("fresh", "New")])
       yield* eventually("fresh", Effect.map(registry.snapshot, (snapshot) => snapshot.byUri.has("skill://team/fresh/SKILL.md") ? true : undefined))
       assert.isTrue(lines.some((line) => /not serving skill:\/\/late\/SKILL\.md: a local skill is served at the same URI/.test(line)), lines.join("\n"))

@@ -13,7 +13,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { Skill, UpstreamSource } from "../src/index.js"
 import { node, repoRoot } from "./support/cli-server.js"
-import { eventually, folder, gateway, officialUpstream, ourUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
+import { eventually, folder, gateway, hearing, officialUpstream, ourUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
 import { makeKey, signed } from "./support/signing.js"
 import * as TamperProxy from "./support/tamperProxy.js"
 
@@ -61,6 +61,7 @@ describe("UpstreamSource against a tampering proxy", () => {
       assert.isTrue(lines.some((line) => /not serving skill:\/\/beta\/SKILL\.md: .*digest/i.test(line)), lines.join("\n"))
 
       // A new version of alpha, tampered on its way: the verified v1 stays served.
+      yield* hearing(upstreams)
       proxy.tamper = { _tag: "Bytes", uri: "skill://alpha/guide.md" }
       yield* upstream.registry.upsert([skill("alpha", "alpha v2\n")])
       yield* logged(lines, /not serving skill:\/\/alpha\/SKILL\.md: .*still serving its previous verified version/)

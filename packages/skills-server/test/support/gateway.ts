@@ -165,3 +165,8 @@ export const eventually = <A, R>(what: string, check: Effect.Effect<A | undefine
     }
     return yield* Effect.die(new Error(`timed out waiting for ${what}`))
   })
+
+/** Waits until the gateway hears every upstream's notifications, so a change made now is told. */
+export const hearing = (upstreams: UpstreamSource.Upstreams) =>
+  eventually("every upstream's notifications", Effect.map(upstreams.status, (all) =>
+    all.every((status) => status.notifications === "open") ? true : undefined))

@@ -75,6 +75,11 @@ export interface Status {
   /** Why it is unreachable, while it is. */
   readonly problem: string | undefined
   readonly skills: number
+  /**
+   * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
+   * re-checks), or not heard right now (`closed`).
+   */
+  readonly notifications: "open" | "unsupported" | "closed"
 }
 
 // At most this many skills of one upstream are verified at once.
@@ -117,6 +122,7 @@ export const make = (
     let files = new Map<string, Verify.HeldFile>()
     let current: SkillsClient.Service | undefined
     let problem: string | undefined
+    let notifications: Status["notifications"] = "closed"
     // The scheme of the upstream's URIs (get-only skills are asked for under it).
     let scheme = "skill"
     // What was last said of each refused entry: said and counted once per version and reason.
@@ -298,13 +304,22 @@ export const make = (
         for (let attempt = 0;; attempt++) {
           const uris = [...held.values()].filter((skill) => skill.listed).map((skill) => skill.entry.uri)
           const exit = yield* connection.signals(uris).pipe(
-            Stream.runForEach(() => Effect.asVoid(Queue.offer(wake, undefined))),
+            Stream.runForEach((signal) =>
+              Effect.suspend(() => {
+                if (signal._tag === "Opened") notifications = "open"
+                return Effect.asVoid(Queue.offer(wake, undefined))
+              })
+            ),
             Effect.exit
           )
+          notifications = "closed"
           yield* Queue.offer(wake, undefined)
           if (Exit.isFailure(exit)) {
             const error = Cause.squash(exit.cause) as ChannelError
-            if (error.unsupported === true) return yield* Effect.logDebug(`upstream ${name} sends no notifications (${error.message})`)
+            if (error.unsupported === true) {
+              notifications = "unsupported"
+              return yield* Effect.logDebug(`upstream ${name} sends no notifications (${error.message})`)
+            }
           }
           yield* Effect.sleep(delay(attempt, settings.backoff))
         }
@@ -317,7 +332,12 @@ export const make = (
         return file?.digest === digest ? file : undefined
       })
       current = connection.client
-      yield* Effect.addFinalizer(() => Effect.sync(() => (current = undefined)))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          current = undefined
+          notifications = "closed"
+        })
+      )
       let hint = yield* look(connection.client)
       yield* Deferred.succeed(started, undefined)
       if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${held.size} verified skills`)
@@ -360,6 +380,12 @@ export const make = (
       definitions: Effect.sync(() => [...held.values()].map((skill) => skill.definition)),
       started: Deferred.await(started),
       resolve,
-      status: Effect.sync(() => ({ name, reachable: current !== undefined && problem === undefined, problem, skills: held.size }))
+      status: Effect.sync(() => ({
+        name,
+        reachable: current !== undefined && problem === undefined,
+        problem,
+        skills: held.size,
+        notifications
+      }))
     }
   })
