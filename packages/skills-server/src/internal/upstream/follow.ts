@@ -163,11 +163,11 @@ export const make = (
     const commit = (next: Map<string, Verify.Held>) =>
       Effect.gen(function*() {
         if (yield* Deferred.isDone(started)) yield* settings.intake.withPermits(1)(Effect.gen(function*() {
-          const target = yield* Deferred.await(registry)
+          const target = Deferred.await(registry)
           const owned = new Set([...held.values()].map((skill) => skill.key))
           const fresh = [...next.values()].filter((skill) => !owned.has(skill.key))
           if (fresh.length > 0) {
-            const snapshot = yield* target.snapshot
+            const snapshot = yield* (yield* target).snapshot
             const problems = Namespace.clashes(
               fresh.map((skill) => ({ uri: skill.key, origin: name })),
               snapshot.skills.map((skill) => ({ uri: skill.uri, origin: Namespace.originOfEntry(skill) }))
@@ -182,8 +182,9 @@ export const make = (
           const remove = [...held.values()].filter((skill) => !keys.has(skill.key)).map((skill) => skill.key)
           const upsert = [...next.values()].filter((skill) => held.get(skill.entry.uri) !== skill).map((skill) => skill.definition)
           if (remove.length + upsert.length > 0) {
-            const whole = yield* Effect.exit(target.update({ upsert, remove }))
-            if (Exit.isFailure(whole)) yield* oneByOne(target, next, remove)
+            const registry = yield* target
+            const whole = yield* Effect.exit(registry.update({ upsert, remove }))
+            if (Exit.isFailure(whole)) yield* oneByOne(registry, next, remove)
           }
         }))
         held = next
