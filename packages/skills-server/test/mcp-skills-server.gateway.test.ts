@@ -7,14 +7,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { execFile } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { examples, httpServer, repoRoot, spawnBin, stop, waitFor } from "./support/cli-server.js"
+import { conformance, expectStrictPass } from "./support/conformance.js"
 import { eventually, folder, officialUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
-
-const script = Path.join(repoRoot, "scripts/conformance.sh")
 
 // `mcp-skills-server serve ARGS` on a free loopback port for the scope: the running process and its URL.
 const serve = (args: ReadonlyArray<string>) =>
@@ -25,15 +23,6 @@ const serve = (args: ReadonlyArray<string>) =>
       return { running, url: url as string }
     }),
     ({ running }) => Effect.promise(() => stop(running))
-  )
-
-const conformance = (url: string) =>
-  Effect.promise(() =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const out = Fs.mkdtempSync(Path.join(Os.tmpdir(), "gateway-conformance-"))
-      execFile("bash", [script, "--out", out, url], { cwd: repoRoot, timeout: 240_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
-    })
   )
 
 const listed = (url: string) =>
@@ -51,10 +40,7 @@ describe("mcp-skills-server serve --upstream", () => {
       const ours = yield* httpServer(examples)
       const sdk = yield* officialUpstream(yield* folder(sdkFixture))
       const gateway = yield* serve(["--upstream", `ours=${ours.url}`, "--upstream", `vendor/sdk=${sdk.url}`])
-      const result = yield* conformance(gateway.url)
-      const report = `${result.stdout}\n${result.stderr}`
-      assert.strictEqual(result.code, 0, report)
-      assert.match(result.stdout, /^conformance: 6 passed, 0 failed$/m)
+      expectStrictPass(yield* conformance([gateway.url]))
       assert.strictEqual((yield* listed(gateway.url)).length, 8)
     }).pipe(Effect.provide(platform)), { timeout: 300_000 })
 
