@@ -9,7 +9,7 @@
  *
  * @internal
  */
-import { Signing, type CacheHint, type Skill as CoreSkill, type SkillUri } from "@mcp-skills/core"
+import type { CacheHint, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
 import type { SkillsClient } from "@mcp-skills/client"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -18,6 +18,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
@@ -88,8 +89,6 @@ const SkillConcurrency = 4
 // Get-only skills resolved at once per upstream (any caller can ask for any URI).
 const ResolveConcurrency = 2
 
-const canonical = (entry: CoreSkill.Skill) => Signing.canonicalize(entry as never)
-
 const sameHint = (a: CacheHint.CacheHint, b: CacheHint.CacheHint) => a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope
 
 const describeCause = (cause: Cause.Cause<unknown>): string => {
@@ -146,7 +145,7 @@ export const make = (
 
     const refuse = (refusal: Verify.Refusal, entry?: CoreSkill.Skill) =>
       Effect.gen(function*() {
-        const said = `${entry === undefined ? "" : canonical(entry)} ${refusal.reason}`
+        const said = `${entry === undefined ? "" : Verify.canonical(entry)} ${refusal.reason}`
         if (reported.get(refusal.uri) === said) return
         reported.set(refusal.uri, said)
         const previous = held.get(refusal.uri)
@@ -216,7 +215,7 @@ export const make = (
           const previous = held.get(want.entry.uri)
           if (
             previous !== undefined && previous.listed === want.listed && sameHint(previous.hint, want.hint) &&
-            canonical(previous.entry) === canonical(want.entry)
+            previous.canonical === Verify.canonical(want.entry)
           ) next.set(want.entry.uri, previous)
           else changed.push(want)
         }
@@ -259,12 +258,20 @@ export const make = (
         const wanted: Array<Wanted> = listing.skills.map((entry) => ({ entry, hint: listing.cacheHint, listed: true }))
         for (const skill of held.values()) {
           if (skill.listed || listed.has(skill.entry.uri)) continue
-          const got = yield* client.getSkill(skill.entry.uri).pipe(
-            Effect.map(Option.some),
-            Effect.catchTag("SkillNotFound", () => Effect.succeedNone)
-          )
-          if (Option.isSome(got)) wanted.push({ entry: got.value.skill, hint: got.value.cacheHint, listed: false })
-          else unlisted.delete(skill.entry.uri)
+          const got = yield* Effect.result(client.getSkill(skill.entry.uri))
+          if (Result.isSuccess(got)) {
+            wanted.push({ entry: got.success.skill, hint: got.success.cacheHint, listed: false })
+            continue
+          }
+          const error = got.failure
+          if (error._tag === "McpClientError" && error.reason._tag !== "TimeoutError") return yield* error
+          if (error._tag === "SkillNotFound") {
+            unlisted.delete(skill.entry.uri)
+            continue
+          }
+          // An answer that cannot be taken keeps the version held.
+          wanted.push({ entry: skill.entry, hint: skill.hint, listed: false })
+          yield* refuse({ _tag: "Refusal", uri: skill.entry.uri, check: error._tag, reason: error.message })
         }
         yield* apply(client, wanted, true)
         return listing.cacheHint
@@ -307,6 +314,8 @@ export const make = (
           const exit = yield* connection.signals(uris).pipe(
             Stream.runForEach((signal) =>
               Effect.suspend(() => {
+                // A channel that was heard starts its backoff over when it breaks.
+                attempt = 0
                 if (signal._tag === "Opened") notifications = "open"
                 return Effect.asVoid(Queue.offer(wake, undefined))
               })

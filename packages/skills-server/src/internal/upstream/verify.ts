@@ -41,6 +41,8 @@ export interface HeldFile {
 export interface Held {
   readonly _tag: "Held"
   readonly entry: CoreSkill.Skill
+  /** The entry's canonical JSON, to tell a new version from this one at each look. */
+  readonly canonical: string
   readonly definition: Skill.Static | Skill.Dynamic
   readonly key: string
   readonly listed: boolean
@@ -66,6 +68,9 @@ export interface Unavailable {
 }
 
 const refusal = (uri: string, check: string, reason: string): Refusal => ({ _tag: "Refusal", uri, check, reason })
+
+/** An entry's canonical JSON (RFC 8785): two answers with the same entry give the same text. */
+export const canonical = (entry: CoreSkill.Skill): string => Signing.canonicalize(entry as never)
 
 // Files of one skill read at once: SKILL.md is always read (and checked) first.
 const FileConcurrency = 4
@@ -99,7 +104,7 @@ export const verify = (
     const common = { path: SkillUri.skillPath(uri.success), scheme: "skill", listed, cacheHint: hintOf(hint), provenance }
     if (entry.resources === "dynamic") {
       const definition: Skill.Dynamic = { _tag: "Dynamic", ...common, frontmatter: entry.frontmatter, ...dynamicAccess(context, entry) }
-      return { _tag: "Held", entry, definition, key: uri.success, listed, files: new Map(), hint }
+      return { _tag: "Held", entry, canonical: canonical(entry), definition, key: uri.success, listed, files: new Map(), hint }
     }
     return yield* staticSkill(client, context, entry, uri.success, hint, listed, common)
   })
@@ -148,12 +153,18 @@ const staticSkill = Effect.fnUntraced(function*(
     manifest: viewOf(manifest.success),
     ...(signatures.length === 0 ? {} : { signatures })
   }
-  return { _tag: "Held", entry, definition, key: uri, listed, files, hint } satisfies Held
+  return { _tag: "Held", entry, canonical: canonical(entry), definition, key: uri, listed, files, hint } satisfies Held
 })
 
-// A check that failed is the skill's; a transport or protocol failure is the connection's.
-const failed = (uri: string, error: { readonly _tag: string; readonly message: string }): Effect.Effect<Refusal, McpClientError> =>
-  error._tag === "McpClientError" ? Effect.fail(error as McpClientError) : Effect.succeed(refusal(uri, error._tag, error.message))
+// A check that failed, or a read that timed out, is the skill's (it is tried again at the next
+// look); a connection that failed is the connection's, and ends it.
+const failed = (uri: string, error: { readonly _tag: string; readonly message: string }): Effect.Effect<Refusal, McpClientError> => {
+  if (error._tag !== "McpClientError") return Effect.succeed(refusal(uri, error._tag, error.message))
+  const transport = error as McpClientError
+  return transport.reason._tag === "TimeoutError"
+    ? Effect.succeed(refusal(uri, "Timeout", transport.message))
+    : Effect.fail(transport)
+}
 
 /**
  * A dynamic skill's access: each read asks the upstream through the connection of the moment,
