@@ -49,8 +49,10 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 import type * as HttpClient from "effect/http/HttpClient"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import type * as AdmitList from "./AdmitList.js"
 import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillResolver from "./SkillResolver.js"
@@ -133,6 +135,12 @@ export interface Options {
   readonly maxUnlisted?: number | undefined
   /** Receives the gateway's lines (an upstream down and back, a skill refused). Default `Effect.logWarning`. */
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
+  /**
+   * Governance (`AdmitList`): in `observe` mode every verified skill is served and each version
+   * the list does not name is logged; in `admit` mode only the versions it names are served.
+   * Default: every verified skill is served.
+   */
+  readonly admit?: { readonly mode: AdmitList.Mode; readonly list: AdmitList.Source } | undefined
 }
 
 /**
@@ -180,6 +188,11 @@ export interface Upstreams {
   /** Hands upstream changes to the registry the server built (provide the skills layer to it). */
   readonly follow: Layer.Layer<never, never, SkillRegistry.SkillRegistry>
   readonly status: Effect.Effect<ReadonlyArray<Status>>
+  /**
+   * Every verified upstream skill version, served or not, in the admit list's format: what
+   * `mcp-skills-server inventory` writes.
+   */
+  readonly inventory: Effect.Effect<AdmitList.AdmitList>
 }
 
 const segmentsOf = (prefix: string) => prefix.split("/").filter((segment) => segment.length > 0)
@@ -265,9 +278,15 @@ export const make = (
         settle: duration(options.settle, "50 millis"),
         maxUnlisted: options.maxUnlisted ?? 256,
         log: options.log ?? ((line) => Effect.logWarning(line)),
-        intake
+        intake,
+        admission: options.admit === undefined ? undefined : { mode: options.admit.mode, current: options.admit.list.current }
       }, registry)
     })
+    // An edited admit list is followed at once: each upstream serves what it admits now.
+    if (options.admit !== undefined) {
+      yield* Effect.forkScoped(Stream.runForEach(options.admit.list.changes, () =>
+        Effect.forEach(followers, (follower) => follower.readmit, { discard: true })))
+    }
     yield* Effect.forEach(followers, (follower) => follower.started, { concurrency: "unbounded", discard: true })
     const definitions = Effect.map(
       Effect.forEach(followers, (follower) => follower.definitions),
@@ -307,6 +326,10 @@ export const make = (
       follow: Layer.effectDiscard(Effect.gen(function*() {
         yield* Deferred.succeed(registry, yield* SkillRegistry.SkillRegistry)
       })),
-      status: Effect.forEach(followers, (follower) => follower.status)
+      status: Effect.forEach(followers, (follower) => follower.status),
+      inventory: Effect.map(
+        Effect.forEach(followers, (follower) => follower.inventory),
+        (entries): AdmitList.AdmitList => ({ version: 1, skills: entries.flat() })
+      )
     } satisfies Upstreams
   })

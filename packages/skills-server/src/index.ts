@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as AdmitList from "./AdmitList.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ChangeBus from "./ChangeBus.js"
 
 /**

@@ -64,6 +64,7 @@ const settings = (overrides: Partial<Follow.Settings> & Pick<Follow.Settings, "c
     maxUnlisted: 16,
     log: () => Effect.void,
     intake,
+    admission: undefined,
     ...overrides
   }))
 

@@ -10,7 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { examples, httpServer, repoRoot, spawnBin, stop, waitFor } from "./support/cli-server.js"
+import * as Option from "effect/Option"
+import * as Result from "effect/Result"
+import * as Upstreams from "../src/bin/upstreams.js"
+import { examples, exampleUris, httpServer, repoRoot, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { conformance, expectStrictPass } from "./support/conformance.js"
 import { eventually, folder, officialUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
 
@@ -72,28 +75,61 @@ describe("mcp-skills-server serve --upstream", () => {
       yield* eventually("up 1", metric(url, /^mcp_skills_upstream_up\{[^}]*upstream="team"[^}]*\} 1$/m))
     }).pipe(Effect.provide(platform)), { timeout: 120_000 })
 
-  it.live("checks its options before anything starts", () =>
+  it.live("inventory writes an admit list that serve --admit FILE --admit-mode admit follows", () =>
     Effect.gen(function*() {
-      const run = (args: ReadonlyArray<string>) =>
-        Effect.promise(async () => {
-          const running = spawnBin("mcp-skills-server", ["serve", ...args, "--port", "0"])
-          const code = await running.exited
-          return { code, stderr: running.stderr() }
-        })
-      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
-        [["--upstream", "nourl"], /--upstream nourl: expected PREFIX=URL/],
-        [["--upstream", "a=ftp://x"], /upstream a: ftp:\/\/x is not an http\(s\) URL/],
-        [["--upstream", "a=http://127.0.0.1:1/mcp", "--upstream", "a=http://127.0.0.1:2/mcp"], /upstream a: two upstreams have this prefix/],
-        [["--upstream", "a=http://127.0.0.1:1/mcp", "--upstream-header", "b:x=1"], /no --upstream b=URL/],
-        [["--upstream", ".git=http://127.0.0.1:1/mcp"], /hidden/],
-        [[examples, "--trust", Path.join(repoRoot, "package.json")], /--trust applies to upstream skills|not an ed25519 public key/],
-        [["--upstream-stdio", "a="], /expected PREFIX=COMMAND/]
-      ]
-      for (const [args, error] of cases) {
-        const { code, stderr } = yield* run(args)
-        assert.strictEqual(code, 1, stderr)
-        assert.match(stderr, error)
-        assert.strictEqual(stderr.trim().split("\n").length, 1, stderr)
+      const ours = yield* httpServer(examples)
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "gateway-inventory-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const file = Path.join(dir, "admit.json")
+      const taken = spawnBin("mcp-skills-server", ["inventory", "--upstream", `team=${ours.url}`, "--out", file])
+      assert.strictEqual(yield* Effect.promise(() => taken.exited), 0, taken.stderr())
+      const list = JSON.parse(Fs.readFileSync(file, "utf8"))
+      assert.strictEqual(list.version, 1)
+      assert.deepStrictEqual(list.skills.map((entry: any) => entry.uri), exampleUris)
+      // Admit all but one: that one is not served.
+      Fs.writeFileSync(file, JSON.stringify({ version: 1, skills: list.skills.slice(1) }))
+      const { running, url } = yield* serve(["--upstream", `team=${ours.url}`, "--admit", file, "--admit-mode", "admit"])
+      assert.match(running.stdout(), /^following upstream team: 5 verified skills, 1 not in the admit list$/m)
+      assert.strictEqual((yield* listed(url)).length, 5)
+    }).pipe(Effect.provide(platform)), { timeout: 120_000 })
+
+  it("checks its options before anything starts, one line per mistake", () => {
+    const none = { upstream: [], upstreamHeader: [], upstreamStdio: [], trust: [], admit: Option.none(), admitMode: Option.none() }
+    const cases: ReadonlyArray<readonly [Partial<Upstreams.Input>, RegExp]> = [
+      [{ upstream: ["nourl"] }, /^--upstream nourl: expected PREFIX=URL$/],
+      [{ upstream: ["a=ftp://x"] }, /^upstream a: ftp:\/\/x is not an http\(s\) URL$/],
+      [{ upstream: ["a=http://127.0.0.1:1/mcp", "a=http://127.0.0.1:2/mcp"] }, /^upstream a: two upstreams have this prefix$/],
+      [{ upstream: ["a=http://127.0.0.1:1/mcp"], upstreamHeader: ["b:x=1"] }, /no --upstream b=URL/],
+      [{ upstream: ["a=http://127.0.0.1:1/mcp"], upstreamHeader: ["a-no-header"] }, /expected PREFIX:NAME=VALUE/],
+      [{ upstream: [".git=http://127.0.0.1:1/mcp"] }, /hidden/],
+      [{ trust: [Path.join(repoRoot, "package.json")] }, /--trust .*package\.json: not an ed25519 public key/],
+      [{ upstreamStdio: ["a="] }, /expected PREFIX=COMMAND/],
+      [{ admitMode: Option.some("admit") }, /^--admit-mode needs --admit FILE$/],
+      [{ admit: Option.some("admit.json") }, /^--admit applies to upstream skills/]
+    ]
+    for (const [input, error] of cases) {
+      const parsed = Upstreams.parse({ ...none, ...input })
+      assert.isTrue(Result.isFailure(parsed), String(error))
+      assert.match(Result.isFailure(parsed) ? parsed.failure : "", error)
+    }
+    const ok = Upstreams.parse({ ...none, upstream: ["a=http://127.0.0.1:1/mcp"], upstreamHeader: ["a:Authorization=Bearer x=y"] })
+    assert.deepStrictEqual(Result.isSuccess(ok) && ok.success.upstreams[0]!.transport, {
+      _tag: "Http",
+      url: "http://127.0.0.1:1/mcp",
+      headers: { authorization: "Bearer x=y" }
+    })
+  })
+
+  it.live("a mistake in the options is one line and exit status 1, before anything loads", () =>
+    Effect.gen(function*() {
+      for (const [args, error] of [
+        [["--upstream", "a=ftp://x"], /^mcp-skills-server: upstream a: ftp:\/\/x is not an http\(s\) URL$/],
+        [[examples, "--admit-mode", "admit"], /^mcp-skills-server: --admit-mode needs --admit FILE$/]
+      ] as const) {
+        const running = spawnBin("mcp-skills-server", ["serve", ...args, "--port", "0"])
+        assert.strictEqual(yield* Effect.promise(() => running.exited), 1)
+        assert.match(running.stderr().trim(), error)
+        assert.strictEqual(running.stdout(), "")
       }
     }), { timeout: 120_000 })
 })

@@ -203,7 +203,7 @@ const serve = Command.make(
     ]
     const upstreams = Upstreams.parse(input)
     if (Result.isFailure(upstreams)) return yield* fail(upstreams.failure)
-    if (roots.length === 0 && upstreams.success.length === 0) {
+    if (roots.length === 0 && upstreams.success.upstreams.length === 0) {
       return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX) or upstream (--upstream PREFIX=URL)")
     }
     if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
@@ -264,6 +264,7 @@ const serve = Command.make(
       RegistrationError: (error) => fail(error.message),
       UriCollision: (error) => fail(error.message),
       UpstreamError: (error) => fail(error.message),
+      AdmitListError: (error) => fail(error.message),
       ServeError: (error) => fail(`cannot listen: ${error.message}`)
     }), // The JSON logger is in place before anything logs.
   (effect, input) => input.logFormat === "json" ? Effect.provide(effect, Observability.layerJsonLogs) : effect)
@@ -349,7 +350,7 @@ const fail = (message: string) =>
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve, reload, keygen, sign]),
+  Command.withSubcommands([serve, reload, keygen, sign, Upstreams.inventory]),
   Command.run({ version: Serve.serverInfo.version }),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({

@@ -1,8 +1,8 @@
 /**
  * The gateway options of `mcp-skills-server serve`: upstream skill servers served beside (or
  * instead of) the folders, `--upstream PREFIX=URL`, `--upstream-header PREFIX:NAME=VALUE`,
- * `--upstream-stdio PREFIX=COMMAND` and `--trust KEY`, checked into `UpstreamSource.Upstream`s
- * before anything starts.
+ * `--upstream-stdio PREFIX=COMMAND`, `--trust KEY`, `--admit FILE` and `--admit-mode`, checked
+ * before anything starts; and the `inventory` command that writes an admit list.
  *
  * @since 0.1.0
  */
@@ -12,9 +12,11 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import { Flag } from "effect/cli"
+import { Command, Flag } from "effect/cli"
 import * as NodeFs from "node:fs"
+import * as AdmitList from "../AdmitList.js"
 import * as UpstreamSource from "../UpstreamSource.js"
 
 /**
@@ -40,6 +42,16 @@ export const flags = {
       "A signer's public key (SPKI PEM file, from keygen); repeatable. Then an upstream skill is served only if signed by one of them, and the signature verifies"
     ),
     Flag.atLeast(0)
+  ),
+  admit: Flag.String("admit").pipe(
+    Flag.withDescription("An admit list (the format inventory writes), followed as it is edited: which upstream skill versions may be served"),
+    Flag.optional
+  ),
+  admitMode: Flag.Literals("admit-mode", ["observe", "admit"] as const).pipe(
+    Flag.withDescription(
+      "With --admit: observe serves every verified skill and logs those the list does not name; admit serves only what it names (default observe)"
+    ),
+    Flag.optional
   )
 }
 
@@ -53,6 +65,18 @@ export interface Input {
   readonly upstreamHeader: ReadonlyArray<string>
   readonly upstreamStdio: ReadonlyArray<string>
   readonly trust: ReadonlyArray<string>
+  readonly admit: Option.Option<string>
+  readonly admitMode: Option.Option<AdmitList.Mode>
+}
+
+/**
+ * The gateway the flags describe: its upstreams, and the admit list it follows.
+ *
+ * @since 0.1.0
+ */
+export interface Gateway {
+  readonly upstreams: ReadonlyArray<UpstreamSource.Upstream>
+  readonly admit: { readonly path: string; readonly mode: AdmitList.Mode } | undefined
 }
 
 const split = (spec: string, separator: string) => {
@@ -78,11 +102,24 @@ const trustOf = (files: ReadonlyArray<string>): Result.Result<Verification.Trust
 }
 
 /**
- * The upstreams the flags name, or the usage error to print.
+ * The gateway the flags name, or the usage error to print.
  *
  * @since 0.1.0
  */
-export const parse = (input: Input): Result.Result<ReadonlyArray<UpstreamSource.Upstream>, string> => {
+export const parse = (input: Input): Result.Result<Gateway, string> => {
+  const upstreams = parseUpstreams(input)
+  if (Result.isFailure(upstreams)) return Result.fail(upstreams.failure)
+  if (Option.isNone(input.admit)) {
+    return Option.isSome(input.admitMode) ? Result.fail("--admit-mode needs --admit FILE") : Result.succeed({ upstreams: upstreams.success, admit: undefined })
+  }
+  if (upstreams.success.length === 0) return Result.fail("--admit applies to upstream skills: give --upstream or --upstream-stdio")
+  return Result.succeed({
+    upstreams: upstreams.success,
+    admit: { path: input.admit.value, mode: Option.getOrElse(input.admitMode, () => "observe" as const) }
+  })
+}
+
+const parseUpstreams = (input: Input): Result.Result<ReadonlyArray<UpstreamSource.Upstream>, string> => {
   const trust = trustOf(input.trust)
   if (Result.isFailure(trust)) return Result.fail(trust.failure)
   const http: Array<readonly [string, string]> = []
@@ -118,31 +155,86 @@ export const parse = (input: Input): Result.Result<ReadonlyArray<UpstreamSource.
   return Result.isFailure(valid) ? Result.fail(valid.failure.message) : Result.succeed(upstreams)
 }
 
-// Starts following `upstreams` (none: `undefined`) and reports, on `log`, what each one serves;
-// its problems (unreachable, a skill refused) go to stderr, one line each.
-const open = Effect.fnUntraced(function*(
-  upstreams: ReadonlyArray<UpstreamSource.Upstream>,
-  options: { readonly log: (line: string) => Effect.Effect<void> }
-) {
-  if (upstreams.length === 0) return undefined
-  const followed = yield* UpstreamSource.make(upstreams, { log: Console.error })
-  for (const status of yield* followed.status) {
-    yield* options.log(
-      `following upstream ${status.name}: ${status.skills} verified skill${status.skills === 1 ? "" : "s"}` +
-        (status.reachable ? "" : ` (unreachable: ${status.problem ?? "connecting"})`)
-    )
-  }
-  return followed
-})
+// Starts following the gateway's upstreams (none: `undefined`); their problems (unreachable, a
+// skill refused, an admit list edit that cannot be used) go to stderr, one line each.
+const follow = (gateway: Gateway) =>
+  Effect.gen(function*() {
+    if (gateway.upstreams.length === 0) return undefined
+    const admit = gateway.admit === undefined
+      ? undefined
+      : { mode: gateway.admit.mode, list: yield* AdmitList.watch(gateway.admit.path, { log: Console.error }) }
+    return yield* UpstreamSource.make(gateway.upstreams, { log: Console.error, admit })
+  })
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
 /**
- * The server `serve` makes of the upstreams it follows: they are followed for as long as the
- * server layer lives, inside it, so what is provided to it (metrics, traces) reaches them too.
+ * The server `serve` makes of the upstreams it follows, reporting on `log` what each one serves:
+ * they are followed for as long as the server layer lives, inside it, so what is provided to it
+ * (metrics, traces) reaches them too.
  *
  * @since 0.1.0
  */
 export const serving = <A, E, R>(
-  upstreams: ReadonlyArray<UpstreamSource.Upstream>,
+  gateway: Gateway,
   options: { readonly log: (line: string) => Effect.Effect<void> },
   server: (followed: UpstreamSource.Upstreams | undefined) => Layer.Layer<A, E, R>
-) => Layer.unwrap(Effect.map(open(upstreams, options), server)).pipe(Layer.provide(FetchHttpClient.layer))
+) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const followed = yield* follow(gateway)
+    for (const status of followed === undefined ? [] : yield* followed.status) {
+      yield* options.log(
+        `following upstream ${status.name}: ${plural(status.skills, "verified skill")}` +
+          (status.unadmitted === 0 ? "" : `, ${status.unadmitted} not in the admit list`) +
+          (status.reachable ? "" : ` (unreachable: ${status.problem ?? "connecting"})`)
+      )
+    }
+    return server(followed)
+  })).pipe(Layer.provide(FetchHttpClient.layer))
+
+/**
+ * `mcp-skills-server inventory`: every verified skill version of the upstreams, written in the
+ * admit list's format (to stdout, or `--out FILE`), so an operator admits by copying or editing it.
+ * An upstream that cannot be reached fails it: an inventory says what each upstream serves.
+ *
+ * @since 0.1.0
+ */
+export const inventory = Command.make(
+  "inventory",
+  {
+    ...flags,
+    out: Flag.String("out").pipe(Flag.withDescription("Write the inventory to this file (default: stdout)"), Flag.optional)
+  },
+  Effect.fnUntraced(function*(input) {
+    const gateway = parse(input)
+    if (Result.isFailure(gateway)) return yield* fail(gateway.failure)
+    if (gateway.success.upstreams.length === 0) return yield* fail("give the upstreams to take the inventory of (--upstream PREFIX=URL)")
+    const followed = (yield* follow(gateway.success))!
+    for (const status of yield* followed.status) {
+      if (!status.reachable) return yield* fail(`upstream ${status.name} is unreachable: ${status.problem ?? "no answer"}`)
+    }
+    const text = AdmitList.format(yield* followed.inventory)
+    if (Option.isNone(input.out)) return yield* Console.log(text.trimEnd())
+    const out = input.out.value
+    yield* Effect.try({ try: () => NodeFs.writeFileSync(out, text), catch: (error) => String(error) }).pipe(
+      Effect.catch((reason) => fail(`cannot write ${out}: ${reason}`))
+    )
+  }, (effect) =>
+    Effect.scoped(Effect.provide(effect, FetchHttpClient.layer)).pipe(
+      Effect.catchTags({
+        UpstreamError: (error) => fail(error.message),
+        AdmitListError: (error) => fail(error.message)
+      })
+    ))
+).pipe(
+  Command.withDescription("Write every verified skill version of the upstreams in the admit list's format (--admit)"),
+  Command.withExamples([{
+    command: "mcp-skills-server inventory --upstream team=https://skills.team.example/mcp --out admit.json",
+    description: "then serve --upstream team=... --admit admit.json --admit-mode admit"
+  }])
+)
+
+const fail = (message: string) =>
+  Effect.andThen(Console.error(`mcp-skills-server: ${message}`), Effect.sync(() => {
+    process.exitCode = 1
+  }))

@@ -23,6 +23,7 @@ import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
+import * as AdmitList from "../../AdmitList.js"
 import type * as Skill from "../../Skill.js"
 import type * as SkillRegistry from "../../SkillRegistry.js"
 import type { ChannelError, Signal } from "./listen.js"
@@ -56,6 +57,14 @@ export interface Settings {
    * take a URI.
    */
   readonly intake: Semaphore.Semaphore
+  /** Which verified versions may be served (`AdmitList`); none: every one. */
+  readonly admission: Admission | undefined
+}
+
+/** The admit list a gateway follows, read anew for each change. */
+export interface Admission {
+  readonly mode: AdmitList.Mode
+  readonly current: Effect.Effect<AdmitList.AdmitList>
 }
 
 /** What the gateway asks of one followed upstream. */
@@ -67,6 +76,10 @@ export interface Follower {
   readonly started: Effect.Effect<void>
   readonly resolve: (uri: SkillUri.SkillMdUri, registry: SkillRegistry.SkillRegistry["Service"]) => Effect.Effect<void>
   readonly status: Effect.Effect<Status>
+  /** Every verified version, served or not, as an admit list names it. */
+  readonly inventory: Effect.Effect<ReadonlyArray<AdmitList.Entry>>
+  /** Serves what the admit list now admits (after it changed). */
+  readonly readmit: Effect.Effect<void>
 }
 
 /** How an upstream is doing. */
@@ -76,6 +89,8 @@ export interface Status {
   /** Why it is unreachable, while it is. */
   readonly problem: string | undefined
   readonly skills: number
+  /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
+  readonly unadmitted: number
   /**
    * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
    * re-checks), or not heard right now (`closed`).
@@ -115,8 +130,11 @@ export const make = (
 ): Effect.Effect<Follower, never, Scope.Scope> =>
   Effect.gen(function*() {
     const { name, prefix, log } = settings
-    // The verified skills this upstream serves, by upstream URI; replaced whole after each change.
+    // The verified skills of this upstream, by upstream URI, and those of them it serves (those the
+    // admit list admits); each replaced whole after each change.
     let held = new Map<string, Verify.Held>()
+    let served = new Map<string, Verify.Held>()
+    let unadmitted = 0
     // Every held file by upstream URI: the client's cache, so a new version reads only what changed.
     let files = new Map<string, Verify.HeldFile>()
     let current: SkillsClient.Service | undefined
@@ -148,7 +166,7 @@ export const make = (
         const said = `${entry === undefined ? "" : Verify.canonical(entry)} ${refusal.reason}`
         if (reported.get(refusal.uri) === said) return
         reported.set(refusal.uri, said)
-        const previous = held.get(refusal.uri)
+        const previous = served.get(refusal.uri)
         yield* Telemetry.refused(name, refusal.check)
         yield* log(
           `upstream ${name}: not serving ${refusal.uri}: ${refusal.reason}` +
@@ -156,14 +174,42 @@ export const make = (
         )
       })
 
-    // Hands `next` (this upstream's whole set) to the registry: new URIs are checked against the
-    // other origins first, and a change the registry refuses as a whole is applied skill by skill.
-    // Before the gateway has started, the registry is yet to be built from `definitions`.
-    const commit = (next: Map<string, Verify.Held>) =>
+    // What of `next` the admit list lets be served; each version it does not name is said once.
+    const admitted = (next: Map<string, Verify.Held>) =>
       Effect.gen(function*() {
+        const admission = settings.admission
+        if (admission === undefined) return { serve: next, hidden: 0 }
+        const admits = AdmitList.admits(yield* admission.current)
+        const serve = new Map<string, Verify.Held>()
+        let hidden = 0
+        for (const [uri, skill] of next) {
+          if (admits(name, skill.entry)) {
+            serve.set(uri, skill)
+            continue
+          }
+          hidden++
+          if (admission.mode === "observe") serve.set(uri, skill)
+          const said = `admit ${skill.canonical}`
+          if (reported.get(`admit ${uri}`) === said) continue
+          reported.set(`admit ${uri}`, said)
+          yield* log(
+            `upstream ${name}: ${uri} (${AdmitList.digestSet(skill.entry)}) is not in the admit list; ` +
+              (admission.mode === "observe" ? "serving it (observe)" : "not serving it until it is admitted")
+          )
+        }
+        return { serve, hidden }
+      })
+
+    // Hands `next` (this upstream's whole verified set) to the registry, as far as the admit list
+    // lets it: new URIs are checked against the other origins first, and a change the registry
+    // refuses as a whole is applied skill by skill. Before the gateway has started, the registry
+    // is yet to be built from `definitions`.
+    const commit = (verified: Map<string, Verify.Held>) =>
+      Effect.gen(function*() {
+        const { serve: next, hidden } = yield* admitted(verified)
         if (yield* Deferred.isDone(started)) yield* settings.intake.withPermits(1)(Effect.gen(function*() {
           const target = Deferred.await(registry)
-          const owned = new Set([...held.values()].map((skill) => skill.key))
+          const owned = new Set([...served.values()].map((skill) => skill.key))
           const fresh = [...next.values()].filter((skill) => !owned.has(skill.key))
           if (fresh.length > 0) {
             const snapshot = yield* (yield* target).snapshot
@@ -174,33 +220,43 @@ export const make = (
             for (const { skill, reason } of problems) {
               const refused = fresh.find((candidate) => candidate.key === skill)!
               next.delete(refused.entry.uri)
+              verified.delete(refused.entry.uri)
               yield* refuse({ _tag: "Refusal", uri: refused.entry.uri, check: "Collision", reason }, refused.entry)
             }
           }
           const keys = new Set([...next.values()].map((skill) => skill.key))
-          const remove = [...held.values()].filter((skill) => !keys.has(skill.key)).map((skill) => skill.key)
-          const upsert = [...next.values()].filter((skill) => held.get(skill.entry.uri) !== skill).map((skill) => skill.definition)
+          const remove = [...served.values()].filter((skill) => !keys.has(skill.key)).map((skill) => skill.key)
+          const upsert = [...next.values()].filter((skill) => served.get(skill.entry.uri) !== skill).map((skill) => skill.definition)
           if (remove.length + upsert.length > 0) {
             const registry = yield* target
             const whole = yield* Effect.exit(registry.update({ upsert, remove }))
-            if (Exit.isFailure(whole)) yield* oneByOne(registry, next, remove)
+            if (Exit.isFailure(whole)) yield* oneByOne(registry, verified, next, remove)
           }
         }))
-        held = next
-        files = new Map([...next.values()].flatMap((skill) => [...skill.files]))
+        held = verified
+        served = next
+        unadmitted = hidden
+        files = new Map([...verified.values()].flatMap((skill) => [...skill.files]))
         yield* Telemetry.skills(name, next.size)
       })
 
-    const oneByOne = (target: SkillRegistry.SkillRegistry["Service"], next: Map<string, Verify.Held>, remove: ReadonlyArray<string>) =>
+    const oneByOne = (
+      target: SkillRegistry.SkillRegistry["Service"],
+      verified: Map<string, Verify.Held>,
+      next: Map<string, Verify.Held>,
+      remove: ReadonlyArray<string>
+    ) =>
       Effect.gen(function*() {
         yield* Effect.ignore(target.update({ upsert: [], remove }))
         for (const skill of [...next.values()]) {
-          if (held.get(skill.entry.uri) === skill) continue
+          if (served.get(skill.entry.uri) === skill) continue
           const exit = yield* Effect.exit(target.update({ upsert: [skill.definition], remove: [] }))
           if (Exit.isSuccess(exit)) continue
-          const previous = held.get(skill.entry.uri)
-          if (previous === undefined) next.delete(skill.entry.uri)
-          else next.set(skill.entry.uri, previous)
+          const previous = served.get(skill.entry.uri)
+          for (const set of [next, verified]) {
+            if (previous === undefined) set.delete(skill.entry.uri)
+            else set.set(skill.entry.uri, previous)
+          }
           yield* refuse({ _tag: "Refusal", uri: skill.entry.uri, check: "Registry", reason: describeCause(exit.cause) }, skill.entry)
         }
       })
@@ -350,7 +406,7 @@ export const make = (
       )
       let hint = yield* look(connection.client)
       yield* Deferred.succeed(started, undefined)
-      if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${held.size} verified skills`)
+      if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${served.size} verified skills`)
       problem = undefined
       yield* Telemetry.up(name, true)
       yield* Telemetry.synced(name, "success")
@@ -376,7 +432,7 @@ export const make = (
         yield* Telemetry.synced(name, "failure")
         yield* Telemetry.up(name, false)
         if (problem === undefined) {
-          yield* log(`upstream ${name} is unreachable: ${why}; still serving its ${held.size} verified skills, reconnecting with backoff`)
+          yield* log(`upstream ${name} is unreachable: ${why}; still serving its ${served.size} verified skills, reconnecting with backoff`)
         }
         problem = why
         yield* Deferred.succeed(started, undefined)
@@ -387,15 +443,18 @@ export const make = (
     return {
       name,
       prefix,
-      definitions: Effect.sync(() => [...held.values()].map((skill) => skill.definition)),
+      definitions: Effect.sync(() => [...served.values()].map((skill) => skill.definition)),
       started: Deferred.await(started),
       resolve,
       status: Effect.sync(() => ({
         name,
         reachable: current !== undefined && problem === undefined,
         problem,
-        skills: held.size,
+        skills: served.size,
+        unadmitted,
         notifications
-      }))
+      })),
+      inventory: Effect.sync(() => [...held.values()].map((skill) => AdmitList.entryOf(name, skill.entry))),
+      readmit: lock.withPermits(1)(Effect.suspend(() => commit(new Map(held))))
     }
   })
