@@ -131,6 +131,11 @@ export interface Options {
   readonly settle?: Duration.Input | undefined
   /** Deadline of every request to an upstream (default 30 seconds). */
   readonly timeout?: Duration.Input | undefined
+  /**
+   * How long `make` waits for each upstream's first look (default 10 seconds): one that takes
+   * longer (a hanging upstream) starts with no skills and joins the catalogue when it answers.
+   */
+  readonly startup?: Duration.Input | undefined
   /** Most get-only skills held per upstream; the least recently asked for goes first (default 256). */
   readonly maxUnlisted?: number | undefined
   /** Receives the gateway's lines (an upstream down and back, a skill refused). Default `Effect.logWarning`. */
@@ -240,8 +245,8 @@ const check = (upstream: Upstream, names: Set<string>): Result.Result<ReadonlyAr
 
 /**
  * Starts following `upstreams` in the current scope and waits for each one's first connection
- * attempt, so the catalogue starts with what they serve: an upstream unreachable at start-up
- * starts with no skill (logged) and keeps being reconnected. Needs an `HttpClient` for HTTP
+ * attempt (up to `startup`), so the catalogue starts with what they serve: an upstream
+ * unreachable at start-up starts with no skill (logged) and keeps being reconnected. Needs an `HttpClient` for HTTP
  * upstreams and a `ChildProcessSpawner` for stdio ones (`NodeServices.layer`).
  *
  * @since 0.1.0
@@ -287,7 +292,8 @@ export const make = (
       yield* Effect.forkScoped(Stream.runForEach(options.admit.list.changes, () =>
         Effect.forEach(followers, (follower) => follower.readmit, { discard: true })))
     }
-    yield* Effect.forEach(followers, (follower) => follower.started, { concurrency: "unbounded", discard: true })
+    const startup = duration(options.startup, "10 seconds")
+    yield* Effect.forEach(followers, (follower) => follower.start(startup), { concurrency: "unbounded", discard: true })
     const definitions = Effect.map(
       Effect.forEach(followers, (follower) => follower.definitions),
       (all): ReadonlyArray<Skill.Definition> => all.flat()

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import { Skill, UpstreamSource } from "../src/index.js"
 import { eventually, folder, gateway, hearing, officialUpstream, ourUpstream, platform, sdkFixture, withClient } from "./support/gateway.js"
 import { listenEvents } from "./support/session.js"
+import * as TamperProxy from "./support/tamperProxy.js"
 
 const skillMd = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
 
@@ -59,6 +60,22 @@ describe("UpstreamSource live", () => {
         assert.strictEqual(yield* served(url, "skill://up/base/SKILL.md", "skill://up/base/SKILL.md"), skillMd("base", "Always there"))
       }).pipe(Effect.provide(platform)))
   }
+
+  it.live("an upstream that does not answer at start-up does not hold the gateway's start, and joins when it answers", () =>
+    Effect.gen(function*() {
+      const upstream = yield* ourUpstream([base])
+      const proxy = yield* TamperProxy.start(upstream.url)
+      proxy.hold = true
+      const { registry, upstreams } = yield* gateway([{ prefix: "late", transport: UpstreamSource.http(proxy.url) }], {
+        startup: "300 millis",
+        recheck: { min: "1 hour", max: "1 hour" }
+      })
+      assert.deepStrictEqual((yield* registry.snapshot).skills, [])
+      assert.deepStrictEqual((yield* upstreams.status).map((status) => [status.reachable, status.skills]), [[false, 0]])
+      proxy.release()
+      yield* eventually("the late upstream's skill", Effect.map(registry.snapshot, (snapshot) =>
+        snapshot.byUri.has("skill://late/base/SKILL.md") ? true : undefined))
+    }).pipe(Effect.provide(platform)))
 
   it.live("an upstream that does not say a body changed is caught up with by its ttlMs re-check", () =>
     Effect.gen(function*() {

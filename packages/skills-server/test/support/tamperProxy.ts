@@ -54,6 +54,9 @@ export interface TamperProxy {
   readonly url: string
   /** What the proxy does from now on. */
   tamper: Tamper
+  /** Holds every request until `release` (an upstream that does not answer). */
+  hold: boolean
+  readonly release: () => void
   /** Honest texts of the tampered file as the upstream served them (a listing tamper needs one read first). */
   readonly honest: Map<string, string>
 }
@@ -63,11 +66,22 @@ export const start = (target: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
       const upstream = new URL(target)
-      const proxy: { url: string; tamper: Tamper; honest: Map<string, string> } = { url: "", tamper: { _tag: "Honest" }, honest: new Map() }
+      const held: Array<() => void> = []
+      const proxy: TamperProxy = {
+        url: "",
+        tamper: { _tag: "Honest" },
+        honest: new Map(),
+        hold: false,
+        release: () => {
+          proxy.hold = false
+          for (const forward of held.splice(0)) forward()
+        }
+      }
       const server = Http.createServer((req, res) => {
         const chunks: Array<Buffer> = []
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
+        req.on("end", () => (proxy.hold ? held.push(forwarding) : forwarding()))
+        const forwarding = () => {
           const forward = Http.request(
             { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers: req.headers },
             (answer) => {
@@ -96,11 +110,11 @@ export const start = (target: string) =>
           forward.on("error", () => res.destroy())
           res.on("close", () => forward.destroy())
           forward.end(Buffer.concat(chunks))
-        })
+        }
       })
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-      proxy.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`
-      return { proxy: proxy as TamperProxy, server }
+      ;(proxy as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${upstream.pathname}`
+      return { proxy, server }
     }),
     ({ server }) =>
       Effect.promise(() =>

@@ -72,8 +72,11 @@ export interface Follower {
   readonly name: string
   readonly prefix: ReadonlyArray<string>
   readonly definitions: Effect.Effect<ReadonlyArray<Skill.Static | Skill.Dynamic>>
-  /** Completes once the first connection attempt (and its look) is over, either way. */
-  readonly started: Effect.Effect<void>
+  /**
+   * Waits for the first connection attempt (and its look) to be over, either way, or for `within`:
+   * from then on changes go to the registry, which is built from `definitions` as they are then.
+   */
+  readonly start: (within: Duration.Duration) => Effect.Effect<void>
   readonly resolve: (uri: SkillUri.SkillMdUri, registry: SkillRegistry.SkillRegistry["Service"]) => Effect.Effect<void>
   readonly status: Effect.Effect<Status>
   /** Every verified version, served or not, as an admit list names it. */
@@ -311,6 +314,8 @@ export const make = (
         const first = listing.skills[0]?.uri
         if (first !== undefined) scheme = first.slice(0, first.indexOf("://"))
         const listed = new Set(listing.skills.map((entry) => entry.uri))
+        // A get-only skill the upstream now lists is no longer one to keep within `maxUnlisted`.
+        for (const uri of listed) unlisted.delete(uri)
         const wanted: Array<Wanted> = listing.skills.map((entry) => ({ entry, hint: listing.cacheHint, listed: true }))
         for (const skill of held.values()) {
           if (skill.listed || listed.has(skill.entry.uri)) continue
@@ -444,7 +449,8 @@ export const make = (
       name,
       prefix,
       definitions: Effect.sync(() => [...served.values()].map((skill) => skill.definition)),
-      started: Deferred.await(started),
+      start: (within) =>
+        Effect.andThen(Effect.timeoutOption(Deferred.await(started), within), Deferred.succeed(started, undefined)),
       resolve,
       status: Effect.sync(() => ({
         name,
