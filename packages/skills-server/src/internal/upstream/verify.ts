@@ -37,7 +37,7 @@ export interface HeldFile {
   readonly mimeType: string | undefined
 }
 
-/** An upstream skill the gateway serves: the entry it verified and the definition made of it. */
+/** An upstream skill the gateway verified: the entry, and the definition made of it. */
 export interface Held {
   readonly _tag: "Held"
   readonly entry: CoreSkill.Skill
@@ -85,8 +85,8 @@ const provenanceOf = (context: Context, entry: CoreSkill.Skill) =>
   }))
 
 /**
- * Verifies one entry into what the gateway serves, or the reason it is refused; transport
- * failures are the connection's, not the skill's, and fail the effect.
+ * Verifies one entry into what the gateway may serve, or the reason it is refused; a connection
+ * that failed is the connection's, not the skill's, and fails the effect.
  */
 export const verify = (
   client: SkillsClient.Service,
