@@ -10,6 +10,8 @@
  * 3. startup: loading 1,000 skills from disk against readFileSync + SHA-256 of the same files.
  * 4. client: pulling and verifying a 512-file, 16 MiB skill against unverified reads.
  * 5. upsert: adding one skill to a registry of 10 and of 10,000 skills at runtime.
+ * 6. gateway: skills/list, skills/get, resources/read through `serve --upstream` against our server
+ *    directly, and the time from an upstream change to the gateway's list_changed.
  *
  * Prints one table and writes the figures to bench/results/ (JSON).
  */
@@ -20,6 +22,7 @@ import * as Path from "node:path"
 import * as Catalogue from "./catalogue.js"
 import * as Children from "./child.js"
 import * as ClientBench from "./client.js"
+import * as Gateway from "./gateway.js"
 import { answer } from "./floorAnswers.js"
 import { sequential } from "./latency.js"
 import { median, rounds, type Row, type Target } from "./load.js"
@@ -28,11 +31,11 @@ import * as Wire from "./wire.js"
 const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
-const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics").split(","))
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway").split(","))
 
 const config = quick
-  ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], sdkGrowthMax: 1000, cliStartTimeoutMs: 120_000 }
-  : { rounds: 5, seconds: 5, warmup: 1, connections: 32, latencyCount: 2000, latencyWarmup: 200, clientRuns: 7, growth: [10, 1000, 10000, 100000], sdkGrowthMax: 10000, cliStartTimeoutMs: 900_000 }
+  ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], sdkGrowthMax: 1000, cliStartTimeoutMs: 120_000, changeRuns: 3 }
+  : { rounds: 5, seconds: 5, warmup: 1, connections: 32, latencyCount: 2000, latencyWarmup: 200, clientRuns: 7, growth: [10, 1000, 10000, 100000], sdkGrowthMax: 10000, cliStartTimeoutMs: 900_000, changeRuns: 7 }
 
 const log = (line: string) => console.error(line)
 const children = new Set<Children.Child>()
@@ -211,6 +214,18 @@ const metricsBench = async () => {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The gateway: through `serve --upstream` against our server directly, and change to notification.
+
+const gatewayBench = async () => {
+  log(`gateway: generating the catalogue`)
+  const catalogue = Catalogue.generate({ skills: 100, bigFile: false, fullSkill: false })
+  const dir = await catalogueDir("gateway", catalogue)
+  const result = await Gateway.run(catalogue, dir, { ...config, log }, { started, stop, verifiedTargets })
+  removeDir(dir)
+  return result
+}
+
+// ---------------------------------------------------------------------------------------------
 // 4. Client
 
 const clientBench = async (url: string, full: Catalogue.SkillSpec, pullDir: string) => {
@@ -357,6 +372,7 @@ const main = async () => {
   if (sections.has("growth") || sections.has("startup")) results["growth"] = await growth()
   if (sections.has("upsert")) results["upsert"] = [10, 10_000].map(upsert)
   if (sections.has("metrics")) results["metrics"] = await metricsBench()
+  if (sections.has("gateway")) results["gateway"] = await gatewayBench()
   results["elapsedSeconds"] = (performance.now() - t0) / 1000
   ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
   report()
@@ -493,6 +509,8 @@ const report = () => {
       check(`${request}: metrics on >= 90% of off (effect's dispatch)`, `${(dispatch * 100).toFixed(0)}%`, dispatch >= 0.9)
     }
   }
+  const gateway = results["gateway"] as Gateway.Result | undefined
+  if (gateway !== undefined) lines.push(...Gateway.report(gateway, config, check))
   const u = results["upsert"] as Array<any> | undefined
   if (u !== undefined) {
     lines.push("")

@@ -379,8 +379,9 @@ const makeWith = Effect.fnUntraced(function*(
 
   const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
 
-  // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18).
-  const dynamicBudget = new Map<string, number>()
+  // Bytes fetched per `"dynamic"` skill, counted against the byte limit (R18): per entry held, so
+  // a load that fetches the entry again (or a gateway reading on each request) starts anew.
+  const dynamicBudget = new WeakMap<Skill.Skill, number>()
 
   // Answers the verified file, the entry it was verified against and, for SKILL.md, its parsed document.
   const readOnce = Effect.fnUntraced(function*(skill: Skill.Skill, uriOrReference: string) {
@@ -409,11 +410,11 @@ const makeWith = Effect.fnUntraced(function*(
     const items = yield* Effect.fromResult(Verification.decodeContents(uri, result))
     const { bytes, mimeType } = yield* Effect.fromResult(Verification.selectItem(entry, target, items))
     if (resource === undefined) {
-      const used = (dynamicBudget.get(skill.uri) ?? 0) + bytes.byteLength
+      const used = (dynamicBudget.get(skill) ?? 0) + bytes.byteLength
       if (used > limits.maxTotalBytes) {
         return yield* new LimitExceeded({ uri: skill.uri, limit: "bytes", actual: used, max: limits.maxTotalBytes })
       }
-      dynamicBudget.set(skill.uri, used)
+      dynamicBudget.set(skill, used)
     }
     const parsed = yield* document(bytes)
     if (resource !== undefined) yield* cache.set({ server, uri, digest: resource.digest, size: resource.size }, { bytes, mimeType })

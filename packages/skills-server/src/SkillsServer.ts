@@ -25,6 +25,7 @@ import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import * as SkillResolver from "./SkillResolver.js"
 import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
@@ -470,7 +471,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
-      answers: Answer.makeMemo()
+      answers: Answer.makeMemo(),
+      resolver: Option.getOrUndefined(yield* Effect.serviceOption(SkillResolver.SkillResolver))
     }
     yield* Telemetry.observe(
       { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
@@ -22,6 +23,7 @@ import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
 import * as Signing from "./signing.js"
+import * as Upstreams from "./upstreams.js"
 
 const directory = Argument.String("directory").pipe(
   Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill; several may be given"),
@@ -167,7 +169,7 @@ const serve = Command.make(
   "serve",
   {
     directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
-    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat
+    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat, ...Upstreams.flags
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
@@ -199,7 +201,11 @@ const serve = Command.make(
           : { path: spec.slice(0, at), ...common, prefix: segments(spec.slice(at + 1)) }
       })
     ]
-    if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
+    const upstreams = Upstreams.parse(input)
+    if (Result.isFailure(upstreams)) return yield* fail(upstreams.failure)
+    if (roots.length === 0 && upstreams.success.upstreams.length === 0) {
+      return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX) or upstream (--upstream PREFIX=URL)")
+    }
     if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
     const limit = Option.getOrUndefined(input.maxBodySize)
     if (input.stdio && limit !== undefined && limit > StdioFraming.largestMaxLineSize) {
@@ -210,28 +216,30 @@ const serve = Command.make(
       ? { log, sweep: input.watchCheck > 0 ? `${input.watchCheck} seconds` as const : false as const }
       : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
-    const server = input.stdio
-      ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned))
-      )
-      : Serve.http(source, {
-        host: input.host,
-        port: input.port,
-        path: input.path,
-        protocols: input.protocol,
-        allowedOrigins: input.allowOrigin,
-        watch: watching,
-        replication,
-        pageSize: input.pageSize,
-        maxBodySize: limit,
-        sessions: {
-          maxSessions: Option.getOrUndefined(input.maxSessions),
-          maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
-        },
-        requireSigned: input.requireSigned,
-        metrics: input.metrics,
-        onListening: (url) => log(`listening ${url}`)
-      })
+    const server = Upstreams.serving(upstreams.success, { log }, (followed) =>
+      input.stdio
+        ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
+          Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned, followed))
+        )
+        : Serve.http(source, {
+          host: input.host,
+          port: input.port,
+          path: input.path,
+          protocols: input.protocol,
+          allowedOrigins: input.allowOrigin,
+          watch: watching,
+          replication,
+          pageSize: input.pageSize,
+          maxBodySize: limit,
+          sessions: {
+            maxSessions: Option.getOrUndefined(input.maxSessions),
+            maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
+          },
+          requireSigned: input.requireSigned,
+          upstreams: followed,
+          metrics: input.metrics,
+          onListening: (url) => log(`listening ${url}`)
+        }))
     const metricsServer = Option.match(input.metricsPort, {
       onNone: () => Layer.empty,
       onSome: (port) => Serve.metricsListener({ host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
@@ -255,6 +263,8 @@ const serve = Command.make(
       InvalidSkills: (error) => fail(error.message),
       RegistrationError: (error) => fail(error.message),
       UriCollision: (error) => fail(error.message),
+      UpstreamError: (error) => fail(error.message),
+      AdmitListError: (error) => fail(error.message),
       ServeError: (error) => fail(`cannot listen: ${error.message}`)
     }), // The JSON logger is in place before anything logs.
   (effect, input) => input.logFormat === "json" ? Effect.provide(effect, Observability.layerJsonLogs) : effect)
@@ -266,7 +276,11 @@ const serve = Command.make(
     { command: "mcp-skills-server serve ./skills --stdio", description: "stdio, for clients that spawn the server" },
     { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" },
     { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" },
-    { command: "mcp-skills-server serve ./skills --watch --redis redis://127.0.0.1:6379", description: "one replica of several" }
+    { command: "mcp-skills-server serve ./skills --watch --redis redis://127.0.0.1:6379", description: "one replica of several" },
+    {
+      command: "mcp-skills-server serve --upstream team=https://skills.team.example/mcp --upstream-stdio docs=./docs-server",
+      description: "a gateway: other servers' skills under skill://team/ and skill://docs/, every file verified"
+    }
   ])
 )
 
@@ -336,7 +350,7 @@ const fail = (message: string) =>
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve, reload, keygen, sign]),
+  Command.withSubcommands([serve, reload, keygen, sign, Upstreams.inventory]),
   Command.run({ version: Serve.serverInfo.version }),
   Effect.provide(NodeServices.layer),
   NodeRuntime.runMain({

@@ -23,6 +23,7 @@ import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
+import type * as UpstreamSource from "../UpstreamSource.js"
 
 /**
  * The name and version the server reports in `server/discover` and `initialize`.
@@ -207,13 +208,18 @@ const registrations = (
     readonly fastRoute?: boolean | undefined
     readonly sessions?: SkillsServer.SessionOptions | undefined
     readonly requireSigned?: boolean | undefined
+    readonly upstreams?: UpstreamSource.Upstreams | undefined
   }
 ) => {
-  const { pageSize, fastRoute, sessions, requireSigned } = options
+  const { pageSize, fastRoute, sessions, requireSigned, upstreams } = options
   const settings = { pageSize, fastRoute, sessions, requireSigned }
-  if (!isSource(skills)) return SkillsServer.layer({ skills, ...settings })
-  const layer = SkillsServer.layer({ skills: skills.definitions, ...settings })
-  return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
+  const local = isSource(skills) ? skills.definitions : skills
+  const layer = upstreams === undefined
+    ? SkillsServer.layer({ skills: local, ...settings })
+    : upstreams.follow.pipe(
+      Layer.provideMerge(SkillsServer.layer({ skills: upstreams.catalogue(local), ...settings }).pipe(Layer.provide(upstreams.resolver)))
+    )
+  return watch === undefined || !isSource(skills) ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
 /**
@@ -244,6 +250,8 @@ export interface HttpOptions {
   readonly sessions?: SkillsServer.SessionOptions | undefined
   /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
   readonly requireSigned?: boolean | undefined
+  /** Upstream skill servers served beside `definitions` (`UpstreamSource`). */
+  readonly upstreams?: UpstreamSource.Upstreams | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -306,12 +314,13 @@ export const stdio = (
   watch?: Watch | undefined,
   replication?: Replication.Options | undefined,
   maxLineSize?: ByteSize.Input | undefined,
-  requireSigned?: boolean | undefined
+  requireSigned?: boolean | undefined,
+  upstreams?: UpstreamSource.Upstreams | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned }))
+    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned, upstreams }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))
 
 /**
