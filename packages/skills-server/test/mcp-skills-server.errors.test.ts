@@ -149,3 +149,18 @@ describe.concurrent("mcp-skills-server serve: every HTTP listener admits what th
       assert.strictEqual(yield* Effect.promise(() => stop(running)), 0)
     }))
 })
+
+describe.concurrent("mcp-skills-server --help", () => {
+  const commands = { serve: "[<directory...>]", sign: "<directory>", reload: "", keygen: "" }
+  for (const [command, args] of Object.entries(commands)) {
+    it.live(`${command} names its arguments and shows an example`, () =>
+      Effect.gen(function*() {
+        const running = spawnBin("mcp-skills-server", [command, "--help"])
+        assert.strictEqual(yield* Effect.promise(() => running.exited), 0)
+        const help = running.stdout()
+        assert.include(help, `USAGE\n  mcp-skills-server ${command} [flags]${args === "" ? "" : ` ${args}`}\n`)
+        if (args !== "") assert.match(help, /ARGUMENTS\n {2}directory\S* string +\S/)
+        assert.match(help, new RegExp(`EXAMPLES\\n(.*\\n)*? {2}mcp-skills-server ${command} `))
+      }))
+  }
+})
