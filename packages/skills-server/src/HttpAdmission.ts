@@ -3,10 +3,10 @@
  * (`layerRouter`); on the MCP endpoint, request bodies up to a limit, and a JSON-RPC error body
  * on every refusal (`layer`).
  *
- * effect 4.1.0's `McpServer.layerHttp` reads a POST body whole, with no limit (a 600 MB body ends
- * in a 500), and answers 403, 404, 405, 406, 415 and refused batches (400) with empty bodies. This
- * route middleware, provided to `layerHttp`, puts a limit in front of the endpoint and a body on
- * each of those answers:
+ * **The MCP endpoint (`layer`).** effect 4.1.0's `McpServer.layerHttp` reads a POST body whole,
+ * with no limit (a 600 MB body ends in a 500), and answers 403, 404, 405, 406, 415 and refused
+ * batches (400) with empty bodies. This route middleware, provided to `layerHttp`, puts a limit
+ * in front of the endpoint and a body on each of those answers:
  *
  * - A body larger than `maxBodySize` (default 4 MiB) gets `413` with a JSON-RPC error (`-32600`,
  *   `data.maxBodySize`). A declared `Content-Length` over the limit is refused before a byte is
@@ -37,21 +37,28 @@
  * HttpRouter.serve(Server).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })), Layer.launch)
  * ```
  *
- * The middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
- * not to other routes of the same router.
+ * This middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
+ * not to other routes of the same router. `SkillsServer.layer` needs no extra line: where it
+ * serves HTTP and sees no `HttpAdmission` provided to its endpoint, it puts this admission, with
+ * the default limit, in front of its router itself. A global router middleware runs before the
+ * route is known, so that guard admits every POST an MCP endpoint of the router would read (JSON
+ * sent with `Accept` listing `application/json` and `text/event-stream`), whatever its path.
+ * Provide this layer to choose the limit; a skills layer provided on top of the server (not as
+ * its `registrations`) cannot see it and keeps its guard at the default limit in front.
  *
- * **Every route: Host and Origin.** {@link layerRouter} is a global `HttpRouter` middleware: it
- * sees every request of the router before the router looks for a route, so the MCP endpoint,
- * `Observability.layerPrometheus`'s `/metrics`, an app's own routes, routes added later and the
- * 404 of an unknown path all refuse what it refuses, with `403` and a JSON-RPC error (`-32600`
- * naming the `Host` or `Origin`). `Host` is what stops DNS rebinding: a page whose name an
- * attacker points at 127.0.0.1 is same-origin with the server for the browser, and its GET
- * carries no `Origin`, only that name in `Host`. A server listening on a loopback address
- * admits by default only `localhost`, `127.0.0.1` and `[::1]` (any port); listening elsewhere it
- * cannot know the names it is reached by and admits any `Host` unless `allowedHosts` names them.
- * Provide it to the app's routes (`Layer.provide`), so it is in place before the skills layer
- * adds its own middleware: a skills layer that does not see it puts the default `Host` check
- * in front of its router itself.
+ * **Every route: Host and Origin (`layerRouter`).** A global `HttpRouter` middleware: it sees
+ * every request of the router before the router looks for a route, so the MCP endpoint (and the
+ * skills layer's fast route), `Observability.layerPrometheus`'s `/metrics`, an app's own routes,
+ * routes added later and the 404 of an unknown path all refuse what it refuses, with `403` and a
+ * JSON-RPC error (`-32600` naming the `Host` or `Origin`). `Host` is what stops DNS rebinding: a
+ * page whose name an attacker points at 127.0.0.1 is same-origin with the server for the
+ * browser, and its GET carries no `Origin`, only that name in `Host`. A server listening on a
+ * loopback address admits by default only `localhost`, `127.0.0.1` and `[::1]` (any port);
+ * listening elsewhere it cannot know the names it is reached by, and admits any `Host` unless
+ * `allowedHosts` names them. Provide it to the app's routes (`Layer.provide`), so it is in place
+ * before the skills layer adds its own middleware; a skills layer that does not see it puts the
+ * default `Host` check (no `Origin` check: effect's endpoint keeps its own) in front of its
+ * router itself.
  *
  * ```ts
  * import { NodeHttpServer } from "@effect/platform-node"
@@ -73,14 +80,6 @@
  *
  * HttpRouter.serve(Routes).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })), Layer.launch)
  * ```
- *
- * **The MCP endpoint: bodies.** `SkillsServer.layer` needs no extra line: where it serves HTTP and sees no `HttpAdmission`
- * provided to its endpoint, it puts this admission, with the default limit, in front of its
- * router itself. A global router middleware runs before the route is known, so that guard admits
- * every POST an MCP endpoint of the router would read (JSON sent with `Accept` listing
- * `application/json` and `text/event-stream`), whatever its path. Provide this layer to choose the
- * limit; a skills layer provided on top of the server (not as its `registrations`) cannot see it
- * and keeps its guard at the default limit in front.
  *
  * @since 0.1.0
  */
