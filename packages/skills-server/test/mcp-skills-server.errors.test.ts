@@ -68,6 +68,16 @@ describe.concurrent("mcp-skills-server serve: an option error is one line, befor
       oneLine(run, `mcp-skills-server: give at least one skills folder (DIRECTORY or --root DIR=PREFIX)${hint}`)
     }))
 
+  it.live("reload with a bus that is no redis URL", () =>
+    Effect.gen(function*() {
+      const running = spawnBin("mcp-skills-server", ["reload", "--redis", "notaurl"])
+      const code = yield* Effect.promise(() => running.exited)
+      oneLine(
+        { code, stderr: running.stderr() },
+        `mcp-skills-server: Invalid value for flag --redis: "notaurl". Expected: a redis:// or rediss:// URL; run 'mcp-skills-server reload --help'`
+      )
+    }))
+
   it.live("an unknown command", () =>
     Effect.gen(function*() {
       const running = spawnBin("mcp-skills-server", ["serv", examples])

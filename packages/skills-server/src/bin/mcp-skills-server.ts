@@ -111,13 +111,12 @@ const redisUrl = (value: string) => {
   }
 }
 
-const redis = Flag.String("redis").pipe(
-  Flag.withDescription(
-    "Redis URL of the change bus shared with other replicas (redis://host:port): they follow each other's catalogue revision"
-  ),
-  Flag.filterMap(redisUrl, () => "a redis:// or rediss:// URL"),
-  Flag.optional
-)
+const redisFlag = (description: string) =>
+  Flag.String("redis").pipe(Flag.withDescription(description), Flag.filterMap(redisUrl, () => "a redis:// or rediss:// URL"))
+
+const redis = redisFlag(
+  "Redis URL of the change bus shared with other replicas (redis://host:port): they follow each other's catalogue revision"
+).pipe(Flag.optional)
 
 const sizeFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -319,7 +318,7 @@ const sweepOf = (seconds: number) => seconds > 0 ? `${seconds} seconds` as const
 
 const reload = Command.make(
   "reload",
-  { redis: Flag.String("redis").pipe(Flag.withDescription("Redis URL of the replicas' change bus")) },
+  { redis: redisFlag("Redis URL of the replicas' change bus (redis://host:port)") },
   (input) => Effect.catchTag(Replication.reloadAll(input.redis), "BusError", (error) => fail(error.message))
 ).pipe(
   Command.withDescription("Ask every replica on the change bus to reload its skills (after a deploy)"),
