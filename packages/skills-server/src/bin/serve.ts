@@ -289,6 +289,7 @@ export const http = (definitions: Skills, options: HttpOptions) => {
  * the system's reason (`code` is the errno name, e.g. `EADDRINUSE`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
   listener: Schema.Literals(["MCP endpoint", "metrics endpoint"]),
@@ -314,7 +315,8 @@ const listenError = (
   const error = cause as { readonly code?: unknown; readonly errno?: unknown; readonly syscall?: unknown; readonly message?: unknown }
   const code = typeof error.code === "string" ? error.code : undefined
   const system = typeof error.errno === "number" ? NodeUtil.getSystemErrorMap().get(error.errno)?.[1] : undefined
-  const reason = error.syscall === "getaddrinfo"
+  // libuv's name for ENOTFOUND's errno reads "unknown node or service".
+  const reason = code === "ENOTFOUND"
     ? "no such host"
     : system !== undefined
     ? system
