@@ -184,6 +184,18 @@ describe("the Host names a listener admits", () => {
     assert.strictEqual(names(RouterAdmission.hostsFor(at("127.0.0.1"), ["*"])), "any")
   })
 
+  it("a listener's own origins: the loopback names on loopback, its address elsewhere, none on every interface", () => {
+    assert.deepStrictEqual(RouterAdmission.ownOrigins(at("127.0.0.1")), [
+      "http://localhost:3000",
+      "http://127.0.0.1:3000",
+      "http://[::1]:3000"
+    ])
+    assert.deepStrictEqual(RouterAdmission.ownOrigins(at("::1")), ["http://localhost:3000", "http://127.0.0.1:3000", "http://[::1]:3000"])
+    assert.deepStrictEqual(RouterAdmission.ownOrigins(at("10.1.2.3")), ["http://10.1.2.3:3000"])
+    assert.deepStrictEqual(RouterAdmission.ownOrigins(at("0.0.0.0")), [])
+    assert.deepStrictEqual(RouterAdmission.ownOrigins(NetAddress.unixPathAddress("/tmp/skills.sock")), [])
+  })
+
   it("a Host header's name: lower-cased, without its port; anything else is no name", () => {
     const cases: ReadonlyArray<readonly [string, string | undefined]> = [
       ["localhost", "localhost"],

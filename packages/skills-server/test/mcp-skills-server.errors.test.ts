@@ -2,12 +2,15 @@
  * `mcp-skills-server` as a new user meets it when something is wrong, run from `dist`: every
  * mistake is one line on stderr naming the cause, exit status 1 and no stack trace; an option
  * error is found before the catalogue loads; a listener that cannot listen is named with its
- * address and errno. And both HTTP listeners admit only the Host and Origin the MCP endpoint does.
+ * address and errno. And both HTTP listeners admit only the Host and Origin the MCP endpoint does,
+ * as the official conformance suite's DNS-rebinding scenario wants.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import { execFile } from "node:child_process"
 import * as NodeNet from "node:net"
-import { examples, httpServer, spawnBin, stop, waitFor } from "./support/cli-server.js"
+import * as path from "node:path"
+import { examples, httpServer, node, repoRoot, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { rawRequest, refusalOf } from "./support/raw.js"
 import { modernRequest } from "./support/wire.js"
 
@@ -125,7 +128,28 @@ describe.concurrent("mcp-skills-server serve: a listener that cannot listen is n
     }))
 })
 
+const conformance = path.join(repoRoot, "node_modules/@modelcontextprotocol/conformance/dist/index.js")
+
 describe.concurrent("mcp-skills-server serve: every HTTP listener admits what the MCP endpoint admits", () => {
+  it.live("the official conformance suite's DNS-rebinding scenario passes on both revisions", () =>
+    Effect.gen(function*() {
+      const { url } = yield* httpServer(examples)
+      for (const revision of ["2026-07-28", "2025-11-25"]) {
+        const run = yield* Effect.promise(() =>
+          new Promise<{ readonly code: number; readonly out: string }>((resolve) =>
+            execFile(
+              node,
+              [conformance, "server", "--url", url, "--scenario", "dns-rebinding-protection", "--spec-version", revision, "--force"],
+              { cwd: repoRoot, timeout: 120_000 },
+              (error, stdout, stderr) => resolve({ code: error === null ? 0 : 1, out: `${stdout}${stderr}` })
+            )
+          )
+        )
+        assert.match(run.out, /Passed: 2\/2, 0 failed, 0 warnings/, run.out)
+        assert.strictEqual(run.code, 0, run.out)
+      }
+    }), { timeout: 300_000 })
+
   it.live("/metrics on the MCP port and on its own port refuse a foreign Host and Origin, as /mcp does", () =>
     Effect.gen(function*() {
       const { running, url } = yield* httpServer(examples, [

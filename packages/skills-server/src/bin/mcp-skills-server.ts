@@ -90,7 +90,9 @@ const prefix = Flag.String("prefix").pipe(
 )
 
 const allowOrigin = Flag.String("allow-origin").pipe(
-  Flag.withDescription("Browser Origin (e.g. https://app.example.com) allowed to call the HTTP listeners, MCP endpoint and metrics; repeatable (default: none)"),
+  Flag.withDescription(
+    "Browser Origin (e.g. https://app.example.com) allowed to call the HTTP listeners, MCP endpoint and metrics; repeatable (default: none but the listener's own, e.g. http://127.0.0.1:PORT)"
+  ),
   Flag.atLeast(0)
 )
 

@@ -20,6 +20,7 @@ import { createServer } from "node:http"
 import * as NodeUtil from "node:util"
 import * as DirectorySource from "../DirectorySource.js"
 import * as HttpAdmission from "../HttpAdmission.js"
+import * as RouterAdmission from "../internal/routerAdmission.js"
 import * as Observability from "../Observability.js"
 import type * as Skill from "../Skill.js"
 import * as SkillRegistry from "../SkillRegistry.js"
@@ -271,18 +272,18 @@ const closingStreams = () => {
  *
  * @since 0.1.0
  */
-export const http = (definitions: Skills, options: HttpOptions) => {
-  const mcp = McpServer.layerHttp({
-    ...serverInfo,
-    path: options.path,
-    protocols: protocolsFor(options.protocols),
-    allowedOrigins: options.allowedOrigins,
-    allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
-  }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
-  const routes = options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
-  return listen("MCP endpoint", routes, options, options.path, closingStreams)
-}
+export const http = (definitions: Skills, options: HttpOptions) =>
+  listen("MCP endpoint", (allowedOrigins) => {
+    const mcp = McpServer.layerHttp({
+      ...serverInfo,
+      path: options.path,
+      protocols: protocolsFor(options.protocols),
+      allowedOrigins,
+      allowSessionTermination: true,
+      registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
+    }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
+    return options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
+  }, options, options.path, closingStreams)
 
 /**
  * A listener that could not be opened: which one (`listener`), the address it was given, and
@@ -330,11 +331,12 @@ const listenError = (
  * The one way this program opens an HTTP listener: `routes` behind `HttpAdmission.layerRouter`
  * (every route admits the same Host and Origin), served on `host:port`; a listen failure becomes
  * a `ListenError` naming `listener`; `onListening` is told the URL of `path` once requests are
- * handled.
+ * handled. `routes` gets the one list of admitted origins (effect's endpoint checks its own): the
+ * `allowedOrigins` given and the listener's own, known once it listens.
  */
 const listen = <E, R>(
   listener: ListenError["listener"],
-  routes: Layer.Layer<never, E, R>,
+  routes: (allowedOrigins: ReadonlyArray<string>) => Layer.Layer<never, E, R>,
   options: {
     readonly host: string
     readonly port: number
@@ -345,9 +347,10 @@ const listen = <E, R>(
   path: string,
   server: () => NodeHttp.Server
 ) => {
-  const admitted = routes.pipe(
-    Layer.provide(HttpAdmission.layerRouter({ allowedHosts: options.allowedHosts, allowedOrigins: options.allowedOrigins }))
-  )
+  const admitted = Layer.unwrap(Effect.map(HttpServer.HttpServer, (server) => {
+    const allowedOrigins = [...options.allowedOrigins, ...RouterAdmission.ownOrigins(server.address)]
+    return routes(allowedOrigins).pipe(Layer.provide(HttpAdmission.layerRouter({ allowedHosts: options.allowedHosts, allowedOrigins })))
+  }))
   const served = HttpRouter.serve(admitted, { disableListenLog: true, disableLogger: true }).pipe(
     Layer.provideMerge(Layer.mergeAll(
       // NodeHttpServer.layer, with its ServeError (which has no message) named.
@@ -408,4 +411,4 @@ export const metricsListener = (options: {
   readonly allowedOrigins: ReadonlyArray<string>
   readonly allowedHosts?: ReadonlyArray<string> | undefined
   readonly onListening: (url: string) => Effect.Effect<void>
-}) => listen("metrics endpoint", Observability.layerPrometheus(), options, "/metrics", () => createServer())
+}) => listen("metrics endpoint", () => Observability.layerPrometheus(), options, "/metrics", () => createServer())

@@ -90,6 +90,18 @@ export const hostsFor = (address: NetAddress.SocketAddress | undefined, allowed:
   return { _tag: "Listed", names }
 }
 
+/**
+ * The origins of pages loaded from this listener itself (`http://127.0.0.1:PORT` and the other
+ * loopback names on a loopback listener, `http://ADDRESS:PORT` on another address): none can be
+ * an attacker's, and the official conformance suite expects a local server to admit them. None
+ * for a listener on every interface, whose names are unknown.
+ */
+export const ownOrigins = (address: NetAddress.SocketAddress): ReadonlyArray<string> => {
+  if (!NetAddress.isInetAddress(address) || NetAddress.isUnspecified(address.address)) return []
+  const names = NetAddress.isLoopback(address.address) ? new Set([...loopbackNames, literalOf(address.address)]) : [literalOf(address.address)]
+  return [...names].map((name) => `http://${name}:${address.port}`)
+}
+
 /** What an `allowedOrigins` option means (`undefined`: each route decides). */
 export const originsFor = (allowed: ReadonlyArray<string> | undefined): Origins =>
   allowed === undefined ? { _tag: "Unchecked" } : { _tag: "Listed", origins: new Set(allowed) }
