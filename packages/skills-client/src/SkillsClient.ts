@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import * as McpClient from "effect/ai/McpClient"
 import { McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
@@ -26,8 +27,7 @@ import {
   Limits,
   type McpTelemetry,
   Protocol,
-  Skill,
-  type SkillFrontmatter
+  Skill
 } from "@mcp-skills/core"
 import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
@@ -157,7 +157,7 @@ export interface VerifiedFile {
 export interface LoadedSkill {
   readonly skill: Skill.Skill
   readonly skillMd: VerifiedFile
-  readonly frontmatter: SkillFrontmatter.JsonObject
+  readonly frontmatter: Schema.JsonObject
   readonly body: string
 }
 
