@@ -6,6 +6,7 @@
  */
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -19,6 +20,7 @@ import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
+import * as ClientLimits from "./ClientLimits.js"
 import * as Pull from "./Pull.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
@@ -31,8 +33,8 @@ const common = {
     Flag.optional
   ),
   timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription("Seconds to wait for each request (default 60)"),
-    Flag.withDefault(60)
+    Flag.withDescription(`Seconds to wait for each request (default ${Duration.toSeconds(ClientLimits.Timeout)})`),
+    Flag.withDefault(Duration.toSeconds(ClientLimits.Timeout))
   ),
   protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
     Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25 (default auto)"),

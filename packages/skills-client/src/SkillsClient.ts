@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import * as McpClient from "effect/ai/McpClient"
@@ -29,6 +30,7 @@ import {
   Protocol,
   Skill
 } from "@mcp-skills/core"
+import * as ClientLimits from "./ClientLimits.js"
 import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
 import * as Negotiate from "./internal/negotiate.js"
@@ -77,12 +79,15 @@ export interface Options {
    * named in errors. The layers default it to the URL or the command line.
    */
   readonly server: string
-  /** Deadline of every request, the handshake included. Default 60 seconds. */
+  /** Deadline of every request, the handshake included. Default `ClientLimits.Timeout` (60 seconds). */
   readonly timeout?: Duration.Input | undefined
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
-  /** Per-skill limits; larger values are an explicit choice (R15). Default the spec limits. */
+  /**
+   * Per-skill limits; larger values are an explicit choice (R15). Default the spec limits. The
+   * largest message follows from them (`ClientLimits.maxMessageBytes`).
+   */
   readonly limits?: Limits.Limits | undefined
-  /** The most `skills/list` pages one listing follows. Default 100. */
+  /** The most `skills/list` pages one listing follows. Default `ClientLimits.MaxPages` (100). */
   readonly maxPages?: number | undefined
   /** Load `"dynamic"` skills, which carry no digests (R12, R141). Default false. */
   readonly allowDynamic?: boolean | undefined
@@ -244,9 +249,6 @@ export interface Service {
  */
 export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp-skills/client/SkillsClient") {}
 
-// base64 inflates a 16 MiB file to about 21.4 MiB before JSON framing.
-const MaxMessageBytes = 32 * 1024 * 1024
-
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
@@ -273,8 +275,8 @@ const makeWith = Effect.fnUntraced(function*(
     send,
     network
   })
-  const extensions = Results.isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
-  const declared = Results.isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
+  const extensions = Predicate.isObject(connection.capabilities) ? connection.capabilities.extensions : undefined
+  const declared = Predicate.isObject(extensions) ? extensions[Extension.ExtensionId] : undefined
   // A declaration that is not an object is treated as absent: nothing it promises can be relied on.
   const capability = declared === undefined ? undefined : Option.getOrUndefined(Results.decodeCapability(declared))
 
@@ -339,7 +341,7 @@ const makeWith = Effect.fnUntraced(function*(
     )
     const envelope = yield* Results.decodeGetEnvelope(result)
     // An answer for another skill is never accepted in place of the one asked for (spec §7 item 12).
-    const answered = Results.isRecord(envelope.skill) ? envelope.skill.uri : undefined
+    const answered = Predicate.isObject(envelope.skill) ? envelope.skill.uri : undefined
     if (answered !== uri) return yield* new WrongResourceReturned({ uri, returned: [String(answered)] })
     const decoded = Skill.decode(envelope.skill)
     if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -528,8 +530,9 @@ export const layerHttp = (
      * How the extension's own requests (`skills/*`, `resources/read`, directory reads) travel over
      * stateless 2026-07-28: `"HttpClient"` (default) through the provided `HttpClient`, or `"lean"`
      * through `node:http(s)` on one keep-alive agent with at most `maxConnections` sockets (default
-     * 8), bypassing `HttpClient` middleware (use `headers` instead). Every check is the same; the
-     * handshake and every other method always use `McpClient`, and 2025-11-25 sessions stay there.
+     * `ClientLimits.MaxConnections`, 8), bypassing `HttpClient` middleware (use `headers` instead),
+     * and faster for it. Every rule, check and error is the same; the handshake and every other
+     * method always use `McpClient`, and 2025-11-25 sessions stay there.
      */
     readonly readTransport?: "HttpClient" | "lean" | undefined
     readonly maxConnections?: number | undefined
@@ -544,7 +547,7 @@ export const layerHttp = (
         headers,
         readTransport: options.readTransport,
         maxConnections: options.maxConnections,
-        maxMessageBytes: MaxMessageBytes
+        maxMessageBytes: ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
       }),
     { ...options, server: options.server ?? options.url }
   )
@@ -587,7 +590,7 @@ export const layerStdio = (
             ...(options.cwd === undefined ? {} : { cwd: options.cwd })
           }),
           protocol,
-          maxMessageBytes: MaxMessageBytes
+          maxMessageBytes: ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
         }), (transport) => ({ transport, network: "pipe" as const })),
       { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
     )

@@ -8,9 +8,6 @@ import { McpClientError, ValidationError } from "effect/ai/McpClientError"
 import { Extension, Protocol } from "@mcp-skills/core"
 import * as Transport from "./transport.js"
 
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 export const invalidResult = (method: string, detail: string, cause?: unknown) =>
   new McpClientError({
     reason: new ValidationError({ description: `Invalid ${method} result: ${detail}`, ...(cause === undefined ? {} : { cause }) })

@@ -5,16 +5,24 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { ConfigurationError, McpClientError } from "effect/ai/McpClientError"
 import { Limits } from "@mcp-skills/core"
-import type { Options } from "../SkillsClient.js"
+import * as ClientLimits from "../ClientLimits.js"
 import * as Verification from "../Verification.js"
 
-const DefaultTimeout = Duration.seconds(60)
-const DefaultMaxPages = 100
 const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
 
-/** The settings of one client, or the `ConfigurationError` naming the option that is wrong. */
-export const settle = Effect.fnUntraced(function*(options: Options) {
-  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? DefaultTimeout))
+/**
+ * The settings of one client, or the `ConfigurationError` naming the option that is wrong. It
+ * reads the settings of `SkillsClient.Options`, whose documentation they keep.
+ */
+export const settle = Effect.fnUntraced(function*(options: {
+  readonly timeout?: Duration.Input | undefined
+  readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
+  readonly limits?: Limits.Limits | undefined
+  readonly maxPages?: number | undefined
+  readonly allowDynamic?: boolean | undefined
+  readonly trust?: Verification.Trust | undefined
+}) {
+  const timeout = Option.getOrUndefined(Duration.fromInput(options.timeout ?? ClientLimits.Timeout))
   if (timeout === undefined || !Duration.isGreaterThan(timeout, Duration.zero)) {
     return yield* new McpClientError({
       reason: new ConfigurationError({ description: `timeout must be a positive duration, got ${String(options.timeout)}` })
@@ -29,7 +37,7 @@ export const settle = Effect.fnUntraced(function*(options: Options) {
   return {
     timeout,
     limits: options.limits ?? Limits.defaults,
-    maxPages: options.maxPages ?? DefaultMaxPages,
+    maxPages: options.maxPages ?? ClientLimits.MaxPages,
     allowDynamic: options.allowDynamic ?? false,
     trust: trust?.success,
     clientInfo: options.clientInfo ?? defaultClientInfo
