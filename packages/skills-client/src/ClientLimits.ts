@@ -60,6 +60,36 @@ export const EnvelopeBytes = 65_536
 export const maxMessageBytes = (limits: Limits.Limits): number => 2 * limits.maxTotalBytes + EnvelopeBytes
 
 /**
+ * Lines of a stopped stdio server's stderr its error keeps (`SkillsClientError.ServerStopped`): the
+ * last 10, enough for the error a server prints as it dies and the lines leading to it.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const StderrLines = 10
+
+/**
+ * Bytes of a stdio server's stderr the client holds while it runs, the last 4 KiB: what
+ * {@link StderrLines} are taken from. A server may write to stderr without end; the client keeps
+ * no more than this of it, whatever it writes.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const StderrBytes = 4096
+
+/**
+ * How long the client waits, once a stdio server stopped talking (its output closed, or a write to
+ * it failed), for it to exit and its stderr to end, to report its exit code and last words: 2
+ * seconds. A server that stopped exits within milliseconds; one still running after this is
+ * reported as such.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const ExitWait: Duration.Duration = Duration.seconds(2)
+
+/**
  * Causes the client follows down a failure's chain for the operating system's own words
  * (`connect ECONNREFUSED 127.0.0.1:3999`): 8, deeper than any real chain, and a stop for one that
  * loops.

@@ -13,7 +13,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
-import * as McpClient from "effect/ai/McpClient"
+import type * as McpClient from "effect/ai/McpClient"
 import { McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpClientRequest from "effect/http/HttpClientRequest"
@@ -27,7 +27,7 @@ import {
   Extension,
   Limits,
   type McpTelemetry,
-  Protocol,
+  type Protocol,
   Skill
 } from "@mcp-skills/core"
 import * as ClientLimits from "./ClientLimits.js"
@@ -37,6 +37,7 @@ import * as Negotiate from "./internal/negotiate.js"
 import * as Paging from "./internal/paging.js"
 import * as Results from "./internal/results.js"
 import * as Settings from "./internal/settings.js"
+import * as StdioConnection from "./internal/stdioConnection.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
@@ -53,9 +54,11 @@ import {
   RepeatedCursor,
   ResourceNotFound,
   RunawayListing,
+  type ServerStopped,
   SizeMismatch,
   type SignatureError,
   SkillNotFound,
+  type StdioError,
   type UnlistedResource,
   type VerificationError,
   WrongResourceReturned
@@ -178,6 +181,7 @@ export type DirectoryChild = Protocol.ResourceEntry
  */
 export type ListError =
   | McpClientError
+  | ServerStopped
   | ExtensionNotSupported
   | InvalidSkillEntry
   | CursorRejected
@@ -187,18 +191,25 @@ export type ListError =
 /**
  * @since 0.1.0
  */
-export type GetError = McpClientError | ExtensionNotSupported | SkillNotFound | InvalidSkillEntry | WrongResourceReturned
+export type GetError =
+  | McpClientError
+  | ServerStopped
+  | ExtensionNotSupported
+  | SkillNotFound
+  | InvalidSkillEntry
+  | WrongResourceReturned
 
 /**
  * @since 0.1.0
  */
-export type ReadError = McpClientError | VerificationError | ResourceNotFound
+export type ReadError = McpClientError | ServerStopped | VerificationError | ResourceNotFound
 
 /**
  * @since 0.1.0
  */
 export type DirectoryError =
   | McpClientError
+  | ServerStopped
   | DirectoryReadNotSupported
   | DirectoryNotFound
   | CursorRejected
@@ -260,27 +271,26 @@ export const make = (
 ): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> =>
   makeWith(transport, options, undefined)
 
+// `lift` takes a failure of the connection's own (a stopped stdio server) out of the
+// McpClientError that carried it through effect's McpClient.
 const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
   options: Options,
   send: Transport.Send | undefined,
-  network?: McpTelemetry.Transport | undefined
+  network?: McpTelemetry.Transport | undefined,
+  lift: (error: McpClientError) => McpClientError | ServerStopped = (error) => error
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
   const { timeout, limits, maxPages, allowDynamic, trust, clientInfo } = yield* Settings.settle(options)
   const server = options.server
   const cache = yield* SkillCache.SkillCache
-  const connection = yield* Transport.connect(transport, {
-    clientInfo,
-    timeout,
-    send,
-    network
-  })
+  const connection = yield* Transport.connect(transport, { clientInfo, timeout, send, network })
   const extensions = Predicate.isObject(connection.capabilities) ? connection.capabilities.extensions : undefined
   const declared = Predicate.isObject(extensions) ? extensions[Extension.ExtensionId] : undefined
   // A declaration that is not an object is treated as absent: nothing it promises can be relied on.
   const capability = declared === undefined ? undefined : Option.getOrUndefined(Results.decodeCapability(declared))
 
-  const request = (method: string, params: Record<string, unknown>) => connection.request(method, params, timeout)
+  const request = (method: string, params: Record<string, unknown>) =>
+    Effect.mapError(connection.request(method, params, timeout), lift)
 
   const requireExtension = capability === undefined
     ? Effect.fail(new ExtensionNotSupported({ server }))
@@ -498,12 +508,13 @@ const makeWith = Effect.fnUntraced(function*(
  */
 export type ProtocolChoice = ProtocolVersion | "auto"
 
-const negotiate = <R>(
+const negotiate = <C, R>(
   choice: ProtocolChoice | undefined,
-  connect: Negotiate.Connect<R>,
-  options: Options
-): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
-  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network))
+  connect: Negotiate.Connect<C, R>,
+  options: Options,
+  lift?: (error: McpClientError) => McpClientError | ServerStopped
+): Effect.Effect<Service, C | McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
+  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network, lift))
 
 /**
  * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
@@ -566,6 +577,8 @@ export const layerHttp = (
 /**
  * Spawns a server and connects over stdio. Needs a `ChildProcessSpawner`
  * (`NodeServices.layer`). `server` defaults to the command line; `protocolVersion` to `"auto"`.
+ * A command that cannot start fails with `ServerNotStarted`; a server that stops, at the
+ * handshake or later, with `ServerStopped`: its exit code and the end of its stderr.
  *
  * @since 0.1.0
  */
@@ -578,20 +591,20 @@ export const layerStdio = (
     readonly server?: string | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, ChildProcessSpawner> =>
-  Layer.effect(
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect | StdioError, ChildProcessSpawner> => {
+  const server = options.server ?? [options.command, ...(options.args ?? [])].join(" ")
+  const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
+    ...(options.env === undefined ? {} : { env: options.env, extendEnv: true }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+  })
+  const maxMessageBytes = ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
+  return Layer.effect(
     SkillsClient,
     negotiate(
       options.protocolVersion,
-      (protocol) =>
-        Effect.map(McpClient.stdio({
-          command: ChildProcess.make(options.command, [...(options.args ?? [])], {
-            ...(options.env === undefined ? {} : { env: options.env, extendEnv: true }),
-            ...(options.cwd === undefined ? {} : { cwd: options.cwd })
-          }),
-          protocol,
-          maxMessageBytes: ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
-        }), (transport) => ({ transport, network: "pipe" as const })),
-      { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
-    )
+      (protocol) => StdioConnection.connect(protocol, { command, server, maxMessageBytes }),
+      { ...options, server },
+      StdioConnection.lift
+    ).pipe(Effect.mapError((error) => error instanceof McpClientError ? StdioConnection.lift(error) : error))
   )
+}
