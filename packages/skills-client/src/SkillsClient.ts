@@ -49,7 +49,6 @@ import {
   DirectoryReadNotSupported,
   type DynamicSkillRefused,
   ExtensionNotSupported,
-  InvalidSkillEntry,
   LimitExceeded,
   RepeatedCursor,
   ResourceNotFound,
@@ -63,13 +62,6 @@ import {
   type VerificationError,
   WrongResourceReturned
 } from "./SkillsClientError.js"
-
-/**
- * The protocol revisions the client speaks.
- *
- * @since 0.1.0
- */
-export type ProtocolVersion = McpClient.ProtocolVersion
 
 /**
  * Options shared by every constructor.
@@ -112,7 +104,7 @@ export interface Listing {
   /** Valid entries in server order. */
   readonly skills: ReadonlyArray<Skill.Skill>
   /** Entries that were refused (R6); they are never loaded. */
-  readonly invalid: ReadonlyArray<InvalidSkillEntry>
+  readonly invalid: ReadonlyArray<Skill.InvalidSkillEntry>
   /** The hint of the first page (R36: every page has the same scope). */
   readonly cacheHint: CacheHint.CacheHint
   /** Set only when one page was asked for and more follow. */
@@ -170,20 +162,13 @@ export interface LoadedSkill {
 }
 
 /**
- * One child of a directory resource (an MCP `Resource`; directories have `mimeType` `inode/directory`).
- *
- * @since 0.1.0
- */
-export type DirectoryChild = Protocol.ResourceEntry
-
-/**
  * @since 0.1.0
  */
 export type ListError =
   | McpClientError
   | ServerStopped
   | ExtensionNotSupported
-  | InvalidSkillEntry
+  | Skill.InvalidSkillEntry
   | CursorRejected
   | RepeatedCursor
   | RunawayListing
@@ -196,7 +181,7 @@ export type GetError =
   | ServerStopped
   | ExtensionNotSupported
   | SkillNotFound
-  | InvalidSkillEntry
+  | Skill.InvalidSkillEntry
   | WrongResourceReturned
 
 /**
@@ -225,7 +210,7 @@ export type DirectoryError =
 export interface Service {
   /** The host-assigned identity of the server. */
   readonly server: string
-  readonly protocolVersion: ProtocolVersion
+  readonly protocolVersion: McpClient.ProtocolVersion
   /** The declared extension settings, or `undefined` when the server does not declare it. */
   readonly capability: Extension.Capability | undefined
   /** The underlying MCP client, for tools, prompts and plain resources. */
@@ -234,8 +219,11 @@ export interface Service {
   readonly listSkills: (options?: ListOptions) => Effect.Effect<Listing, ListError>
   /** Fetches one entry by its `SKILL.md` uri (R30, R42). */
   readonly getSkill: (uri: string) => Effect.Effect<Fetched, GetError>
-  /** Lists the direct children of a directory; refused locally unless `directoryRead` (R49). */
-  readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryChild>, DirectoryError>
+  /**
+   * Lists the direct children of a directory (MCP `Resource`s; a directory's `mimeType` is
+   * `inode/directory`); refused locally unless `directoryRead` (R49).
+   */
+  readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<Protocol.ResourceEntry>, DirectoryError>
   /**
    * The checks an entry alone allows beyond its shape: limits, `"dynamic"` (R12, R17) and, with
    * `trust`, its signatures; every read makes them first. Answers the entry as checked, with the
@@ -304,7 +292,7 @@ const makeWith = Effect.fnUntraced(function*(
     yield* requireExtension
     const invalidMode = listOptions.invalid ?? "report"
     const skills: Array<Skill.Skill> = []
-    const invalid: Array<InvalidSkillEntry> = []
+    const invalid: Array<Skill.InvalidSkillEntry> = []
     const { pages, nextCursor } = yield* walk(
       Extension.ListSkillsMethod,
       {},
@@ -330,7 +318,7 @@ const makeWith = Effect.fnUntraced(function*(
     for (const skill of skills) counts.set(skill.uri, (counts.get(skill.uri) ?? 0) + 1)
     const repeated = skills.filter((skill) => counts.get(skill.uri)! > 1)
     for (const skill of repeated) {
-      const error = new InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
+      const error = new Skill.InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
       if (invalidMode === "fail") return yield* error
       invalid.push(error)
     }
@@ -364,7 +352,7 @@ const makeWith = Effect.fnUntraced(function*(
 
   const readResourceDirectory = Effect.fnUntraced(function*(uri: string) {
     if (capability?.directoryRead !== true) return yield* new DirectoryReadNotSupported({ uri })
-    const children: Array<DirectoryChild> = []
+    const children: Array<Protocol.ResourceEntry> = []
     yield* walk(
       Extension.ReadResourceDirectoryMethod,
       { uri },
@@ -386,7 +374,7 @@ const makeWith = Effect.fnUntraced(function*(
       }),
       (error) => new DirectoryNotFound({ uri, detail: error.message })
     )
-    return children as ReadonlyArray<DirectoryChild>
+    return children as ReadonlyArray<Protocol.ResourceEntry>
   })
 
   const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
@@ -506,7 +494,7 @@ const makeWith = Effect.fnUntraced(function*(
  *
  * @since 0.1.0
  */
-export type ProtocolChoice = ProtocolVersion | "auto"
+export type ProtocolChoice = McpClient.ProtocolVersion | "auto"
 
 const negotiate = <C, R>(
   choice: ProtocolChoice | undefined,

@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Signing, Skill } from "@mcp-skills/core"
+import { Signing, type Skill } from "@mcp-skills/core"
 
 /**
  * The server did not declare `io.modelcontextprotocol/skills`, so no `skills/*` request is sent (R86).
@@ -106,19 +106,6 @@ export class CursorRejected extends Schema.TaggedError<CursorRejected>()("Cursor
     return `${this.method} refused the cursor ${JSON.stringify(this.cursor)}: ${this.detail}`
   }
 }
-
-/**
- * An entry breaks the rules checkable from the entry alone (R6, spec §5.1 step 1); it is never
- * loaded. The class of `@mcp-skills/core`, re-exported.
- *
- * @since 0.1.0
- */
-export const InvalidSkillEntry = Skill.InvalidSkillEntry
-
-/**
- * @since 0.1.0
- */
-export type InvalidSkillEntry = Skill.InvalidSkillEntry
 
 /**
  * A skill exceeds a per-skill limit (R15-R18): from its manifest, or, for a `"dynamic"` skill,
@@ -393,7 +380,7 @@ export type SkillsClientError =
   | ResourceNotFound
   | DirectoryNotFound
   | CursorRejected
-  | InvalidSkillEntry
+  | Skill.InvalidSkillEntry
   | RepeatedCursor
   | RunawayListing
   | VerificationError
