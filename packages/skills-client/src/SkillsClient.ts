@@ -15,8 +15,7 @@ import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
 import type * as McpClient from "effect/ai/McpClient"
 import { McpClientError } from "effect/ai/McpClientError"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
@@ -268,9 +267,11 @@ const makeWith = Effect.fnUntraced(function*(
   network?: McpTelemetry.Transport | undefined,
   lift: (error: McpClientError) => McpClientError | ServerStopped = (error) => error
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
-  const { timeout, limits, maxPages, allowDynamic, trust, clientInfo } = yield* Settings.settle(options)
+  const { timeout, trust } = yield* Settings.settle(options.timeout, options.trust)
+  const limits = options.limits ?? Limits.defaults
   const server = options.server
   const cache = yield* SkillCache.SkillCache
+  const clientInfo = options.clientInfo ?? Settings.clientInfo
   const connection = yield* Transport.connect(transport, { clientInfo, timeout, send, network })
   const extensions = Predicate.isObject(connection.capabilities) ? connection.capabilities.extensions : undefined
   const declared = Predicate.isObject(extensions) ? extensions[Extension.ExtensionId] : undefined
@@ -284,9 +285,9 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  const walk = Paging.walker(request, maxPages)
+  const walk = Paging.walker(request, options.maxPages ?? ClientLimits.MaxPages)
 
-  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust })
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic: options.allowDynamic ?? false, trust })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
@@ -537,29 +538,19 @@ export const layerHttp = (
     readonly maxConnections?: number | undefined
   }
 ): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, HttpClient.HttpClient> => {
-  const headers = options.headers
   const connect = negotiate(
     options.protocolVersion,
     (protocol) =>
       HttpConnection.connect(protocol, {
         url: options.url,
-        headers,
+        headers: options.headers,
         readTransport: options.readTransport,
         maxConnections: options.maxConnections,
         maxMessageBytes: ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
       }),
     { ...options, server: options.server ?? options.url }
   )
-  return Layer.effect(
-    SkillsClient,
-    headers === undefined || !Effect.isEffect(headers) ? connect : Effect.gen(function*() {
-      // Per-request headers wrap the HttpClient both transports send through.
-      const client = yield* HttpClient.HttpClient
-      const withHeaders = HttpClient.mapRequestEffect(client, (request) =>
-        Effect.map(headers, (values) => HttpClientRequest.setHeaders(request, values)))
-      return yield* Effect.provideService(connect, HttpClient.HttpClient, withHeaders)
-    })
-  )
+  return Layer.effect(SkillsClient, HttpConnection.withHeaders(options.headers, connect))
 }
 
 /**

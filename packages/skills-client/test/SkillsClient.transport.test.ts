@@ -50,6 +50,15 @@ const json = (res: Http.ServerResponse, value: unknown, status = 200) => {
   res.end(body)
 }
 
+// An answer of any status, headers and body (made from the request's id).
+const raw = (status: number, headers: Http.OutgoingHttpHeaders, body: (id: unknown) => string) =>
+  server((request, res) => {
+    res.writeHead(status, headers)
+    res.end(body(request.id))
+  })
+
+const event = (message: unknown) => `data: ${JSON.stringify(message)}\n\n`
+
 type Sender = "HttpClient" | "agent" | "McpClient.http"
 
 const ours = (url: string, way: "HttpClient" | "agent", maxMessageBytes: number, headers: Record<string, string> = {}) =>
@@ -186,10 +195,7 @@ describe.each(["HttpClient", "agent"] as const)("the one sender, bytes through %
 
   it.live("an SSE body that ends without a response is a TransportError", () =>
     Effect.gen(function*() {
-      const s = yield* server((_, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
-        res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", method: "notifications/progress", params: {} })}\n\n`)
-      })
+      const s = yield* raw(200, { "content-type": "text/event-stream" }, () => event({ jsonrpc: "2.0", method: "notifications/progress", params: {} }))
       const error = yield* Effect.flip(send(s.url))
       assert.strictEqual(reasonOf(error)._tag, "TransportError")
       assert.strictEqual(reasonOf(error).description, "MCP response ended before the terminal response")
@@ -197,20 +203,14 @@ describe.each(["HttpClient", "agent"] as const)("the one sender, bytes through %
 
   it.live("an SSE event over maxMessageBytes is a LimitError", () =>
     Effect.gen(function*() {
-      const s = yield* server((request, res) => {
-        res.writeHead(200, { "content-type": "text/event-stream" })
-        res.end(`data: ${JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { text: "x".repeat(4096) } })}\n\n`)
-      })
+      const s = yield* raw(200, { "content-type": "text/event-stream" }, (id) => event({ jsonrpc: "2.0", id, result: { text: "x".repeat(4096) } }))
       const error = yield* Effect.flip(send(s.url, 1024))
       assert.strictEqual(reasonOf(error)._tag, "LimitError")
     }))
 
   it.live("an answer of another content type is refused unread", () =>
     Effect.gen(function*() {
-      const s = yield* server((_, res) => {
-        res.writeHead(200, { "content-type": "text/html" })
-        res.end("<html></html>")
-      })
+      const s = yield* raw(200, { "content-type": "text/html" }, () => "<html></html>")
       const error = yield* Effect.flip(send(s.url))
       assert.strictEqual(reasonOf(error)._tag, "ProtocolError")
       assert.strictEqual(reasonOf(error).description, "Unsupported MCP response Content-Type")
@@ -218,10 +218,7 @@ describe.each(["HttpClient", "agent"] as const)("the one sender, bytes through %
 
   it.live("an HTTP error without a JSON body, or with one over the limit, is an HttpError without a code", () =>
     Effect.gen(function*() {
-      const plain = yield* server((_, res) => {
-        res.writeHead(503, { "content-type": "text/plain", "retry-after": "7" })
-        res.end("busy")
-      })
+      const plain = yield* raw(503, { "content-type": "text/plain", "retry-after": "7" }, () => "busy")
       const huge = yield* server((request, res) =>
         json(res, { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "x".repeat(4096) } }, 404)
       )

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as McpClient from "effect/ai/McpClient"
 import type * as McpProtocol from "effect/ai/McpProtocol"
 import * as HttpClient from "effect/http/HttpClient"
+import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import * as ClientLimits from "../ClientLimits.js"
 import * as HttpSend from "./httpSend.js"
 
@@ -50,3 +51,18 @@ export const connect = (
       })
   })
 }
+
+/**
+ * Runs `connect` with headers given as an Effect added to every request of the HttpClient, which
+ * both transports send through (fixed headers are given to each transport).
+ */
+export const withHeaders = <A, E, R>(
+  headers: Readonly<Record<string, string>> | Effect.Effect<Readonly<Record<string, string>>> | undefined,
+  connect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | HttpClient.HttpClient> =>
+  headers === undefined || !Effect.isEffect(headers) ? connect : Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const withHeaders = HttpClient.mapRequestEffect(client, (request) =>
+      Effect.map(headers, (values) => HttpClientRequest.setHeaders(request, values)))
+    return yield* Effect.provideService(connect, HttpClient.HttpClient, withHeaders)
+  })
