@@ -22,6 +22,7 @@ import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import * as NodeFs from "node:fs"
 import * as ClientLimits from "./ClientLimits.js"
 import * as Pull from "./Pull.js"
+import * as PullError from "./PullError.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import * as Verification from "./Verification.js"
@@ -172,7 +173,7 @@ const withTarget = <A>(
     client: SkillsClient.Service,
     rest: ReadonlyArray<string>,
     trust: Verification.Trust | undefined
-  ) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.Error, FileSystem.FileSystem>
+  ) => Effect.Effect<A, SkillsClientError | McpClientError | PullError.Error, FileSystem.FileSystem>
 ) =>
   Effect.gen(function*() {
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
@@ -180,12 +181,12 @@ const withTarget = <A>(
     return yield* SkillsClient.SkillsClient.use((client) => f(client, rest, trust)).pipe(Effect.provide(layer))
   }).pipe(
     Effect.catchDefect((defect) =>
-      defect instanceof Usage ? Effect.fail(new Pull.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
+      defect instanceof Usage ? Effect.fail(new PullError.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
     ),
     Effect.catch((error) =>
       Effect.gen(function*() {
         // An unsupported effect is no failure of a skill or file: its message says what to install.
-        yield* Console.error(`mcp-skills: ${error._tag === "UnsupportedEffect" ? error.message : Pull.toPullError(error).message}`)
+        yield* Console.error(`mcp-skills: ${error._tag === "UnsupportedEffect" ? error.message : PullError.toPullError(error).message}`)
         process.exitCode = 1
       })
     )
@@ -197,7 +198,7 @@ const list = Command.make("list", {
 }, (input) =>
   withTarget(input, (client, rest, trust) =>
     Effect.gen(function*() {
-      if (rest.length > 0) return yield* new Pull.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
+      if (rest.length > 0) return yield* new PullError.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
       const listing = yield* client.listSkills()
       // With --trust, each skill's signature as the client judges it (no file is read).
       const policy = trust === undefined ? undefined : Result.getOrThrow(Verification.trustPolicy(trust))
@@ -225,7 +226,7 @@ const list = Command.make("list", {
           )
         }
       }
-      for (const invalid of listing.invalid) yield* Console.error(`mcp-skills: ${Pull.toPullError(invalid, { skill: invalid.uri }).message}`)
+      for (const invalid of listing.invalid) yield* Console.error(`mcp-skills: ${PullError.toPullError(invalid, { skill: invalid.uri }).message}`)
       if (listing.invalid.length > 0) process.exitCode = 1
     }))).pipe(Command.withDescription("List the skills of a server; reads no file"))
 
@@ -275,7 +276,7 @@ const get = Command.make("get", common, (input) =>
   withTarget(input, (client, rest) =>
     Effect.gen(function*() {
       const [uri, ...extra] = rest
-      if (uri === undefined || extra.length > 0) return yield* new Pull.PullError({ check: "usage", detail: "get needs exactly one SKILL_URI" })
+      if (uri === undefined || extra.length > 0) return yield* new PullError.PullError({ check: "usage", detail: "get needs exactly one SKILL_URI" })
       const { skill, cacheHint } = yield* client.getSkill(uri)
       yield* Console.log(JSON.stringify({ skill, cacheHint }, null, 2))
     }))).pipe(Command.withDescription("Print one skill entry (skills/get)"))
@@ -285,15 +286,15 @@ const read = Command.make("read", common, (input) =>
     Effect.gen(function*() {
       const [uri, file, ...extra] = rest
       if (uri === undefined || extra.length > 0) {
-        return yield* new Pull.PullError({ check: "usage", detail: "read needs SKILL_URI and at most one FILE" })
+        return yield* new PullError.PullError({ check: "usage", detail: "read needs SKILL_URI and at most one FILE" })
       }
       const { skill } = yield* client.getSkill(uri)
       yield* client.checkEntry(skill)
       // SKILL.md is always read and verified first (R127, R126).
-      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file: uri })))
+      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file: uri })))
       const bytes = file === undefined
         ? loaded.skillMd.bytes
-        : (yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file })))).bytes
+        : (yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file })))).bytes
       yield* Effect.promise(() => new Promise<void>((resolve) => process.stdout.write(bytes, () => resolve())))
     }))).pipe(Command.withDescription("Print one verified file of a skill (SKILL.md by default)"))
 
@@ -327,7 +328,7 @@ const pull = Command.make("pull", {
   withTarget(input, (client, rest) =>
     Effect.gen(function*() {
       if (input.all === (rest.length > 0)) {
-        return yield* new Pull.PullError({ check: "usage", detail: "pull needs SKILL_URI arguments or --all, not both" })
+        return yield* new PullError.PullError({ check: "usage", detail: "pull needs SKILL_URI arguments or --all, not both" })
       }
       const summary = yield* Pull.pull(client, {
         into: input.into,
