@@ -49,10 +49,11 @@ export const EnvelopeBytes = 65_536
 
 /**
  * The largest message the client sends or reads, derived from the per-skill byte limit: one file
- * may be all of a skill's bytes, sent as base64 (4/3 of them) or as JSON text, whose escaping at
- * most doubles the characters of a text (`"` and `\`). Twice the limit and an envelope: 32 MiB and
- * 64 KiB for the spec's limits, more when `limits` allows larger skills. An answer past it fails
- * with effect's `LimitError` before it is held whole.
+ * may be all of a skill's bytes, sent as base64 (4/3 of them) or as JSON text, where the characters
+ * texts escape (`"`, `\`, line ends) take two bytes. Twice the limit and an envelope: 32 MiB and
+ * 64 KiB for the spec's limits, more when `limits` allows larger skills. (Other control characters
+ * take six bytes escaped: a file mostly made of them, sent as text, can be refused below the
+ * limit.) An answer past it fails with effect's `LimitError` before it is held whole.
  *
  * @since 0.1.0
  * @category bounds

@@ -13,6 +13,9 @@ import type { AddressInfo } from "node:net"
 import * as HttpClient from "effect/http/HttpClient"
 import * as HttpSend from "../src/internal/httpSend.js"
 import * as Transport from "../src/internal/transport.js"
+import { ClientLimits } from "@mcp-skills/client"
+import { versions, withClient } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 interface Seen {
   readonly headers: Http.IncomingHttpHeaders
@@ -262,4 +265,30 @@ describe("the node:http agent", () => {
       assert.strictEqual(answers.length, 8)
       assert.strictEqual(most, 2)
     }).pipe(Effect.scoped))
+})
+
+describe("the largest message follows the per-skill byte limit (ClientLimits.maxMessageBytes)", () => {
+  // An answer past the bound is refused as it arrives; within it, it is read whole and checked.
+  const limits = { maxResources: 512, maxTotalBytes: 1024 }
+  const padding = { uri: Tamper.InvoiceUri, bytes: ClientLimits.maxMessageBytes(limits) }
+  const read = (url: string, options: Parameters<typeof withClient>[2]) =>
+    Effect.flip(withClient(url, (c) =>
+      Effect.gen(function*() {
+        const { skill } = yield* c.getSkill(Tamper.SkillUri)
+        return yield* c.readSkillResource(skill, "templates/invoice.md")
+      }), options))
+
+  for (const protocolVersion of versions) {
+    for (const readTransport of ["HttpClient", "lean"] as const) {
+      it.live(`a file's answer past it is a LimitError; the same under the default limits is read and refused by size (${protocolVersion}, ${readTransport})`, () =>
+        Effect.gen(function*() {
+          const s = yield* Effect.acquireRelease(Effect.promise(() => Tamper.start({ padding })), (s) => Effect.promise(s.close))
+          const bounded = yield* read(s.url, { protocolVersion, readTransport, limits })
+          assert.strictEqual(bounded._tag, "McpClientError")
+          assert.strictEqual(reasonOf(bounded as McpClientError)._tag, "LimitError")
+          const unbounded = yield* read(s.url, { protocolVersion, readTransport })
+          assert.strictEqual(unbounded._tag, "SizeMismatch")
+        }).pipe(Effect.scoped))
+    }
+  }
 })
