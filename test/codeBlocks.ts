@@ -1,7 +1,8 @@
 /**
- * Type-checks the TypeScript blocks of a Markdown file as a user would paste them: each block is its
- * own module (so it must bring its own imports), compiled by the repository's `tsc` under the
- * repository's compiler options, with `@mcp-skills/*` resolved to the workspace sources.
+ * Type-checks the TypeScript blocks a user reads, as a user would paste them: the fenced ```ts blocks
+ * of the READMEs and guides, and those of the JSDoc comments of the sources (their `@example`s).
+ * Each block is its own module (so it must bring its own imports), compiled by the repository's `tsc`
+ * under the repository's compiler options, with `@mcp-skills/*` resolved to the workspace sources.
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -43,22 +44,90 @@ export const blocks = (markdown: string): ReadonlyArray<Block> => {
   return out
 }
 
-const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
+// A source's JSDoc, line for line and column for column: the comment leaders (`/**`, ` * `, `*\/`)
+// and everything outside the comments become spaces.
+const unwrap = (source: string): ReadonlyArray<string> => {
+  let inside = false
+  return source.split("\n").map((line) => {
+    if (!inside) {
+      const open = line.indexOf("/**")
+      if (open < 0) return ""
+      inside = true
+      line = " ".repeat(open + 3) + line.slice(open + 3)
+    }
+    const close = line.indexOf("*/")
+    if (close >= 0) {
+      inside = false
+      line = line.slice(0, close)
+    }
+    const leader = /^\s*\*(?!\/) ?/.exec(line)
+    return leader === null ? line : " ".repeat(leader[0].length) + line.slice(leader[0].length)
+  })
+}
+
+// Each `@example` of a source's JSDoc: the 0-based line of its tag, and the lines of its content
+// (to the next tag or the end of its comment).
+const exampleSections = (source: string, lines: ReadonlyArray<string>) =>
+  [...source.matchAll(/\/\*\*[\s\S]*?\*\//g)].flatMap((comment) => {
+    const first = source.slice(0, comment.index).split("\n").length - 1
+    const last = first + comment[0].split("\n").length - 1
+    const sections: Array<{ readonly tag: number; readonly from: number; readonly to: number }> = []
+    for (let i = first; i <= last; i++) {
+      if (!/^\s*@example\b/.test(lines[i]!)) continue
+      let end = i + 1
+      while (end <= last && !/^\s*@\w/.test(lines[end]!)) end++
+      sections.push({ tag: i, from: i + 1, to: end })
+    }
+    return sections
+  })
 
 /**
- * Compiles every block and returns the errors as `<file>:<line>:<column> - error TS…: …`, lines
- * counted in the Markdown file. Empty when every block compiles.
+ * The `@example`s of a TypeScript source's JSDoc as Markdown, line for line and column for column:
+ * everything else (code, comment leaders, the rest of each comment) becomes spaces, so the blocks
+ * `blocks` finds in it, and the errors `check` reports, are at their places in the source.
  */
-export const check = (file: string, markdown: string): ReadonlyArray<string> => {
-  const found = blocks(markdown)
+export const examples = (source: string): string => {
+  const lines = unwrap(source)
+  const kept = new Set(exampleSections(source, lines).flatMap(({ from, to }) => Array.from({ length: to - from }, (_, i) => from + i)))
+  return lines.map((line, i) => (kept.has(i) ? line : "")).join("\n")
+}
+
+/**
+ * Every `@example` of a source's JSDoc that holds no ```ts block, as `<file>:<line> - …`: the site
+ * would show it without anything compiling it.
+ */
+export const bareExamples = (file: string, source: string): ReadonlyArray<string> => {
+  const lines = unwrap(source)
+  return exampleSections(source, lines)
+    .filter(({ from, to }) => blocks(lines.slice(from, to).join("\n")).length === 0)
+    .map(({ tag }) => `${file}:${tag + 1} - @example holds no \`\`\`ts block, so nothing compiles it`)
+}
+
+const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
+
+/** One text whose TypeScript blocks are checked: a Markdown file, or a source's `examples`. */
+export interface Document {
+  readonly file: string
+  readonly markdown: string
+}
+
+/**
+ * Compiles every block of every document in one `tsc` run and returns the errors as
+ * `<file>:<line>:<column> - error TS…: …`, lines counted in the document. Empty when every block
+ * compiles.
+ */
+export const checkAll = (documents: ReadonlyArray<Document>): ReadonlyArray<string> => {
+  const found = documents.flatMap((document, d) =>
+    blocks(document.markdown).map((block) => ({ ...block, file: document.file, name: `block-${d}-${block.line}.ts` }))
+  )
   if (found.length === 0) return []
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "readme-blocks-"))
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "code-blocks-"))
   try {
     // The blocks resolve `effect`, `@effect/platform-node` and the rest as a user's project would.
     fs.symlinkSync(path.join(root, "node_modules"), path.join(dir, "node_modules"), "junction")
-    const names = found.map((block) => `block-${block.line}.ts`)
-    const indents = new Map(found.map((block) => [block.line, block.indent]))
-    found.forEach((block, i) => fs.writeFileSync(path.join(dir, names[i]!), `${block.code}\nexport {}\n`))
+    const names = found.map((block) => block.name)
+    const byName = new Map(found.map((block) => [block.name, block]))
+    found.forEach((block) => fs.writeFileSync(path.join(dir, block.name), `${block.code}\nexport {}\n`))
     const source = (pkg: string) => [path.join(root, "packages", pkg, "src", "index.ts")]
     fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({
       extends: path.join(root, "tsconfig.base.json"),
@@ -87,13 +156,17 @@ export const check = (file: string, markdown: string): ReadonlyArray<string> => 
     const output = `${run.stdout}${run.stderr}`.trim()
     if (run.status === 0) return []
     const errors = output.split("\n").filter((line) => line.length > 0 && !line.startsWith(" ")).map((line) => {
-      const at = /^block-(\d+)\.ts\((\d+),(\d+)\): (.*)$/.exec(line)
-      if (at === null) return line
-      const [, start, row, column, message] = at
-      return `${file}:${Number(start) + Number(row) - 1}:${Number(column) + indents.get(Number(start))!} - ${message}`
+      const at = /^(block-\d+-\d+\.ts)\((\d+),(\d+)\): (.*)$/.exec(line)
+      const block = at === null ? undefined : byName.get(at[1]!)
+      if (at === null || block === undefined) return line
+      const [, , row, column, message] = at
+      return `${block.file}:${block.line + Number(row) - 1}:${Number(column) + block.indent} - ${message}`
     })
     return errors.length > 0 ? errors : [`tsc exited with ${run.status}: ${output}`]
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
 }
+
+/** `checkAll` of one Markdown file. */
+export const check = (file: string, markdown: string): ReadonlyArray<string> => checkAll([{ file, markdown }])
