@@ -60,6 +60,12 @@ export function load(app) {
     if (heading === null) app.logger.error(`the guide ${document.name}.md has no "# " heading to title it`)
     else document.name = heading[1].replaceAll("`", "")
   })
+  // The three packages are converted one by one and merged; the guides are added to the merged
+  // project after them. A reader meets the guides first, then the packages in the order given.
+  app.on(Application.EVENT_PROJECT_REVIVE, (project) => {
+    const all = project.childrenIncludingDocuments ?? []
+    project.childrenIncludingDocuments = [...all.filter((child) => child.isDocument()), ...all.filter((child) => !child.isDocument())]
+  })
   app.renderer.defineRouter("guides", class extends KindRouter {
     /** @param {import("typedoc").Reflection} reflection */
     getIdealBaseName(reflection) {
