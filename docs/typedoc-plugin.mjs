@@ -110,7 +110,9 @@ export function load(app) {
     /** @param {import("typedoc").Reflection} reflection */
     const where = (reflection) => {
       const source = reflection.isDeclaration() ? (reflection.sources?.[0] ?? reflection.signatures?.[0]?.sources?.[0]) : undefined
-      return source === undefined ? "" : ` (${source.fullFileName ? path.relative(process.cwd(), source.fullFileName) : source.fileName}:${source.line})`
+      // A type and a value may share a name (`CacheScope`): the kind tells them apart.
+      const kind = ReflectionKind.singularString(reflection.kind).toLowerCase()
+      return source === undefined ? ` (${kind})` : ` (${kind}, ${source.fileName}:${source.line})`
     }
 
     const modules = project.getChildrenByKind(ReflectionKind.Namespace)
