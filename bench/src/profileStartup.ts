@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect"
 const t0 = performance.now()
 const loaded = await Effect.runPromise(DirectorySource.load(${JSON.stringify(dir)}))
 const t1 = performance.now()
-await Effect.runPromise(SkillRegistry.make(loaded.skills.map((skill) => Skill.fromFiles(skill))))
+await Effect.runPromise(Effect.scoped(SkillRegistry.make(loaded.skills.map((skill) => Skill.fromFiles(skill)))))
 const t2 = performance.now()
 console.log("directory " + (t1 - t0).toFixed(0) + " ms, registry " + (t2 - t1).toFixed(0) + " ms, rss " + (process.resourceUsage().maxRSS / 1024).toFixed(0) + " MiB")
 `

@@ -439,7 +439,7 @@ describe("cluster: HAProxy + Redis + 3 replicas", () => {
     const scope = Effect.runSync(Scope.make())
     const registry = await Effect.runPromise(Effect.gen(function*() {
       const source = yield* DirectorySource.make([{ path: directory }])
-      const made = yield* SkillRegistry.make(source.definitions)
+      const made = yield* SkillRegistry.make(source.definitions).pipe(Effect.provideService(Scope.Scope, scope))
       yield* Layer.buildWithScope(
         ChangeBus.layerReplica({ log: () => Effect.void }).pipe(
           Layer.provide(ChangeBus.layerRedis({ url: cluster.redisUrl })),

@@ -32,7 +32,7 @@ warm(dir)
 const t0 = performance.now()
 const loaded = await Effect.runPromise(Effect.provide(DirectorySource.load(dir), NodeServices.layer))
 const t1 = performance.now()
-const registry = await Effect.runPromise(SkillRegistry.make(loaded.skills.map((skill) => Skill.fromFiles(skill))))
+const registry = await Effect.runPromise(Effect.scoped(SkillRegistry.make(loaded.skills.map((skill) => Skill.fromFiles(skill)))))
 const t2 = performance.now()
 const snapshot = await Effect.runPromise(registry.snapshot)
 const peakRss = process.resourceUsage().maxRSS * 1024

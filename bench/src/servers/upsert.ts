@@ -52,4 +52,4 @@ const program = Effect.gen(function*() {
   }
 })
 
-console.log(JSON.stringify(await Effect.runPromise(program)))
+console.log(JSON.stringify(await Effect.runPromise(Effect.scoped(program))))

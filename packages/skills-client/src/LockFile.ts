@@ -13,11 +13,41 @@ import * as Schema from "effect/Schema"
 export const LockFileName = "mcp-skills.lock.json"
 
 /**
+ * The largest lock file a pull reads (64 MiB): some 200,000 files' records. Anything larger was
+ * not written by a pull, and is refused before it is read.
+ *
+ * @since 0.1.0
+ */
+export const MaxLockFileBytes = 64 * 1024 * 1024
+
+// A pull writes only below its target, through plain segments: a record naming `..`, an absolute
+// path or a hidden name (a staging folder) would have a prune or a check reach outside a skill.
+const isPlainPath = (path: string) =>
+  path.length > 0 && path.split("/").every((segment) =>
+    segment.length > 0 && !segment.startsWith(".") && !segment.includes("\\") && !segment.includes("\u0000")
+  )
+
+/**
+ * A path below the target as the lock file records it: `/`-separated plain segments, none empty,
+ * hidden (`.`, `..` included) or holding a backslash or NUL.
+ *
+ * @since 0.1.0
+ */
+export const RelativePath = Schema.String.check(
+  Schema.makeFilter((path: string) => isPlainPath(path) || "a relative path of plain segments (no empty, hidden, . or .. segment)")
+)
+
+/**
  * One pulled file as the lock file records it.
  *
  * @since 0.1.0
  */
-export const LockFile = Schema.Struct({ uri: Schema.String, digest: Schema.String, size: Schema.Number, path: Schema.String })
+export const LockFile = Schema.Struct({
+  uri: Schema.String,
+  digest: Schema.String,
+  size: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
+  path: RelativePath
+})
 
 /**
  * One pulled skill as the lock file records it.
@@ -27,7 +57,7 @@ export const LockFile = Schema.Struct({ uri: Schema.String, digest: Schema.Strin
 export const LockSkill = Schema.Struct({
   origin: Schema.String,
   uri: Schema.String,
-  path: Schema.String,
+  path: RelativePath,
   dynamic: Schema.Boolean,
   /** The fingerprint of the trusted key whose signature verified when it was pulled. */
   signer: Schema.optionalKey(Schema.String),

@@ -8,15 +8,13 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import { McpTelemetry, type Skill } from "@mcp-skills/core"
 import * as Committing from "./internal/pull/commit.js"
+import * as Journal from "./internal/pull/journal.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
 import * as Staging from "./internal/pull/stage.js"
-import type { Lock, LockSkill } from "./LockFile.js"
-import type { Error, PullError, UnsafeName } from "./PullError.js"
+import type { Lock } from "./LockFile.js"
+import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
-
-export { Lock, LockFileName } from "./LockFile.js"
-export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, UnsafeName, UnsafePath } from "./PullError.js"
 
 /**
  * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
@@ -27,25 +25,38 @@ export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, Unsaf
 export const readLock: (dir: string) => Effect.Effect<Lock, Error, FileSystem.FileSystem> = Paths.readLock
 
 /**
- * Step 1: the entries to pull. A broken listing fails here, before anything is read or written.
+ * Finishes what a pull killed while committing left in `dir` (the journal in its staging folder):
+ * undone when the lock file was not renamed into place yet, otherwise only cleaned up, so the lock
+ * file and the folders agree again. {@link plan} runs it first; a pull still committing in another
+ * process fails it with `PullInProgress`.
+ *
+ * @since 0.1.0
+ */
+export const recover: (dir: string) => Effect.Effect<void, Error, FileSystem.FileSystem> = Journal.recover
+
+/**
+ * Step 1: the entries to pull. A broken listing fails here, before anything is read or written,
+ * and so does `prune` without `all`.
  *
  * @since 0.1.0
  */
 export const select: (
   client: SkillsClient.Service,
-  options: Pick<Options, "uris" | "all">
+  options: Pick<Options, "uris" | "all" | "prune">
 ) => Effect.Effect<ReadonlyArray<Skill.Skill>, PullError> = Planning.select
 
 /**
  * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
- * file is read (R17): limits, folder clashes, changes since the last pull, links on the way.
+ * file is read (R17): limits, folder clashes, signers, changes since the last pull on the server
+ * and on disk (every installed file against the lock file: size, then digest), links on the way,
+ * and with `all` the skills the server serves no more (asked with `skills/get` first).
  *
  * @since 0.1.0
  */
 export const plan: (
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,
-  options: Pick<Options, "into" | "acceptChanges" | "acceptSigner">
+  options: Omit<Options, "uris" | "onProgress">
 ) => Effect.Effect<Plan, Error, FileSystem.FileSystem> = Planning.plan
 
 /**
@@ -63,9 +74,11 @@ export const stage: (
 ) => Effect.Effect<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> = Staging.stage
 
 /**
- * Step 4: moves every staged skill into place (an accepted older copy into the staging folder's
- * trash) and renames the new lock file over the old one. Every path is checked again right before
- * it is used; a failure undoes the renames done so far, newest first.
+ * Step 4: moves every staged skill into place (an accepted older copy, and a pruned skill, into the
+ * staging folder's trash) and renames the new lock file over the old one, as one transaction: the
+ * moves are journaled before the first, every path is checked again right before it is used, a
+ * failure undoes the moves done so far, newest first, and an interrupt waits for the end. A killed
+ * process leaves the journal for {@link recover}.
  *
  * @since 0.1.0
  */
@@ -78,55 +91,43 @@ export const commit: (
 
 /**
  * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
- * holds their files (R101): verified against their own entry but not placed separately.
+ * holds their files (R101): verified against their own entry but not placed separately. `restore`
+ * puts back the files of a skill unchanged on the server whose installed files were changed
+ * (`overwriteLocal`); `local` says what changed on disk (nothing for `add` and `nested`). `signer`
+ * is the trusted signer the lock file will record.
  *
  * @since 0.1.0
  */
-export interface Step {
-  readonly skill: Skill.Skill
-  readonly folder: string
-  readonly action: "add" | "update" | "unchanged" | "nested"
-  readonly previous: LockSkill | undefined
-  /** The trusted signer the lock file will record (the client checked its signature). */
-  readonly signer: string | undefined
-}
+export type Step = Planning.Step
 
 /**
- * A pull decided from the entries, the lock file and the folder, before any file is read.
+ * A pull decided from the entries, the lock file and the folder, before any file is read. `gone`
+ * are this server's skills in the lock file that it serves no more (found with `all` only),
+ * removed when `prune`.
  *
  * @since 0.1.0
  */
-export interface Plan {
-  readonly into: string
-  readonly origin: string
-  readonly lock: Lock
-  readonly steps: ReadonlyArray<Step>
-}
+export type Plan = Planning.Plan
 
 /**
  * How many bytes of a skill's files have arrived, of `total` (0 for a `"dynamic"` skill).
  *
  * @since 0.1.0
  */
-export interface Progress {
-  readonly skill: string
-  readonly bytes: number
-  readonly total: number
-}
+export type Progress = Staging.Progress
 
 /**
  * One skill verified into the staging folder.
  *
  * @since 0.1.0
  */
-export interface Staged {
-  readonly step: Step
-  readonly bytes: number
-  readonly lock: LockSkill
-}
+export type Staged = Staging.Staged
 
 /**
- * What a pull did to one skill. `Updated` lists the file uris added, removed and changed.
+ * What a pull did to one skill. `Updated` lists the file uris added, removed and changed on the
+ * server, and `local` what changed on disk and was overwritten; `Restored` put back the files of a
+ * skill unchanged on the server. `Gone` is a skill pulled from this server before that it serves no
+ * more, left in place; `Pruned` one removed, folder and lock record.
  *
  * @since 0.1.0
  */
@@ -141,13 +142,24 @@ export type Outcome =
     readonly added: ReadonlyArray<string>
     readonly removed: ReadonlyArray<string>
     readonly changed: ReadonlyArray<string>
+    readonly local: Edits
+  }
+  | {
+    readonly _tag: "Restored"
+    readonly uri: string
+    readonly path: string
+    readonly files: number
+    readonly bytes: number
+    readonly local: Edits
   }
   | { readonly _tag: "Unchanged"; readonly uri: string; readonly path: string }
   /** A skill inside another selected skill, verified and recorded in the lock; its files came with `within`. */
   | { readonly _tag: "Nested"; readonly uri: string; readonly path: string; readonly within: string }
+  | { readonly _tag: "Gone"; readonly uri: string; readonly path: string }
+  | { readonly _tag: "Pruned"; readonly uri: string; readonly path: string }
 
 /**
- * What a pull did, per selected skill in selection order.
+ * What a pull did, per selected skill in selection order, then per skill gone from the server.
  *
  * @since 0.1.0
  */
@@ -158,19 +170,7 @@ export interface Summary {
 /**
  * @since 0.1.0
  */
-export interface Options {
-  /** The target folder. */
-  readonly into: string
-  /** Skill URIs to pull; ignored with `all`. URIs absent from the listing are fetched with `skills/get` (R30). */
-  readonly uris?: ReadonlyArray<string> | undefined
-  readonly all?: boolean | undefined
-  /** Replace skills whose files changed since the last pull. */
-  readonly acceptChanges?: boolean | undefined
-  /**
-   * Accept a skill whose verified signer differs from the one the lock file records (a key
-   * rotated, or another author); otherwise such a skill fails the pull with check `signer`.
-   */
-  readonly acceptSigner?: boolean | undefined
+export interface Options extends Planning.Choices {
   /** Called as bytes of a skill arrive. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
 }
@@ -182,16 +182,19 @@ export interface Options {
  *
  * All or nothing: nothing below the target moves before every selected skill verified, and a
  * failure while committing undoes the renames already done, so the target and
- * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. Only a
- * killed process can leave a commit half done, and then the lock file still describes the previous
- * pull.
+ * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. A killed
+ * process leaves its journal, and the next pull undoes or finishes that commit first ({@link recover}).
+ *
+ * Nothing changed on disk since the last pull is overwritten unnoticed: a file edited, deleted or
+ * added below an installed skill fails the pull with `LocalChanges` unless `overwriteLocal`, and a
+ * skill the lock file pins to a signer changes only under `trust` (`SignerMismatch`).
  *
  * A pull never writes through a symbolic link: every path component below the target is checked
  * with `lstat` in the plan and again just before the commit, a link anywhere on the way, at a skill
- * folder or inside one is refused with {@link UnsafePath}, and the lock file must be a regular
+ * folder or inside one is refused with `PullError.UnsafePath`, and the lock file must be a regular
  * file, checked before it is opened (a FIFO would block the reader). Names are checked from the
- * entries before anything is written: no hidden segment, no deeper than {@link MaxDepth}, no two
- * names one file system could take for one ({@link UnsafeName}).
+ * entries before anything is written: no hidden segment, no deeper than `PullError.MaxDepth`, no two
+ * names one file system could take for one (`PullError.UnsafeName`).
  *
  * @since 0.1.0
  */
@@ -202,22 +205,29 @@ export const pull = (
   Effect.scoped(Effect.gen(function*() {
     const selected = yield* select(client, options)
     const planned = yield* plan(client, selected, options)
-    const staging = yield* Committing.stagingFolder(planned.into)
+    const staging = yield* Journal.stagingFolder(planned.into)
     const staged = yield* stage(client, planned, staging, options.onProgress)
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
     const skills = planned.steps.map((step): Outcome => {
+      const { uri } = step.skill
       if (step.action === "nested") {
         const within = planned.steps.find((outer) => outer.action !== "nested" && step.folder.startsWith(outer.folder + "/"))
         // The outermost selected skill around it is never nested itself.
-        return { _tag: "Nested", uri: step.skill.uri, path: step.folder, within: within!.skill.uri }
+        return { _tag: "Nested", uri, path: step.folder, within: within!.skill.uri }
       }
-      const done = byUri.get(step.skill.uri)
-      if (step.action === "unchanged" || done === undefined) return { _tag: "Unchanged", uri: step.skill.uri, path: step.folder }
-      const counts = { uri: step.skill.uri, path: step.folder, files: done.lock.files.length, bytes: done.bytes }
-      return step.previous === undefined
-        ? { _tag: "Added", ...counts }
-        : { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous.files, done.lock.files) }
+      const done = byUri.get(uri)
+      if (step.action === "unchanged" || done === undefined) return { _tag: "Unchanged", uri, path: step.folder }
+      const counts = { uri, path: step.folder, files: done.lock.files.length, bytes: done.bytes }
+      switch (step.action) {
+        case "add":
+          return { _tag: "Added", ...counts }
+        case "restore":
+          return { _tag: "Restored", ...counts, local: step.local }
+        case "update":
+          return { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous?.files ?? [], done.lock.files), local: step.local }
+      }
     })
+    for (const record of planned.gone) skills.push({ _tag: planned.prune ? "Pruned" : "Gone", uri: record.uri, path: record.path })
     return { skills }
   })).pipe(McpTelemetry.span("mcp_skills.pull"))

@@ -40,6 +40,8 @@ export const Check = Schema.Literals([
   "write",
   "signature",
   "signer",
+  "local",
+  "busy",
   "usage"
 ])
 
@@ -156,11 +158,130 @@ export class UnsafeName extends Schema.TaggedError<UnsafeName>()("UnsafeName", {
 }
 
 /**
+ * What changed below an installed skill's folder since it was pulled, found by comparing the
+ * files with the lock file (size first, then digest): `modified` files differ, `missing` ones are
+ * gone, `added` ones were never pulled (no lock record names them). Paths are below the target,
+ * `/`-separated. `truncated`: the folder holds more than a pull could have written there, and
+ * `added` names only the first found.
+ *
+ * @since 0.1.0
+ */
+export const Edits = Schema.Struct({
+  modified: Schema.Array(Schema.String),
+  missing: Schema.Array(Schema.String),
+  added: Schema.Array(Schema.String),
+  truncated: Schema.Boolean
+})
+
+/**
+ * @since 0.1.0
+ */
+export type Edits = typeof Edits.Type
+
+/**
+ * The {@link Edits} of one installed skill: its URI and folder below the target.
+ *
+ * @since 0.1.0
+ */
+export const EditedSkill = Schema.Struct({ uri: Schema.String, path: Schema.String, edits: Edits })
+
+/**
+ * @since 0.1.0
+ */
+export type EditedSkill = typeof EditedSkill.Type
+
+// At most this many paths in a message; the error itself carries them all.
+const MaxNamed = 10
+
+/**
+ * Files changed on disk since they were pulled, which this pull would overwrite or remove (an
+ * update, a restore of a skill whose files no longer match the lock file, or a prune): refused
+ * unless `overwriteLocal` (`--overwrite-local`), naming every skill and file.
+ *
+ * @since 0.1.0
+ */
+export class LocalChanges extends Schema.TaggedError<LocalChanges>()("LocalChanges", {
+  skills: Schema.Array(EditedSkill)
+}) {
+  override get message(): string {
+    const named = this.skills.flatMap(({ edits }) => [
+      ...edits.modified.map((path) => `${path} (edited)`),
+      ...edits.missing.map((path) => `${path} (deleted)`),
+      ...edits.added.map((path) => `${path} (added)`)
+    ])
+    const truncated = this.skills.filter((skill) => skill.edits.truncated).map((skill) => skill.path)
+    const shown = named.slice(0, MaxNamed).join(", ")
+    const more = named.length > MaxNamed ? ` and ${named.length - MaxNamed} more` : ""
+    const full = truncated.length === 0 ? "" : `; ${truncated.join(", ")} holds more than a pull wrote there`
+    return `files changed here since they were pulled would be overwritten: ${shown}${more}${full}; pass --overwrite-local to replace them with the verified source`
+  }
+}
+
+/**
+ * What the signer of a skill is now, when it differs from the one its lock record pins.
+ *
+ * @since 0.1.0
+ */
+export const SignerNow = Schema.Union([
+  /** Pulled without `trust`: no signature was checked, so the changed files cannot be the signer's. */
+  Schema.TaggedStruct("NotChecked", {}),
+  /** Signed by another trusted key, whose signature verifies. */
+  Schema.TaggedStruct("SignedBy", { keyId: Schema.String }),
+  /** Not signed by any trusted key (allowed unsigned by the trust policy). */
+  Schema.TaggedStruct("Unsigned", {})
+])
+
+/**
+ * @since 0.1.0
+ */
+export type SignerNow = typeof SignerNow.Type
+
+/**
+ * A skill whose lock record pins a signer, which this pull would replace with bytes that signer
+ * did not sign (or that nobody checked): refused. Without `trust` the changed skill cannot be
+ * verified at all; with it, another signer needs `acceptSigner` (`--accept-signer`).
+ *
+ * @since 0.1.0
+ */
+export class SignerMismatch extends Schema.TaggedError<SignerMismatch>()("SignerMismatch", {
+  skill: Schema.String,
+  signer: Schema.String,
+  now: SignerNow
+}) {
+  override get message(): string {
+    const was = `${this.skill} was signed by ${this.signer} when last pulled`
+    switch (this.now._tag) {
+      case "NotChecked":
+        return `${was} and has changed since; pull it with --trust and that signer's public key to verify the update`
+      case "SignedBy":
+        return `${was} and is now signed by ${this.now.keyId}; pass --accept-signer to accept it`
+      case "Unsigned":
+        return `${was} and is now not signed by a trusted key; pass --accept-signer to accept it`
+    }
+  }
+}
+
+/**
+ * Another pull, by a process still running, is committing into the same target folder; this one
+ * changed nothing.
+ *
+ * @since 0.1.0
+ */
+export class PullInProgress extends Schema.TaggedError<PullInProgress>()("PullInProgress", {
+  path: Schema.String,
+  pid: Schema.Int
+}) {
+  override get message(): string {
+    return `another pull (process ${this.pid}) is committing into ${this.path}; try again when it has finished`
+  }
+}
+
+/**
  * Every failure of a pull.
  *
  * @since 0.1.0
  */
-export type Error = PullError | UnsafePath | UnsafeName
+export type Error = PullError | UnsafePath | UnsafeName | LocalChanges | SignerMismatch | PullInProgress
 
 type ClientError = SkillsClientError | McpClientError
 
@@ -186,7 +307,9 @@ const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DirectoryReadNotSupported: "directory",
   UnsignedSkill: "signature",
   SignatureInvalid: "signature",
-  UntrustedSigner: "signature"
+  UntrustedSigner: "signature",
+  ServerNotStarted: "transport",
+  ServerStopped: "transport"
 }
 
 const mcpCheck = (error: McpClientError): Check => {
@@ -215,6 +338,12 @@ export const toPullError = (
       return error
     case "UnsafeName":
       return located("name", { skill: error.skill, file: error.uri }, error.message)
+    case "LocalChanges":
+      return located("local", {}, error.message)
+    case "SignerMismatch":
+      return located("signer", { skill: error.skill }, error.message)
+    case "PullInProgress":
+      return located("busy", { file: error.path }, error.message)
     case "UnsafePath":
       return new PullError({
         check: error.found === "SymbolicLink" ? "link" : Path.basename(error.path) === LockFileName ? "lock" : "write",

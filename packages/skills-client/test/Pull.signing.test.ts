@@ -13,7 +13,7 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { describe, expect, it, type TestContext } from "vitest"
-import { Signing } from "@mcp-skills/core"
+import { Digest, Signing } from "@mcp-skills/core"
 import { SkillsClient } from "@mcp-skills/client"
 import { runCli, runProgram, serveHttp, serverCli, withClient } from "./support/helpers.js"
 import * as Tamper from "./support/TamperServer.js"
@@ -127,6 +127,25 @@ const proxy = async (context: TestContext, upstream: string, options: { readonly
   await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve))
   context.onTestFinished(() => new Promise<void>((resolve) => http.close(() => resolve())))
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`
+}
+
+// Five runs of the CLI and a server: over a minute on a loaded machine.
+const CliHeavy = 180_000
+
+/** Waits until the server at `url` (under --watch) serves `file` with the digest of `text`. */
+const servedAs = async (url: string, file: string, text: string) => {
+  const expected = Digest.make(new TextEncoder().encode(text))
+  const digestOf = () =>
+    Effect.runPromise(withClient(url, (client) =>
+      Effect.map(client.listSkills(), ({ skills }) =>
+        skills.flatMap((skill) => skill.resources === "dynamic" ? [] : skill.resources).find((r) => r.uri === file)?.digest
+      )))
+  // Bounded in time, not tries: on a loaded machine one listing takes seconds.
+  const deadline = Date.now() + 60_000
+  while ((await digestOf()) !== expected) {
+    expect(Date.now()).toBeLessThan(deadline)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }
 
 const installed = async (dir: string) => (await Fs.readdir(dir, { recursive: true }).catch(() => [] as Array<string>)).sort()
@@ -257,6 +276,59 @@ describe("signed skills over the wire", () => {
     expect(accepted.stdout).toBe("unchanged skill://csv/SKILL.md\n")
     expect((await lock(into)).skills[0].signer).toBe(keys.b.keyId)
   })
+
+  it("a skill pinned to a signer is never updated without --trust, and never recorded with a signer for bytes nobody checked", async (context) => {
+    const { skills, keys, into } = await authored(context)
+    const { url } = await served(context, skills, ["--watch"])
+    const csv = ["skill://csv/SKILL.md", "--into", into]
+    expect((await runCli(["pull", url, ...csv, "--trust", keys.a.publicKey])).status).toBe(0)
+    const signed = await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")
+    expect(JSON.parse(signed).skills[0].signer).toBe(keys.a.keyId)
+    // The author's file changes behind the signature (or a server serves other bytes).
+    const edited = catalogue["csv/scripts/clean.py"] + "print('and more')\n"
+    await Fs.writeFile(Path.join(skills, "csv/scripts/clean.py"), edited)
+    await servedAs(url, "skill://csv/scripts/clean.py", edited)
+    const refused = await runCli(["pull", url, ...csv, "--accept-changes"])
+    expect(refused.status).toBe(1)
+    expect(refused.stderr).toBe(
+      `mcp-skills: signer check failed: skill://csv/SKILL.md was signed by ${keys.a.keyId} when last pulled and has changed since; pull it with --trust and that signer's public key to verify the update\n`
+    )
+    expect(await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")).toBe(signed)
+    expect(await Fs.readFile(Path.join(into, "csv/scripts/clean.py"), "utf8")).toBe(catalogue["csv/scripts/clean.py"])
+    // Back to the signed bytes: unchanged needs no --trust, and the signer stays.
+    await Fs.writeFile(Path.join(skills, "csv/scripts/clean.py"), catalogue["csv/scripts/clean.py"]!)
+    await servedAs(url, "skill://csv/scripts/clean.py", catalogue["csv/scripts/clean.py"]!)
+    const unchanged = await runCli(["pull", url, ...csv])
+    expect(unchanged.stdout).toBe("unchanged skill://csv/SKILL.md\n")
+    expect(await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")).toBe(signed)
+  }, CliHeavy)
+
+  it("pull --trust over a pulled file edited on disk: refused naming it, --overwrite-local restores it, the signer stays", async (context) => {
+    const { skills, keys, into } = await authored(context)
+    const { url } = await served(context, skills)
+    const csv = ["skill://csv/SKILL.md", "--into", into]
+    expect((await runCli(["pull", url, ...csv, "--trust", keys.a.publicKey])).status).toBe(0)
+    const signed = await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")
+    const clean = Path.join(into, "csv/scripts/clean.py")
+    await Fs.writeFile(clean, "print('mine')\n")
+    const refused = await runCli(["pull", url, ...csv, "--trust", keys.a.publicKey])
+    expect(refused.status).toBe(1)
+    expect(refused.stdout).toBe("")
+    expect(refused.stderr).toBe(
+      "mcp-skills: local check failed: files changed here since they were pulled would be overwritten: csv/scripts/clean.py (edited); pass --overwrite-local to replace them with the verified source\n"
+    )
+    expect(await Fs.readFile(clean, "utf8")).toBe("print('mine')\n")
+    const restored = await runCli(["pull", url, ...csv, "--trust", keys.a.publicKey, "--overwrite-local"])
+    expect(restored.stderr).toBe("")
+    expect(restored.stdout).toBe("restored skill://csv/SKILL.md -> csv (2 files, 68 bytes)\n  ! csv/scripts/clean.py (edited here, replaced)\n")
+    expect(await Fs.readFile(clean, "utf8")).toBe(catalogue["csv/scripts/clean.py"])
+    expect(await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")).toBe(signed)
+    // Without --trust a restore puts back the very bytes the signer signed: allowed, signer kept.
+    await Fs.rm(clean)
+    const plain = await runCli(["pull", url, ...csv, "--overwrite-local"])
+    expect(plain.stdout).toBe("restored skill://csv/SKILL.md -> csv (2 files, 68 bytes)\n  ! csv/scripts/clean.py (deleted here, restored)\n")
+    expect(await Fs.readFile(Path.join(into, "mcp-skills.lock.json"), "utf8")).toBe(signed)
+  }, CliHeavy)
 
   it("keygen never replaces a key; sign refuses a key that is not an ed25519 private key", async (context) => {
     const { dir, skills, keys } = await authored(context, { sign: false })

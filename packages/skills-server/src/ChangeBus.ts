@@ -13,6 +13,10 @@
  *   instead: every other replica makes the same edit (no source reloads), then checks that it
  *   serves the revision the edit named, reloading as for a source change if it does not.
  *
+ * Reloads go through the registry's intake, and the messages heard while one runs are judged
+ * together once it is done, against the revision then served: a flood of announcements (however
+ * many) costs one more reload, and an announcement of a revision a reload just brought costs none.
+ *
  * Pub/sub drops messages (a subscriber that was disconnected misses what was said meanwhile), so
  * the bus also keeps the last revision announced: every (re)subscription starts with it, and a
  * replica whose revision differs reloads, then announces its own if it still differs. A bus that
@@ -440,6 +444,8 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
     let served = first.revision
     yield* (yield* registry.commits).pipe(
       Stream.runForEach((commit) => {
+        // A family's instances are code: nothing of them travels.
+        if (commit._tag === "Family") return Effect.void
         const snapshot = commit.after
         const changed = snapshot.revision !== served
         served = snapshot.revision
@@ -452,20 +458,14 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
       Effect.forkScoped
     )
 
-    // Another replica's edit: made here too; a revision that still differs afterwards means the
-    // sources differ, and is checked as a source change's is.
-    const applyEdit = (edit: Extract<Message, { _tag: "Edit" }>) =>
-      Effect.gen(function*() {
-        if (edit.remove.length > 0) yield* registry.remove(edit.remove, "replica")
-        if (edit.upsert.length > 0) yield* registry.upsert(edit.upsert.map(definitionOf), "replica")
-        const after = yield* current
-        if (after !== edit.revision) yield* reload(`an edit from another replica left revision ${after}, not ${edit.revision}`)
-      }).pipe(Effect.catch((error) => logProblem(`could not make an edit from another replica: ${error.message}`)))
-
-    const reload = (why: string) =>
+    // A reload for the bus goes through the registry's intake (joining one already asked for by
+    // any channel), and the bus waits for it: what is heard meanwhile is judged against the
+    // revision it leaves.
+    const reload = (kind: Event["_tag"], why: string) =>
       Effect.andThen(
         log(`${why}: reloading the skills`),
-        registry.reload.pipe(
+        Effect.flatMap(registry.requestReload("bus"), (asked) => asked.result).pipe(
+          Telemetry.busLag(kind),
           Effect.asVoid,
           // Whatever the source does, the replica keeps serving and keeps listening.
           Effect.catchCause((cause) => {
@@ -475,41 +475,86 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
         )
       )
 
+    // Another replica's edit: made here too. A revision that still differs afterwards means the
+    // sources differ: the reason to reload (as for a source change) it returns, if any.
+    const applyEdit = (edit: Extract<Message, { _tag: "Edit" }>) =>
+      Effect.gen(function*() {
+        if (edit.remove.length > 0) yield* registry.remove(edit.remove, "replica")
+        if (edit.upsert.length > 0) yield* registry.upsert(edit.upsert.map(definitionOf), "replica")
+        const after = yield* current
+        return after === edit.revision ? undefined : `an edit from another replica left revision ${after}, not ${edit.revision}`
+      }).pipe(
+        Effect.catch((error) => Effect.as(logProblem(`could not make an edit from another replica: ${error.message}`), undefined)),
+        Telemetry.busLag(edit._tag)
+      )
+
+    type Said = Exclude<Event, { readonly _tag: "Subscribed" }>
+    // Messages heard in a row, judged together: edits are made in order, then one reload at most,
+    // if one was asked for, an edit left another revision than it named, or an announced revision
+    // differs from the one served after the edits.
+    const judge = (said: ReadonlyArray<Said>) =>
+      Effect.gen(function*() {
+        const reasons: Array<{ readonly kind: Said["_tag"]; readonly why: string }> = []
+        for (const event of said) {
+          if (event._tag === "Edit") {
+            const why = event.revision === (yield* current) ? undefined : yield* applyEdit(event)
+            if (why !== undefined) reasons.push({ kind: event._tag, why })
+          } else if (event._tag === "Reload") {
+            reasons.push({ kind: event._tag, why: "asked to reload on the bus" })
+          }
+          yield* Telemetry.count(Telemetry.metrics.busMessages, { direction: "received", kind: event._tag, outcome: "success" })
+        }
+        const revision = yield* current
+        for (const event of said) {
+          if (event._tag === "Revision" && event.revision !== revision) {
+            reasons.push({ kind: event._tag, why: `heard revision ${event.revision}, this replica serves ${revision}` })
+          }
+        }
+        const first = reasons[0]
+        if (first === undefined) return
+        yield* reload(first.kind, reasons.length === 1 ? first.why : `${first.why} (and ${plural(reasons.length - 1, "more reason")})`)
+      })
+
     let down = false
-    const handle = (event: Event) =>
+    const subscribed = (event: Extract<Event, { readonly _tag: "Subscribed" }>) =>
       Effect.gen(function*() {
         const revision = yield* current
-        switch (event._tag) {
-          case "Subscribed": {
-            yield* Telemetry.busConnected(true)
-            if (down) yield* log("change bus is back")
-            down = false
-            if (event.latest === revision) return
-            if (event.latest !== undefined) {
-              yield* reload(`the bus's last revision is ${event.latest}, this replica serves ${revision}`)
-            }
-            // Whatever was missed, the bus now names a revision this replica serves, and replicas
-            // that missed this one's announcement hear it.
-            const after = yield* current
-            if (after !== event.latest) yield* announce(after)
-            return
-          }
-          case "Revision":
-            if (event.revision !== revision) yield* reload(`heard revision ${event.revision}, this replica serves ${revision}`)
-            return
-          case "Edit":
-            if (event.revision !== revision) yield* applyEdit(event)
-            return
-          case "Reload":
-            return yield* reload("asked to reload on the bus")
+        yield* Telemetry.busConnected(true)
+        if (down) yield* log("change bus is back")
+        down = false
+        if (event.latest === revision) return
+        if (event.latest !== undefined) {
+          yield* reload(event._tag, `the bus's last revision is ${event.latest}, this replica serves ${revision}`)
         }
+        // Whatever was missed, the bus now names a revision this replica serves, and replicas
+        // that missed this one's announcement hear it.
+        const after = yield* current
+        if (after !== event.latest) yield* announce(after)
       }).pipe(Telemetry.busMessage("received", event._tag))
+
+    // The bus hands over, at once, every message that arrived while the last ones were handled:
+    // however many there are, they cost one reload at most, and an announcement of the revision a
+    // reload just brought costs none.
+    const handle = (events: ReadonlyArray<Event>) =>
+      Effect.gen(function*() {
+        let said: Array<Said> = []
+        for (const event of events) {
+          if (event._tag !== "Subscribed") {
+            said.push(event)
+            continue
+          }
+          if (said.length > 0) yield* judge(said)
+          said = []
+          yield* subscribed(event)
+        }
+        if (said.length > 0) yield* judge(said)
+      })
 
     const backoff = Schedule.exponential(base).pipe(
       Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, cap)))
     )
     yield* bus.subscribe.pipe(
-      Stream.runForEach(handle),
+      Stream.runForEachArray(handle),
       Effect.tapError((error) =>
         Effect.suspend(() => {
           if (down) return Effect.void

@@ -41,12 +41,27 @@ export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("Unread
 }
 
 /**
- * Why one skill folder is not served: its URI cannot be built, a file cannot be read, or the skill
- * is invalid (`InvalidSkill` lists every problem).
+ * A folder inside a skill could not be listed (permission denied, say): the skill is not served
+ * without the files it may hold.
  *
  * @since 0.1.0
  */
-export const SkillProblem = Schema.Union([Manifest.InvalidSkill, SkillUri.InvalidSkillUri, UnreadableFile])
+export class UnreadableFolder extends Schema.TaggedError<UnreadableFolder>()("UnreadableFolder", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot list the folder ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * Why one skill folder is not served: its URI cannot be built, a file or a folder in it cannot be
+ * read, or the skill is invalid (`InvalidSkill` lists every problem).
+ *
+ * @since 0.1.0
+ */
+export const SkillProblem = Schema.Union([Manifest.InvalidSkill, SkillUri.InvalidSkillUri, UnreadableFile, UnreadableFolder])
 
 /**
  * @since 0.1.0
@@ -115,6 +130,7 @@ export const describeProblem = (invalid: InvalidSkillDirectory): string => {
     ).join("; ")
   }
   if (error._tag === "UnreadableFile") return `${error.path}: ${error.reason}`
+  if (error._tag === "UnreadableFolder") return `${error.path}: cannot list the folder: ${error.reason}`
   return `${invalid.directory}: ${error.reason}`
 }
 

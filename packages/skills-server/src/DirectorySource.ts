@@ -15,9 +15,14 @@
  *   appear under two paths;
  * - symbolic links to files whose real path is outside the root, or inside it under a hidden name;
  *   a link to a regular file inside the root is served under the link's own path;
- * - anything that is not a regular file (sockets, pipes, devices).
+ * - anything that is not a regular file (sockets, pipes, devices): never opened.
  * Links and special files that are left out are listed in `ignored`, so a user can see why, and so
- * is a `skill.md` spelt in another case outside every skill (a skill needs exactly `SKILL.md`).
+ * is a `skill.md` spelt in another case outside every skill (a skill needs exactly `SKILL.md`). A
+ * folder or file inside a skill that cannot be listed or stat'ed (`UnreadableFolder`,
+ * `UnreadableFile`) skips that skill; elsewhere it is listed in `ignored`. Every path is read
+ * through one guard (`internal/directory/guard`): `lstat` first, opened without blocking or
+ * following a link, checked with `fstat` to be the regular file stamped, read no further than its
+ * stamped size.
  *
  * `load` reads a folder once. `make` gives a `Source` that can scan again: its `definitions`
  * Effect (hand it to `SkillsServer.layer({ skills: source.definitions })`, so `SkillRegistry.reload`
@@ -27,15 +32,21 @@
  * several roots, each with its own prefix, scheme and cache hint; two roots producing the same skill
  * URI is an error naming both folders.
  *
- * The work is split by concern: the walk (`internal/directory/scan`), file stamps and what is kept
- * of each file (`stamps`), which files belong to which skill (`grouping`), loading one root
- * (`load`), a source over several roots (`source`), and watching (`watch`).
+ * The work is split by concern: the one way in to the disk (`internal/directory/guard`) and its
+ * bounds (`bounds`), the walk (`scan`), file stamps and what is kept of each file (`stamps`), which
+ * files belong to which skill (`grouping`), loading one root (`load`), a source over several roots
+ * (`source`), signatures files (`signatures`), and watching (`watch`).
  *
  * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
- * was read, the skill is read again (at most 3 times), otherwise it keeps its last good version, so
- * a version mixing old and new files is never published. A file modified less than a second before
- * it was read is read again on the next full scan, or on a watched one whose events name it
+ * was read (size, modification or change time, inode), or read empty within a second of a write
+ * where it had bytes before (a rewrite in place, between its truncation and its write), the skill
+ * is read again (at most 3 times), otherwise it keeps its last good version, so a version mixing
+ * old and new files, or an empty moment, is never published. A file modified less than a second
+ * before it was read is read again on the next full scan, or on a watched one whose events name it
  * (timestamps are coarser than writes), and served anew only if its bytes differ.
+ *
+ * Signatures files are stamped and read with their skill's files, bounded to 16 KiB and 16 records
+ * (one per key); one that cannot be read or is past a bound makes its skill invalid, naming it.
  *
  * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
  * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
@@ -79,7 +90,7 @@ export const SignaturesFileName = Signatures.FileName
 
 /**
  * The content of {@link SignaturesFileName}: `{ "version": 1, "signatures": [...] }`, one record
- * per key.
+ * per key, at most 16.
  *
  * @since 0.1.0
  */
@@ -216,12 +227,17 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
       const now = yield* inStep
       const incremental = synced !== undefined && synced.snapshot === now.snapshot && synced.scans === now.scans
       synced = undefined
+      // Both go through the registry's intake, counted as the watch's; a whole reload there reads
+      // the source in the registry's own fiber, so it walks every root rather than `paths`.
       const changes = yield* (incremental
-        ? source.changes.pipe(
-          Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
-          Effect.flatMap(registry.update)
+        ? registry.update(
+          source.changes.pipe(
+            Effect.mapError((error) => new SkillRegistry.ReloadError({ reason: error.message })),
+            Effect.provideService(Sources.ChangedPaths, paths)
+          ),
+          "watch"
         )
-        : registry.reload).pipe(Effect.provideService(Sources.ChangedPaths, paths))
+        : Effect.flatMap(registry.requestReload("watch"), (asked) => asked.result))
       synced = yield* inStep
       return changes
     })

@@ -13,8 +13,13 @@
  *   required and its frontmatter `name` must equal the last path segment, as for every skill. Each
  *   instance passes the server's visibility decision like any skill, and its entry carries the
  *   digests of the bytes that caller is served, so a verifying client succeeds for every caller.
- * - A `render` (or `list`) that fails or exceeds `timeout` answers a clear error for that instance
- *   (logged on the server) and never breaks the listing of other skills.
+ * - `render` (or `list`) fails with `NoSuchInstance` when the caller asked for an instance that
+ *   does not exist (an unknown customer), and with `NotAllowed` when the caller may not have it:
+ *   either is answered exactly as a URI no skill serves (-32602, which clients see as "not
+ *   found"; left out of listings), and nothing is logged, whoever asks and however often.
+ * - A `render` (or `list`) that fails otherwise or exceeds `timeout` answers -32603 naming that
+ *   instance, logs one line (no stack trace; at most one a minute per family, counting the rest)
+ *   and never breaks the listing of other skills.
  * - Results about instances are `cacheScope: "private"` unless `cacheHint.scope` is `"public"`.
  * - `changes` says when the instances changed: every listener that may see one of a listed
  *   family's instances (its `list` run for that listener) is told `list_changed`.
@@ -36,7 +41,37 @@
  * @since 0.1.0
  */
 
+import * as Schema from "effect/Schema"
 import * as Skill from "./Skill.js"
+
+/**
+ * What `render` or `list` fails with when the caller asked for an instance that does not exist:
+ * answered exactly as a URI no skill serves, and never logged.
+ *
+ * ```ts
+ * const onboarding = SkillFamily.make({
+ *   path: "customers/{customer}/onboarding",
+ *   render: ({ customer }) =>
+ *     customers.has(customer)
+ *       ? Effect.succeed({ "SKILL.md": `---\nname: onboarding\ndescription: Onboarding ${customer}\n---\n` })
+ *       : Effect.fail(new SkillFamily.NoSuchInstance())
+ * })
+ * ```
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NoSuchInstance extends Schema.TaggedError<NoSuchInstance>()("NoSuchInstance", {}) {}
+
+/**
+ * What `render` or `list` fails with when the caller may not have the instance (or list the
+ * family): answered exactly as a URI no skill serves, as a skill a visibility check hides is, and
+ * never logged.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {}) {}
 
 /**
  * What `list` sees: the request it enumerates for, and the cursor of the page it is asked for.

@@ -3,25 +3,28 @@
  * `SubscriptionRef`, builds a new one beside it on every change and swaps it atomically, so a
  * request reads one snapshot from start to end. `replace` and `reload` rebuild from the source
  * (hashing only what changed, `stats` counts it); `upsert` and `remove` update in time
- * proportional to the change. Each returns the `Changes` between the two snapshots.
+ * proportional to the change. Each returns the `Changes` between the two snapshots. Every change,
+ * whatever asked for it, goes through one intake and is published once on `commits`.
  *
  * @since 0.1.0
  */
-import { SkillUri } from "@mcp-skills/core"
+import { McpTelemetry, SkillUri } from "@mcp-skills/core"
 import type { Limits } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberMap from "effect/FiberMap"
 import * as HashMap from "effect/HashMap"
 import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as Build from "./internal/build.js"
 import { diff } from "./internal/diff.js"
 import * as Incremental from "./internal/incremental.js"
+import * as Intake from "./internal/intake.js"
+import * as Telemetry from "./internal/telemetry.js"
 import * as WireForms from "./internal/wireForms.js"
 import type * as Skill from "./Skill.js"
 import * as Snapshots from "./Snapshot.js"
@@ -149,24 +152,83 @@ export interface Stats {
 export type Origin = "local" | "replica"
 
 /**
- * One swap of the snapshot and what caused it: a change of the catalogue's source (`replace`,
- * `reload`, `update`), or an edit in code (`upsert`, `remove`) with what it put in and took out.
+ * What asked for a change of the catalogue: code (`replace`, `upsert`, `remove`, `update`), a
+ * `reload` asked in code, a watched folder (`DirectorySource.watch`), the change bus (another
+ * replica's announcement or edit), a reader that found a file changed on disk (`rescan`), or an
+ * upstream skill server's change verified by `UpstreamSource` (`upstream`). The reload series
+ * (`mcp_skills.reloads`) counts every change by it.
+ *
+ * @since 0.1.0
+ */
+export type Trigger = "code" | "reload" | "watch" | "bus" | "rescan" | "upstream"
+
+/**
+ * One commit of the registry's one change stream: a swap of the snapshot, with the snapshot it
+ * replaced (`before`, read in the same step as the swap), the new one and what changed between
+ * them; or a family saying its instances changed (no swap: `before` and `after` are the snapshot
+ * served). A swap comes from a change of the catalogue's source (`replace`, `reload`, `update`)
+ * or from an edit in code (`upsert`, `remove`, with what it put in and took out).
  *
  * @since 0.1.0
  */
 export type Commit =
-  | { readonly _tag: "Source"; readonly before: Snapshot; readonly after: Snapshot }
   | {
-    readonly _tag: "Edit"
+    readonly _tag: "Source"
+    readonly trigger: Trigger
     readonly before: Snapshot
     readonly after: Snapshot
+    readonly changes: Changes
+  }
+  | {
+    readonly _tag: "Edit"
+    readonly trigger: Trigger
+    readonly before: Snapshot
+    readonly after: Snapshot
+    readonly changes: Changes
     readonly upsert: ReadonlyArray<Skill.Definition>
     readonly remove: ReadonlyArray<string>
     readonly origin: Origin
   }
+  | {
+    readonly _tag: "Family"
+    /** The family, by `<scheme>://<template>` (`keyOf`). */
+    readonly key: string
+    readonly before: Snapshot
+    readonly after: Snapshot
+    readonly changes: Changes
+  }
+
+/**
+ * A reload asked for with `requestReload`: `joined` when it joined a reload already asked for and
+ * not yet started (whose asker reports it), and the outcome of the reload that covers it.
+ *
+ * @since 0.1.0
+ */
+export interface ReloadRequest {
+  readonly joined: boolean
+  readonly result: Effect.Effect<Changes, RegistrationError | ReloadError>
+}
+
+/**
+ * A change of the catalogue's source (see `SkillRegistry.update`): skills put in, and keys taken out.
+ *
+ * @since 0.1.0
+ */
+export interface Update {
+  readonly upsert: Iterable<Skill.Definition>
+  readonly remove: Iterable<string>
+}
 
 /**
  * The service holding the current snapshot.
+ *
+ * **Details**
+ *
+ * Every change goes through one intake: changes are applied one at a time, in the order asked,
+ * each published once on `commits`. Reloads are coalesced: requests made while one is pending join
+ * it, and a reload starts no sooner after the previous one ended than that one took, so a flood of
+ * requests (a change bus replaying revisions, readers finding a file changed) costs a bounded
+ * number of rebuilds. An operation whose caller is interrupted before it started is withdrawn.
  *
  * @since 0.1.0
  */
@@ -175,9 +237,9 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
   readonly snapshot: Effect.Effect<Snapshot>
   /**
    * Validates `definitions` into a new snapshot and swaps it in, returning what changed; on
-   * failure the old one stays. Concurrent calls are serialized.
+   * failure the old one stays.
    */
-  readonly replace: (definitions: Iterable<Skill.Definition>) => Effect.Effect<Changes, RegistrationError>
+  readonly replace: (definitions: Iterable<Skill.Definition>, trigger?: Trigger) => Effect.Effect<Changes, RegistrationError>
   /**
    * Adds skills (or families), each replacing the one with the same URI, validating and hashing
    * only these, and swaps the snapshot atomically; on failure nothing changes. A skill that
@@ -198,25 +260,30 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
    * one with the same URI) and `remove` takes skills out by URI, at the cost of `upsert` and
    * `remove`. Unlike `upsert`, these definitions stay the source's: the next `replace` or `reload`
    * replaces them, and a skill added by `upsert` keeps precedence over them. What a watched
-   * directory hands over instead of its whole catalogue.
+   * directory hands over instead of its whole catalogue. Given as an Effect (reading what
+   * changed), it runs in the caller's fiber, before the change waits its turn, and its failure is
+   * this change's, counted as any other.
    */
-  readonly update: (change: {
-    readonly upsert: Iterable<Skill.Definition>
-    readonly remove: Iterable<string>
-  }) => Effect.Effect<Changes, RegistrationError>
+  readonly update: <E = never>(change: Update | Effect.Effect<Update, E>, trigger?: Trigger) => Effect.Effect<Changes, RegistrationError | E>
   /**
    * Asks the source the registry was made from for its definitions again and replaces the
    * catalogue with them: for sources without file events (a database, an object store), or to
-   * force a directory rescan. A registry made from plain definitions reloads the same ones.
+   * force a directory rescan. A registry made from plain definitions reloads the same ones. The
+   * same as `requestReload("reload")`, waiting for its result.
    */
   readonly reload: Effect.Effect<Changes, RegistrationError | ReloadError>
+  /**
+   * Asks for a reload without waiting for it: a request made while a reload is pending (asked
+   * for, its source not read yet) joins it. Await `result` for the outcome.
+   */
+  readonly requestReload: (trigger: Trigger) => Effect.Effect<ReloadRequest>
   readonly stats: Effect.Effect<Stats>
   /**
-   * Every swap of the snapshot from now on (until the scope closes), with its cause: what the
+   * Every commit from now on (until the scope closes): what listeners are told, and what the
    * change bus tells other replicas.
    */
   readonly commits: Effect.Effect<Stream.Stream<Commit>, never, Scope.Scope>
-  /** The underlying reference, for observers of catalogue changes. */
+  /** The underlying reference, for observers of the snapshot (change it only through the registry). */
   readonly ref: SubscriptionRef.SubscriptionRef<Snapshot>
 }>()("@mcp-skills/server/SkillRegistry") {}
 
@@ -246,8 +313,16 @@ const keyed = (into: HashMap.HashMap<string, Skill.Definition>, definitions: Ite
 
 const noChanges: Changes = { added: [], removed: [], changed: [], listChanged: false, updated: [] }
 
+const instancesChanged: Changes = { ...noChanges, listChanged: true }
+
+// What caused a swap: a commit without its snapshots and changes.
+type Cause =
+  | { readonly _tag: "Source"; readonly trigger: Trigger }
+  | Omit<Extract<Commit, { readonly _tag: "Edit" }>, "before" | "after" | "changes">
+
 /**
- * Builds a registry from definitions (validating and hashing everything once). With an Effect as
+ * Builds a registry from definitions (validating and hashing everything once), with its change
+ * intake running until the scope closes (which ends every `commits` stream). With an Effect as
  * source, the Effect's failure at start-up is this Effect's failure.
  *
  * @since 0.1.0
@@ -255,7 +330,7 @@ const noChanges: Changes = { added: [], removed: [], changed: [], listChanged: f
 export const make = <E = never>(
   source: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, E>,
   options?: Options
-): Effect.Effect<SkillRegistry["Service"], RegistrationError | E> =>
+): Effect.Effect<SkillRegistry["Service"], RegistrationError | E, Scope.Scope> =>
   Effect.gen(function*() {
     const load = Effect.isEffect(source) ? source as Effect.Effect<Iterable<Skill.Definition>, E> : undefined
     const first = load === undefined ? source as Iterable<Skill.Definition> : yield* load
@@ -263,8 +338,12 @@ export const make = <E = never>(
     const settings: Build.Settings = { ...options, wireForms: WireForms.make() }
     const initial = yield* buildWith(first, settings)
     const ref = yield* SubscriptionRef.make(initial)
-    const lock = yield* Semaphore.make(1)
-    const commits = yield* PubSub.unbounded<Commit>()
+    const commits = yield* Effect.acquireRelease(PubSub.unbounded<Commit>(), PubSub.shutdown)
+    const intake = yield* Intake.make
+    // Changes are counted in the series of the context the registry was made in, whoever asks.
+    const telemetry = yield* McpTelemetry.Current
+    const counted = <E>(trigger: Trigger, change: Effect.Effect<Changes, E>) =>
+      Effect.provideService(Telemetry.applied(trigger, change), McpTelemetry.Current, telemetry)
     let stats: Stats = {
       builds: 1,
       hashedFiles: initial.hashed.files,
@@ -275,11 +354,48 @@ export const make = <E = never>(
     // `replace` or `reload`), by key; persistent, so an upsert copies neither.
     let current = keyed(HashMap.empty(), first)
     let runtime = HashMap.empty<string, Skill.Definition>()
-    // What caused the swap being made (set by the operation holding the lock).
-    let cause: Omit<Extract<Commit, { _tag: "Edit" }>, "before" | "after"> | undefined
-    const commit = (after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>, built: number) =>
+
+    // Each family that says when its instances changed is heard while it is in the catalogue; a
+    // burst of its changes is one commit per turn of the intake.
+    const heard = yield* FiberMap.make<string>()
+    const following = new Map<string, Skill.Family<any>>()
+    const told = (key: string) =>
+      Effect.suspend(() => {
+        const now = SubscriptionRef.getUnsafe(ref)
+        return now.families.some((family) => Snapshots.familyKey(family) === key)
+          ? PubSub.publish(commits, { _tag: "Family", key, before: now, after: now, changes: instancesChanged })
+          : Effect.void
+      })
+    const follow = (snapshot: Snapshot) =>
       Effect.gen(function*() {
-        const before = yield* SubscriptionRef.get(ref)
+        const present = new Set<string>()
+        for (const family of snapshot.families) {
+          const changes = family.definition.changes
+          if (changes === undefined) continue
+          const key = Snapshots.familyKey(family)
+          present.add(key)
+          if (following.get(key) === family.definition) continue
+          following.set(key, family.definition)
+          yield* FiberMap.run(
+            heard,
+            key,
+            Stream.runForEach(changes, () => intake.once(key, Effect.asVoid(told(key)))).pipe(
+              Effect.catchCause((cause) => Effect.logWarning(`the changes of the family ${key} failed; no more are heard`, cause))
+            )
+          )
+        }
+        for (const key of [...following.keys()]) {
+          if (present.has(key)) continue
+          following.delete(key)
+          yield* FiberMap.remove(heard, key)
+        }
+      })
+
+    // Swaps `after` in and publishes it: only ever inside a job of the intake, so `before` is the
+    // snapshot it replaces and no other change comes between.
+    const commit = (cause: Cause, after: Snapshot, changes: Changes, definitions: HashMap.HashMap<string, Skill.Definition>, built: number) =>
+      Effect.gen(function*() {
+        const before = SubscriptionRef.getUnsafe(ref)
         stats = {
           builds: stats.builds + 1,
           hashedFiles: stats.hashedFiles + after.hashed.files,
@@ -288,26 +404,28 @@ export const make = <E = never>(
         }
         current = definitions
         yield* SubscriptionRef.set(ref, after)
-        const made: Commit = cause === undefined ? { _tag: "Source", before, after } : { ...cause, before, after }
-        yield* PubSub.publish(commits, made)
+        yield* PubSub.publish(commits, { ...cause, before, after, changes } as Commit)
+        yield* follow(after)
         return changes
       })
-    const rebuild = (before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
+    const rebuild = (cause: Cause, before: Snapshot, definitions: HashMap.HashMap<string, Skill.Definition>, list?: Iterable<Skill.Definition>) =>
       Effect.flatMap(
         buildWith(list ?? HashMap.values(definitions), settings, before),
-        (after) => commit(after, diff(before, after), definitions, after.skills.length)
+        (after) => commit(cause, after, diff(before, after), definitions, after.skills.length)
       )
-    const replace = (next: Iterable<Skill.Definition>) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        const before = yield* SubscriptionRef.get(ref)
+    // Each operation is one job of the intake, counted by what asked for it.
+    const applied = <E>(trigger: Trigger, job: Effect.Effect<Changes, E>) => counted(trigger, intake.run(job))
+    const replaceNow = (next: Iterable<Skill.Definition>, trigger: Trigger) =>
+      Effect.suspend(() => {
         // Upserted skills take precedence; duplicates among `next` are still reported by the build.
         const list = [...[...next].filter((definition) => !HashMap.has(runtime, keyOf(definition))), ...HashMap.values(runtime)]
-        return yield* rebuild(before, keyed(HashMap.empty(), list), list)
-      }))
+        return rebuild({ _tag: "Source", trigger }, SubscriptionRef.getUnsafe(ref), keyed(HashMap.empty(), list), list)
+      })
     // Puts `batch` in and takes `keys` out, validating only these; a family or a nested skill
     // makes it a full rebuild.
-    const change = (before: Snapshot, batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>) =>
+    const change = (cause: Cause, batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>) =>
       Effect.gen(function*() {
+        const before = SubscriptionRef.getUnsafe(ref)
         const twice = batch.map(keyOf).filter((key, i, all) => all.indexOf(key) !== i)
         if (twice.length > 0) {
           return yield* new RegistrationError({
@@ -318,7 +436,7 @@ export const make = <E = never>(
         if (
           batch.some((definition) => definition._tag === "Family") ||
           keys.some((key) => before.families.some((family) => Snapshots.familyKey(family) === key))
-        ) return yield* rebuild(before, definitions)
+        ) return yield* rebuild(cause, before, definitions)
         // Only the new definitions are validated and hashed (unchanged files are reused).
         const added = batch.length === 0 ? undefined : yield* buildWith(batch, settings, before)
         const conflicts = added === undefined ? [] : Build.familyConflicts(
@@ -331,37 +449,44 @@ export const make = <E = never>(
         const refused = added === undefined ? [] : batch.map(keyOf).filter((key) => !added.byUri.has(key))
         const applied = Incremental.apply(before, added, [...keys, ...refused])
         return applied === undefined
-          ? yield* rebuild(before, definitions)
-          : yield* commit(applied.snapshot, applied.changes, definitions, batch.length)
+          ? yield* rebuild(cause, before, definitions)
+          : yield* commit(cause, applied.snapshot, applied.changes, definitions, batch.length)
       })
-    const edit = (batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>, origin: Origin) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
-        cause = { _tag: "Edit", upsert: batch, remove: keys, origin }
-        const changes = yield* change(yield* SubscriptionRef.get(ref), batch, keys)
-        runtime = HashMap.removeMany(keyed(runtime, batch), keys)
-        return changes
-      }).pipe(Effect.ensuring(Effect.sync(() => {
-        cause = undefined
-      }))))
-    const upsert = (next: Iterable<Skill.Definition>, origin: Origin = "local") => edit([...next], [], origin)
-    const remove = (uris: Iterable<string>, origin: Origin = "local") => edit([], [...uris], origin)
-    const update = (next: { readonly upsert: Iterable<Skill.Definition>; readonly remove: Iterable<string> }) =>
-      Semaphore.withPermits(lock, 1)(Effect.gen(function*() {
+    const edit = (batch: ReadonlyArray<Skill.Definition>, keys: ReadonlyArray<string>, origin: Origin) => {
+      const trigger: Trigger = origin === "replica" ? "bus" : "code"
+      return applied(
+        trigger,
+        Effect.tap(change({ _tag: "Edit", trigger, upsert: batch, remove: keys, origin }, batch, keys), () =>
+          Effect.sync(() => {
+            runtime = HashMap.removeMany(keyed(runtime, batch), keys)
+          }))
+      )
+    }
+    const loadAgain = load === undefined
+      ? Effect.succeed(first)
+      : Effect.mapError(load, (error) => new ReloadError({ reason: Build.describeError(error) }))
+    const requestReload = yield* Intake.coalesce((trigger: Trigger) =>
+      counted(trigger, Effect.flatMap(loadAgain, (definitions) => intake.run(replaceNow(definitions, trigger))))
+    )
+    const updateNow = (next: Update, trigger: Trigger) =>
+      Effect.suspend(() => {
         // A skill added by `upsert` takes precedence over the source's version of it.
         const batch = [...next.upsert].filter((definition) => !HashMap.has(runtime, keyOf(definition)))
         const keys = [...next.remove].filter((key) => !HashMap.has(runtime, key))
-        if (batch.length + keys.length === 0) return noChanges
-        return yield* change(yield* SubscriptionRef.get(ref), batch, keys)
-      }))
+        return batch.length + keys.length === 0 ? Effect.succeed(noChanges) : change({ _tag: "Source", trigger }, batch, keys)
+      })
+    yield* follow(initial)
     return SkillRegistry.of({
       snapshot: SubscriptionRef.get(ref),
-      replace,
-      upsert,
-      remove,
-      update,
-      reload: load === undefined
-        ? replace(first)
-        : Effect.flatMap(Effect.mapError(load, (error) => new ReloadError({ reason: Build.describeError(error) })), replace),
+      replace: (next, trigger = "code") => applied(trigger, replaceNow(next, trigger)),
+      upsert: (next, origin = "local") => edit([...next], [], origin),
+      remove: (uris, origin = "local") => edit([], [...uris], origin),
+      update: (next, trigger = "code") =>
+        Effect.isEffect(next)
+          ? counted(trigger, Effect.flatMap(next, (read) => intake.run(updateNow(read, trigger))))
+          : applied(trigger, updateNow(next, trigger)),
+      reload: Effect.flatMap(requestReload("reload"), (asked) => asked.result),
+      requestReload,
       stats: Effect.sync(() => stats),
       commits: Effect.map(PubSub.subscribe(commits), Stream.fromSubscription),
       ref

@@ -13,8 +13,8 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpRouter } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
@@ -25,17 +25,20 @@ import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import * as SkillResolver from "./SkillResolver.js"
 import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
 import * as EffectMcp from "./internal/effectMcp.js"
-import type * as Port from "./internal/port.js"
+import * as Faults from "./internal/faults.js"
+import * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
-import * as OnDemand from "./internal/onDemand.js"
+import * as RouterAdmission from "./internal/routerAdmission.js"
 import * as Notices from "./internal/notices.js"
+import * as OnDemand from "./internal/onDemand.js"
 import * as SessionRoute from "./internal/sessionRoute.js"
 import * as Sessions from "./internal/sessions.js"
 import * as Answer from "./internal/surface/answer.js"
@@ -353,7 +356,7 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *   `McpServer.middleware` reaches the check because it runs as the read of a hidden effect
  *   resource (`urn:mcp-skills:visibility`); an `McpServer.visibility` hiding that resource hides
  *   every skill. A check failing with an MCP error fails the request with it; any other failure
- *   is -32603.
+ *   (a defect too) is -32603, with one line in the log (no stack trace, at most one a minute).
  * - Errors: client mistakes get -32602 naming the URI (unknown skill, non-`SKILL.md` URI, missing
  *   or hidden file, not a directory, "Unknown or expired cursor"), on both revisions.
  * - Caching: 2026-07-28 results carry `resultType`, `ttlMs` and `cacheScope` from `cacheHint`
@@ -361,16 +364,19 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *   takes the shortest ttl and is `public` only if all are; every page of `skills/list` has the
  *   listing's scope (R36); a visibility check makes every result `private`. 2025-11-25 results
  *   carry none of these fields.
- * - Changes: `replace`, `reload`, `upsert` and `remove` on the provided `SkillRegistry` swap the
- *   catalogue atomically and emit `notifications/resources/list_changed` and
+ * - Changes: every commit of the provided `SkillRegistry` (`replace`, `reload`, `upsert`,
+ *   `remove`, `update`) emits `notifications/resources/list_changed` and
  *   `notifications/resources/updated` (subscribed files), to each listener only about skills it
- *   may see: stdio connections, `subscriptions/listen` streams, and 2025-11-25 HTTP sessions,
+ *   may see, each decided as the surface it announces would (`skills/list`, `resources/read`):
+ *   stdio connections, `subscriptions/listen` streams, and 2025-11-25 HTTP sessions,
  *   whose GET stream (405 in effect) and subscriptions this layer adds, with caps and an idle
  *   timeout (`sessions`).
  * - Fast route: with an `HttpRouter`, stateless 2026-07-28 reads of static skills are answered
  *   from answers encoded once per snapshot, the same results effect's path gives; `fastRoute:
  *   false` turns it off. Without an `HttpAdmission` on the endpoint, its admission (4 MiB body
- *   limit, nesting bound) guards every MCP POST of the router.
+ *   limit, nesting bound) guards every MCP POST of the router; without an
+ *   `HttpAdmission.layerRouter` provided, every route of a router listening on loopback admits
+ *   only loopback `Host` names.
  *
  * **Gotchas**
  *
@@ -402,7 +408,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const built = yield* SkillRegistry.make<SE>(source, {
+    // Clients learn about a changed catalogue from the registry's commits, each listener judging
+    // what of each it may hear (`Notices`); the registry lives in this layer's scope, so closing
+    // it ends every listener (an open stream would hold the HTTP server's graceful shutdown).
+    const registry = yield* SkillRegistry.make<SE>(source, {
       limits: options.limits,
       reserved: () => server.resources.map((entry) => entry.resource.uri),
       requireSigned: options.requireSigned
@@ -412,48 +421,28 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     if (present !== undefined) {
       return yield* new DuplicateRegistryError({
         first: present.label,
-        second: options.name ?? describeRegistry(yield* built.snapshot)
+        second: options.name ?? describeRegistry(yield* registry.snapshot)
       })
     }
-    // Clients learn about a changed catalogue the way they learn about any resource change:
-    // list_changed when anything a listing shows changed (digests included), and resources/updated
-    // for every changed or removed file. Not through effect's `server.notifications`, which tells
-    // every listener alike: each listener (stdio connection, `subscriptions/listen` request,
-    // session stream) takes every change from this hub and judges what of it it may hear
-    // (`Notices.notices`), so it gets both snapshots. Shut down with the server, which ends every
-    // listener (an open stream would hold the HTTP server's graceful shutdown).
-    const hub = yield* Effect.acquireRelease(PubSub.unbounded<Request.Change>(), PubSub.shutdown)
     // The catalogue gauges read the latest snapshot when metrics are read, measured once per
     // snapshot: a swap (an upsert of one skill too) does not walk every file to report them.
-    let latest = yield* built.snapshot
     const measured = new WeakMap<SkillRegistry.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
     yield* Telemetry.observe(
       { skills: Telemetry.metrics.skills, files: Telemetry.metrics.files, bytes: Telemetry.metrics.bytes },
       () => {
+        const latest = SubscriptionRef.getUnsafe(registry.ref)
         let sizes = measured.get(latest)
         if (sizes === undefined) measured.set(latest, sizes = Telemetry.catalogueOf(latest))
         return sizes
       }
     )
-    const published = <E>(swap: Effect.Effect<SkillRegistry.Changes, E>) =>
-      Effect.gen(function*() {
-        const before = yield* built.snapshot
-        const changes = yield* swap
-        const after = yield* built.snapshot
-        latest = after
-        yield* PubSub.publish(hub, { changes, before, after })
-        return changes
-      })
-    const registry = SkillRegistry.SkillRegistry.of({
-      ...built,
-      replace: (next) => published(built.replace(next)),
-      upsert: (next, origin) => published(built.upsert(next, origin)),
-      remove: (uris, origin) => published(built.remove(uris, origin)),
-      update: (change) => published(built.update(change)),
-      reload: published(Telemetry.reload(built.reload))
-    })
-    yield* Notices.announceFamilyChanges(built, hub)
-    const check = options.visibility === undefined ? undefined : Telemetry.visibility(options.visibility)
+    const faults = yield* Faults.make
+    // A check that dies, or fails with anything but an MCP error, is the author's: -32603 and a line.
+    const visibility = options.visibility
+    const check = visibility === undefined ? undefined : (request: VisibilityRequest) =>
+      Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
+        Telemetry.visibility(visibility)(request)
+      )
     const handle = Effect.gen(function*() {
       const slot = yield* Visible.CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
@@ -475,17 +464,18 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
     })
     const state: Request.State = {
-      label: options.name ?? describeRegistry(yield* built.snapshot),
+      label: options.name ?? describeRegistry(yield* registry.snapshot),
       registry,
-      rescan: OnDemand.makeRescan(Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), registry.reload), yield* Effect.scope),
+      rescan: OnDemand.rescan(registry),
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
       decide: check === undefined ? undefined : Visible.decideThroughEffect,
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
-      changes: hub,
-      answers: Answer.makeMemo()
+      faults,
+      answers: Answer.makeMemo(),
+      resolver: Option.getOrUndefined(yield* Effect.serviceOption(SkillResolver.SkillResolver))
     }
     yield* Telemetry.observe(
       { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
@@ -495,6 +485,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     if (Option.isSome(router)) {
       const context = yield* Effect.context<never>()
       const middleware = EffectMcp.routeMiddleware(context)
+      // Every route of the router admits only the Host names its listener is reached by (DNS
+      // rebinding), unless an HttpAdmission.layerRouter provided above says more; first, so it
+      // runs ahead of the middleware below.
+      yield* RouterAdmission.installDefault(router.value)
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
       if (!middleware.some(Learning.isAdmission)) {
@@ -513,7 +507,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       EffectMcp.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
-    yield* refuseSkillUris(server, built)
+    yield* refuseSkillUris(server, registry)
     return registry
   })) as any
 

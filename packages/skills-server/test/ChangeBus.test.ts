@@ -9,12 +9,16 @@ import * as Deferred from "effect/Deferred"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { ChangeBus, Revision, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
-import { Signing } from "@mcp-skills/core"
+import { McpTelemetry, Signing } from "@mcp-skills/core"
+import * as Telemetry from "../src/internal/telemetry.js"
 import { simple, skillMd } from "./support/fixtures.js"
 import { makeKey, signed } from "./support/signing.js"
 import { listen, poll } from "./support/session.js"
@@ -77,7 +81,7 @@ const replica = (
   scope: Scope.Scope
 ): Effect.Effect<Replica> =>
   Effect.gen(function*() {
-    const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie)
+    const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie, Effect.provideService(Scope.Scope, scope))
     const lines: Array<string> = []
     const problems: Array<string> = []
     yield* Layer.buildWithScope(
@@ -326,6 +330,57 @@ describe("ChangeBus", () => {
       assert.strictEqual(yield* a.revision, start)
       yield* Scope.close(scope, Exit.void)
     }))
+})
+
+describe("a flood on the bus", () => {
+  const revision = (i: number) => i.toString(16).padStart(24, "0")
+  const valueOf = (metric: Metric.Metric<number, any>, labels: Record<string, string>) =>
+    Effect.map(Metric.value(Metric.withAttributes(metric, labels)), (state: any) => state.count as number)
+
+  it.live("1,500 Revision messages heard while a reload reads the source cost one more reload", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const memory = yield* ChangeBus.makeMemory
+      const gate = yield* Latch.make(true)
+      const entered = yield* Queue.unbounded<void>()
+      const { source, load } = sharedSource(v1)
+      const gated = Effect.andThen(Queue.offer(entered, undefined), Effect.andThen(gate.await, load))
+      // The replica's subscription ends after the last message, once every message before it has
+      // been handled: `done` is that moment.
+      const done = yield* Deferred.make<void>()
+      const last = revision(1_500)
+      const bus = ChangeBus.ChangeBus.of({
+        publish: memory.publish,
+        subscribe: memory.subscribe.pipe(
+          Stream.takeUntil((event) => event._tag === "Revision" && event.revision === last),
+          Stream.concat(Stream.fromEffect(Deferred.succeed(done, undefined)).pipe(Stream.drain))
+        )
+      })
+      const a = yield* replica(gated, bus, scope)
+      yield* Queue.take(entered)
+      const heard = valueOf(Telemetry.metrics.busMessages, { direction: "received", kind: "Revision", outcome: "success" })
+      // Subscribed, it announced its own revision (the bus had none), and heard it.
+      yield* eventually("A heard its own announcement", Effect.map(heard, (count) => count === 1))
+      const builds = (yield* a.registry.stats).builds
+      const loads = source.loads
+
+      yield* gate.close
+      yield* memory.publish({ _tag: "Revision", revision: revision(1) })
+      yield* Queue.take(entered)
+      for (let i = 2; i <= 1_500; i++) yield* memory.publish({ _tag: "Revision", revision: revision(i) })
+      yield* gate.open
+      yield* Deferred.await(done)
+
+      assert.strictEqual((yield* a.registry.stats).builds - builds, 2)
+      assert.strictEqual(source.loads - loads, 2)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { source: "bus", outcome: "unchanged" }), 2)
+      assert.strictEqual(yield* heard, 1_501)
+      const reloading = a.lines.filter((line) => line.endsWith("reloading the skills"))
+      assert.strictEqual(reloading.length, 2)
+      assert.include(reloading[1]!, "(and 1498 more reasons)")
+      assert.deepStrictEqual(a.problems, [])
+      yield* Scope.close(scope, Exit.void)
+    }).pipe(Effect.provide(McpTelemetry.layer()), Effect.provideService(Metric.MetricRegistry, new Map())))
 })
 
 describe("servers on one bus", () => {

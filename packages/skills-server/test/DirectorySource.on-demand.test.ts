@@ -189,19 +189,29 @@ describe("files served on demand", () => {
         expect(sha256(first)).toBe(yield* entryDigest(client, bigUri))
         expect(new TextDecoder().decode(yield* read(client, textUri))).toBe(`# Long\n${"l".repeat(3 * Threshold)}\n`)
 
-        // The same size, in place, with the old modification time put back: the rescan sees the
-        // same stamp and keeps the entry, so the read is refused rather than sending bytes of
-        // another digest. (First, while the file's stamp is an hour old: a file read within a
-        // second of its last write is read again by every rescan.)
+        // The same size, in place, with the old modification time put back: the change time
+        // still tells the rescan, which answers the new bytes. (First, while the file's stamp is
+        // an hour old: a file read within a second of its last write is read again by every
+        // rescan.)
         const before = fs.statSync(big)
-        const digest = yield* entryDigest(client, bigUri)
         fs.writeFileSync(big, fill(0x05, 8 * Threshold))
         fs.utimesSync(big, before.atime, before.mtime)
+        const restamped = yield* read(client, bigUri)
+        expect(restamped).toEqual(fill(0x05, 8 * Threshold))
+        expect(sha256(restamped)).toBe(yield* entryDigest(client, bigUri))
+
+        // Edited while its SKILL.md is broken: the rescan keeps the last good version, whose digest
+        // the bytes no longer have, so the read is refused rather than sending them.
+        const digest = yield* entryDigest(client, bigUri)
+        const skill = fs.readFileSync(path.join(root, "alpha/SKILL.md"))
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), "---\nname: alpha\n---\n")
+        fs.writeFileSync(big, fill(0x06, 8 * Threshold))
         const refused = yield* client.fail("resources/read", { uri: bigUri })
         expect(refused.code).toBe(-32602)
         expect(refused.message).toContain("changed on disk")
         expect(refused.data).toEqual({ uri: bigUri })
         expect(yield* entryDigest(client, bigUri)).toBe(digest)
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skill)
 
         // Grown: the read reloads and answers the new bytes, which are the new entry's.
         fs.writeFileSync(big, fill(0x03, 12 * Threshold))
@@ -242,11 +252,13 @@ describe("files served on demand", () => {
         const big = path.join(root, "alpha/data/big.bin")
         expect(yield* read(client, bigUri)).toEqual(fill(0x01, 8 * Threshold))
 
-        const before = fs.statSync(big)
+        // Edited while its SKILL.md is broken: the last good version stays, and the read is refused.
+        const skill = fs.readFileSync(path.join(root, "alpha/SKILL.md"))
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), "---\nname: alpha\n---\n")
         fs.writeFileSync(big, fill(0x0a, 8 * Threshold))
-        fs.utimesSync(big, before.atime, before.mtime)
         const refused = yield* client.fail("resources/read", { uri: bigUri })
         expect(refused).toMatchObject({ code: -32602, data: { uri: bigUri } })
+        fs.writeFileSync(path.join(root, "alpha/SKILL.md"), skill)
 
         replace(big, fill(0x0b, 8 * Threshold))
         const fresh = yield* read(client, bigUri)
@@ -318,7 +330,7 @@ describe("files served on demand", () => {
       expect(pulled.get(longUri)).toEqual(longer)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("50 concurrent reads of a file edited behind the server's back run one rescan, and all answer the new bytes", () =>
+  it.live("50 concurrent reads of a file edited behind the server's back run at most two rescans, and all answer the new bytes", () =>
     Effect.gen(function*() {
       // Enough skills that a rescan takes longer than the readers take to find the file changed.
       const files: Record<string, string | Uint8Array> = { ...Object.fromEntries(
@@ -333,7 +345,9 @@ describe("files served on demand", () => {
       replace(path.join(root, "alpha/data/big.bin"), fill(0x0c, 8 * Threshold))
       const answers = yield* Effect.forEach(Array.from({ length: 50 }), () => read(client, bigUri), { concurrency: "unbounded" })
       for (const bytes of answers) expect(bytes).toEqual(fill(0x0c, 8 * Threshold))
-      expect((yield* source.stats).scans - before).toBe(1)
+      // Readers that find the file changed before a rescan starts share it; those that find it
+      // changed while it runs share the next one (it may have read the file before the change).
+      expect((yield* source.stats).scans - before).toBeLessThanOrEqual(2)
       expect(yield* entryDigest(client, bigUri)).toBe(sha256(fill(0x0c, 8 * Threshold)))
     }).pipe(Effect.scoped), 60_000)
 })

@@ -40,9 +40,12 @@ describe("Observability", () => {
       const effect = Effect.succeed(1)
       const served = Telemetry.serve("skills/list", {}, { protocolVersion: undefined, requestId: 1, sessionId: undefined }, effect)
       assert.strictEqual(yield* served, 1)
-      assert.strictEqual(yield* Telemetry.reload(effect), 1)
+      const changes = Effect.succeed(unchanged)
+      assert.strictEqual(yield* Telemetry.applied("code", changes), unchanged)
     }))
 })
+
+const unchanged = { added: [], removed: [], changed: [], listChanged: false, updated: [] }
 
 describe("series at their events", () => {
   const On = McpTelemetry.layer()
@@ -61,7 +64,7 @@ describe("series at their events", () => {
       assert.strictEqual(folded, ListenPacing.Bound + extra - ListenPacing.Window)
     }).pipe(Effect.provide(On), Effect.provideService(Metric.MetricRegistry, new Map())))
 
-  it.effect("visibility decisions by method and outcome; reloads by outcome; bus messages by kind", () =>
+  it.effect("visibility decisions by method and outcome; changes by source and outcome; bus messages by kind", () =>
     Effect.gen(function*() {
       const check = Telemetry.visibility((request: { readonly method: string }) =>
         Effect.succeed(request.method === "skills/list" ? true : request.method === "skills/get" ? false : () => true))
@@ -72,21 +75,24 @@ describe("series at their events", () => {
       assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "skills/get", decision: "none" }), 2)
       assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "skills/list", decision: "all" }), 1)
       assert.strictEqual(yield* valueOf(Telemetry.metrics.decisions, { "mcp.method.name": "resources/read", decision: "some" }), 1)
-      yield* Telemetry.reload(Effect.void)
-      yield* Effect.ignore(Telemetry.reload(Effect.fail("broken")))
-      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { outcome: "success" }), 1)
-      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { outcome: "failure" }), 1)
+      yield* Telemetry.applied("watch", Effect.succeed(unchanged))
+      yield* Telemetry.applied("watch", Effect.succeed({ ...unchanged, added: ["skill://a/SKILL.md"], listChanged: true }))
+      yield* Effect.ignore(Telemetry.applied("bus", Effect.fail("broken")))
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { source: "watch", outcome: "unchanged" }), 1)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { source: "watch", outcome: "changed" }), 1)
+      assert.strictEqual(yield* valueOf(Telemetry.metrics.reloads, { source: "bus", outcome: "failure" }), 1)
       yield* Effect.void.pipe(Telemetry.busMessage("received", "Revision"))
       assert.strictEqual(
         yield* valueOf(Telemetry.metrics.busMessages, { direction: "received", kind: "Revision", outcome: "success" }),
         1
       )
+      yield* Telemetry.busLag("Revision")(Effect.void)
       assert.strictEqual(yield* valueOf(Telemetry.metrics.busApplyDuration, { kind: "Revision" }), 1)
     }).pipe(Effect.provide(On), Effect.provideService(Metric.MetricRegistry, new Map())))
 
   it.effect("off, nothing is recorded", () =>
     Effect.gen(function*() {
-      yield* Telemetry.reload(Effect.void)
+      yield* Telemetry.applied("code", Effect.succeed(unchanged))
       yield* Telemetry.count(Telemetry.metrics.rescans)
       assert.strictEqual((yield* Metric.snapshot).length, 0)
     }).pipe(Effect.provideService(Metric.MetricRegistry, new Map())))

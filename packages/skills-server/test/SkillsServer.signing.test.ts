@@ -21,8 +21,8 @@ import { httpServer, modernHttp, ServerUrl, withHeaders } from "./support/wire.j
 const author = makeKey()
 const second = makeKey()
 
-/** Runs `effect` with its log lines collected. */
-const logged = <A, E>(effect: Effect.Effect<A, E>) =>
+/** Runs `effect` with its log lines collected (a registry's later changes log there too). */
+const logged = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const lines: Array<string> = []
     const collect = Logger.make((options) => void lines.push((options.message as ReadonlyArray<unknown>).map(String).join(" ")))
@@ -74,8 +74,9 @@ describe("relayed signatures", () => {
         `serving skill://acme/edited/SKILL.md although its files no longer match its signature by ${author.keyId} (the signature does not match the skill's name, frontmatter and files); clients that verify will refuse it`
       ])
       // A rebuild with the same files and signatures neither checks nor says it again.
-      const again = yield* logged(registry.reload)
-      expect(again.lines).toEqual([])
+      const said = lines.length
+      yield* registry.reload
+      expect(lines.length).toBe(said)
     }))
 
   it.effect("requireSigned serves only skills whose signature verifies; the rest are left out with one line each", () =>
@@ -96,10 +97,7 @@ describe("relayed signatures", () => {
         "not serving skill://teams/{team}: a family's skill cannot be signed, and signatures are required"
       ])
       // An upsert the registry refuses takes the skill's previous version out, as a full build would.
-      const changes = yield* Effect.provide(
-        registry.upsert([{ ...signed(refunds, author.key), files: [...refunds.files, { path: "new.md", bytes: new Uint8Array(1) }] }]),
-        Logger.layer([])
-      )
+      const changes = yield* registry.upsert([{ ...signed(refunds, author.key), files: [...refunds.files, { path: "new.md", bytes: new Uint8Array(1) }] }])
       expect(changes.removed).toEqual(["skill://acme/refunds/SKILL.md"])
       expect((yield* registry.snapshot).skills).toEqual([])
     }))

@@ -10,6 +10,7 @@ import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Skill, SkillRegistry } from "../src/index.js"
 import type { RequestInfo } from "../src/internal/port.js"
+import * as Faults from "../src/internal/faults.js"
 import * as Kind from "../src/internal/kind.js"
 
 const counted = () => {
@@ -49,7 +50,7 @@ const noRegistry = new Proxy({}, {
 // One request: a fresh Call on the snapshot, as the handlers make one.
 const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
   Effect.map(
-    Kind.render({
+    Effect.flatMap(Faults.make, (faults) => Kind.render({
       snapshot,
       registry: noRegistry,
       rescan: () => Effect.die("rendering reloaded the registry"),
@@ -60,9 +61,10 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
       request: requestFor(tenant),
       method: "skills/get",
       renderings,
+      faults,
       renders: new Map(),
       services: Effect.succeed(Context.empty())
-    }, snapshot.skills[0] as SkillRegistry.RenderedSkill),
+    }, snapshot.skills[0] as SkillRegistry.RenderedSkill)),
     (rendering) => String(rendering.manifest.frontmatter.description)
   )
 

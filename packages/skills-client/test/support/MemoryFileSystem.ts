@@ -10,6 +10,7 @@ import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as PlatformError from "effect/PlatformError"
+import * as Stream from "effect/Stream"
 
 export type Node =
   | { readonly type: "Directory" }
@@ -95,6 +96,12 @@ export const layer = (memory: Memory): Layer.Layer<FileSystem.FileSystem> => {
           ? Effect.succeed(new TextDecoder().decode(node.bytes))
           : Effect.fail(error("NotFound", "readFileString", path))
       }),
+    stream: (path, options) => {
+      const node = nodes.get(path)
+      if (node?.type !== "File") return Stream.fail(error("NotFound", "stream", path))
+      const end = options?.bytesToRead === undefined ? undefined : Number(ByteSize.fromInputUnsafe(options.bytesToRead))
+      return Stream.make(node.bytes.slice(0, end))
+    },
     writeFile: (path, data, options) => write("writeFile", path, data, options?.flag),
     writeFileString: (path, data, options) => write("writeFileString", path, new TextEncoder().encode(data), options?.flag),
     rename: (from, to) =>

@@ -63,6 +63,8 @@ export interface Tamper {
   hang?: ReadonlyArray<string>
   /** The skill is served but absent from skills/list (R29/R30). */
   unlisted?: boolean
+  /** The skill is served no more: absent from skills/list, and skills/get answers -32602. */
+  gone?: boolean
   /** Answer reads of this uri with the file plus an item no manifest lists. */
   appendItem?: string
   /** The `ttlMs` of 2026-07-28 list and get results (default 300000). */
@@ -81,6 +83,8 @@ export interface Tamper {
   plant?: ReadonlyArray<string>
   /** Serve a SKILL.md with this many `metadata` keys, listed in the entry too, digest and size recomputed. */
   metadataKeys?: number
+  /** Append this many bytes to the file at this uri, its entry unchanged. */
+  padding?: { readonly uri: string; readonly bytes: number }
 }
 
 export interface Recorded {
@@ -113,6 +117,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
       if (tamper.revised === true && file.uri === InvoiceUri) file.bytes = enc.encode("# Invoice template v2\n")
       if (tamper.revisedSkillMd === true && file.uri === SkillUri) file.bytes = enc.encode(`${SkillMd}\nRevised.\n`)
       if (tamper.extraBytes === file.uri) file.bytes = Uint8Array.from([...file.bytes, 0x0a, 0x0a])
+      if (tamper.padding?.uri === file.uri) file.bytes = Buffer.concat([file.bytes, Buffer.alloc(tamper.padding.bytes, 0x20)])
       if (tamper.metadataKeys !== undefined && file.uri === SkillUri) {
         const metadata = Object.entries(metadataOf(tamper.metadataKeys)).map(([key, value]) => `\n  ${key}: ${value}`).join("")
         file.bytes = enc.encode(SkillMd.replace("\n---\n\n", `\nmetadata:${metadata}\n---\n\n`))
@@ -206,7 +211,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
           const n = typeof cursor === "string" ? Number(cursor) : 0
           return { result: { ...cache, skills: [], nextCursor: String(n + 1) } }
         }
-        const skills: Array<unknown> = tamper.unlisted === true ? [] : [entry()]
+        const skills: Array<unknown> = tamper.unlisted === true || tamper.gone === true ? [] : [entry()]
         if (tamper.invalidEntry === true) {
           skills.unshift({ uri: "skill://broken/SKILL.md", frontmatter: { name: "broken", description: "no manifest" } })
         }
@@ -215,7 +220,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         return { error: { code: -32602, message: "Unknown or expired cursor" } }
       }
       case "skills/get": {
-        if (params.uri === SkillUri) {
+        if (params.uri === SkillUri && tamper.gone !== true) {
           return { result: { ...cache, skill: tamper.wrongUri === "get" ? { ...entry(), uri: "skill://other/SKILL.md" } : entry() } }
         }
         return { error: { code: -32602, message: `no skill is served at ${String(params.uri)}` } }

@@ -89,9 +89,11 @@ export const sign = Effect.fnUntraced(function*(directory: string, keyPath: stri
     const folder = NodePath.join(real, skill.directory)
     // As the strict load read them (a signatures file it cannot decode fails the load).
     const existing = skill.signatures ?? []
+    const signatures = Signatures.merge(existing, signature)
+    if (Result.isFailure(signatures)) return yield* new SigningFailed({ reason: `${folder}: ${signatures.failure}` })
     planned.push({
       folder,
-      signatures: Signatures.merge(existing, signature),
+      signatures: signatures.success,
       signed: { uri: skill.manifest.uri, directory: skill.directory, replaced: existing.some((other) => other.keyId === key.publicKey.keyId) }
     })
   }

@@ -6,9 +6,10 @@
  * compiler then refuses the build until every surface is answered.
  *
  * Contract of every method: it is called only for a skill the request may see, with a URI inside
- * that skill (for `read` and `directory`); `undefined` means "no such file/directory here", which
- * the surfaces answer exactly like an absent or hidden one; a failure of the author's code is
- * logged and becomes -32603 (`serverFault`), never a client error.
+ * that skill (for `read` and `directory`); `undefined` means "no such skill/file/directory here"
+ * (a family's `render` saying `NoSuchInstance` or `NotAllowed` too), which the surfaces answer
+ * exactly like an absent or hidden one; a failure of the author's code becomes -32603 with one
+ * line in the log (`Faults.guard`, at most so often per skill), never a client error.
  *
  * @internal
  */
@@ -25,13 +26,13 @@ import * as Hash from "effect/Hash"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
-import { McpSchema } from "effect/ai"
 import * as MimeType from "../MimeType.js"
 import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
-import type * as SkillFamily from "../SkillFamily.js"
+import * as SkillFamily from "../SkillFamily.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { familyKey, wireContent } from "../Snapshot.js"
+import * as Faults from "./faults.js"
 import type { RequestInfo, WireError } from "./port.js"
 import * as OnDemand from "./onDemand.js"
 import type { FileAnswer } from "./onDemand.js"
@@ -56,11 +57,13 @@ export interface Call extends OnDemand.Reader {
   readonly request: RequestInfo
   readonly method: Method
   readonly renderings: RenderCache
+  /** Where failures of the authors' code are logged. */
+  readonly faults: Faults.Faults
   /**
    * Renderings made for this request, by skill index (rendered skills) or instance URI (family
    * instances): each is rendered once per request.
    */
-  readonly renders: Map<number | string, Rendering>
+  readonly renders: Map<number | string, Rendering | undefined>
   /**
    * The request's services (what effect's and `HttpRouter`'s middleware provide, as the visibility
    * check sees them), for a family's `list` and `render`; captured once per request, on first use.
@@ -79,9 +82,9 @@ export interface Child {
  */
 export interface Kind<S extends SkillRegistry.ServedSkill> {
   /** The entry of `skills/list` and `skills/get`. */
-  readonly entry: (call: Call, skill: S) => Effect.Effect<CoreSkill.Skill, WireError>
+  readonly entry: (call: Call, skill: S) => Effect.Effect<CoreSkill.Skill | undefined, WireError>
   /** The skill's `SKILL.md` as `resources/list` lists it (R25). */
-  readonly resource: (call: Call, skill: S) => Effect.Effect<Protocol.ResourceEntry, WireError>
+  readonly resource: (call: Call, skill: S) => Effect.Effect<Protocol.ResourceEntry | undefined, WireError>
   /** `resources/read` of `uri`, a URI under the skill's root; `undefined` when there is no such file. */
   readonly read: (call: Call, skill: S, uri: string) => Effect.Effect<FileAnswer | undefined, WireError>
   /**
@@ -93,12 +96,7 @@ export interface Kind<S extends SkillRegistry.ServedSkill> {
   readonly perCaller: boolean
 }
 
-/** Logged as the author's fault, sent as -32603. */
-export const internalError: WireError = { code: McpSchema.INTERNAL_ERROR_CODE, message: "Internal error" }
-
-/** A failure of the author's own code (a read, a list, a render): logged, and -32603 on the wire. */
-export const serverFault = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, WireError, R> =>
-  Effect.catchCause(effect, (cause) => Effect.andThen(Effect.logError(what, cause), Effect.fail(internalError)))
+const { internalError } = Faults
 
 const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
 
@@ -183,14 +181,14 @@ const Static: Kind<SkillRegistry.StaticSkill> = {
 const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
   entry: (_call, skill) => Effect.succeed(skill.entry),
   resource: (_call, skill) => Effect.succeed(skill.resource),
-  read: Effect.fnUntraced(function*(_call, skill, uri) {
+  read: Effect.fnUntraced(function*(call, skill, uri) {
     const path = relativePathOf(skill, uri)
     if (path === undefined) return undefined
-    const content = yield* serverFault(`reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
+    const content = yield* Faults.guard(call.faults, skill.uri, `reading ${uri} of a dynamic skill failed`)(skill.definition.read(path))
     return content === undefined ? undefined : { mimeType: MimeType.fromPath(path), content: wireContent(Skill.toBytes(content)) }
   }),
   directory: Effect.fnUntraced(function*(call, skill, uri) {
-    const paths = yield* dynamicPaths(skill)
+    const paths = yield* dynamicPaths(call, skill)
     if (!call.snapshot.enclosed.has(skill.root)) return childrenOf(skill, uri, paths, new Map())
     // Entries inside a nested skill's folder are that skill's: they show what it holds (R10).
     const nested = yield* nestedFiles(call, skill)
@@ -207,11 +205,11 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
   perCaller: false
 }
 
-const dynamicPaths = (skill: SkillRegistry.DynamicSkill): Effect.Effect<ReadonlyArray<string>, WireError> => {
+const dynamicPaths = (call: Call, skill: SkillRegistry.DynamicSkill): Effect.Effect<ReadonlyArray<string>, WireError> => {
   const list = skill.definition.list
   return list === undefined
     ? Effect.succeed([Extension.SkillFileName])
-    : serverFault(`listing the dynamic skill ${skill.uri} failed`)(list)
+    : Faults.guard(call.faults, skill.uri, `listing the dynamic skill ${skill.uri} failed`)(list)
 }
 
 /** A file of a skill nested in a rendered or dynamic parent, as the parent shows it. */
@@ -254,7 +252,7 @@ const nestedFiles: (
         break
       }
       case "Dynamic": {
-        for (const path of yield* dynamicPaths(skill)) {
+        for (const path of yield* dynamicPaths(call, skill)) {
           const file = `${skill.root}/${path}`
           if (holds(file)) found.set(file, { uri: file, bytes: undefined, size: undefined, digest: undefined })
         }
@@ -285,26 +283,29 @@ const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Renderin
       (call.visible.skill(holder.index) ? undefined : call.snapshot.files.get(file.uri)?.digest ?? file.digest)
     if (theirs !== file.digest) {
       const why = theirs === undefined ? "which does not hold it" : "which holds other bytes there"
-      yield* Effect.logError(`the skill ${skill.uri} rendered ${file.path} inside the nested skill ${holder.uri}, ${why} (R10)`)
+      yield* call.faults.report(skill.uri, `the skill ${skill.uri} rendered ${file.path} inside the nested skill ${holder.uri}, ${why} (R10)`)
       return yield* Effect.fail(internalError)
     }
   }
   for (const file of nested.values()) {
     files.push({ path: SkillUri.relativePath(skill.uri, file.uri)!, bytes: file.bytes!, ...(file.digest === undefined ? {} : { digest: file.digest }) })
   }
-  return yield* renderingOf(skill.uri, files, call.snapshot.limits, `the skill ${skill.uri} with its nested skills is not a valid skill`)
+  return yield* renderingOf(call.faults, skill.uri, files, call.snapshot.limits, `the skill ${skill.uri} with its nested skills is not a valid skill`)
 })
 
-// The rendering of rendered files, or a logged -32603 (`what` says why) when they make no valid skill.
+// The rendering of rendered files, or a logged -32603 (`what` says why) when they make no valid
+// skill; logged about `skill` (the rendered skill, or the family of an instance).
 const renderingOf = (
+  faults: Faults.Faults,
   uri: SkillUri.SkillMdUri,
   files: Iterable<Manifest.FileInput>,
   limits: SkillRegistry.Snapshot["limits"],
   what: string,
-  error: WireError = internalError
+  error: WireError = internalError,
+  skill: string = uri
 ): Effect.Effect<Rendering, WireError> => {
   const manifest = Manifest.make({ uri, files, limits })
-  if (Result.isFailure(manifest)) return Effect.andThen(Effect.logError(`${what}: ${manifest.failure.message}`), Effect.fail(error))
+  if (Result.isFailure(manifest)) return Effect.andThen(faults.report(skill, `${what}: ${manifest.failure.message}`), Effect.fail(error))
   return Effect.succeed({
     manifest: manifest.success,
     entry: manifest.success.skill,
@@ -326,7 +327,8 @@ export class RenderKey implements Equal.Equal {
     readonly uri: SkillUri.SkillMdUri,
     readonly request: Skill.RenderRequest,
     readonly limits: SkillRegistry.Snapshot["limits"],
-    readonly keep: Duration.Duration
+    readonly keep: Duration.Duration,
+    readonly faults: Faults.Faults
   ) {}
   [Equal.symbol](that: Equal.Equal): boolean {
     return that instanceof RenderKey && that.definition === this.definition && that.key === this.key
@@ -340,10 +342,11 @@ const renderNow = Effect.fnUntraced(function*(
   definition: Skill.Rendered,
   uri: SkillUri.SkillMdUri,
   request: Skill.RenderRequest,
-  limits: SkillRegistry.Snapshot["limits"]
+  limits: SkillRegistry.Snapshot["limits"],
+  faults: Faults.Faults
 ) {
-  const files = yield* serverFault(`rendering the skill ${uri} failed`)(definition.render(request))
-  return yield* renderingOf(uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
+  const files = yield* Faults.guard(faults, uri, `rendering the skill ${uri} failed`)(definition.render(request))
+  return yield* renderingOf(faults, uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
 /** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
@@ -351,7 +354,7 @@ export const RenderCacheCapacity = 1024
 
 /** The render cache of one layer: renderings expire after their skill's `shareFor` (on `Clock`). */
 export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
-  (key: RenderKey) => renderNow(key.definition, key.uri, key.request, key.limits),
+  (key: RenderKey) => renderNow(key.definition, key.uri, key.request, key.limits, key.faults),
   {
     capacity: RenderCacheCapacity,
     // A failed rendering is not kept: the next request renders again.
@@ -374,49 +377,61 @@ export const render: (call: Call, skill: SkillRegistry.RenderedSkill) => Effect.
   const key = definition.shareKey?.(request)
   const keep = shareFor(definition.shareFor)
   const own = key === undefined || Duration.isZero(keep)
-    ? yield* renderNow(definition, skill.uri, request, call.snapshot.limits)
-    : yield* Cache.get(call.renderings, new RenderKey(definition, key, skill.uri, request, call.snapshot.limits, keep))
+    ? yield* renderNow(definition, skill.uri, request, call.snapshot.limits, call.faults)
+    : yield* Cache.get(call.renderings, new RenderKey(definition, key, skill.uri, request, call.snapshot.limits, keep, call.faults))
   // Shared renderings hold the skill's own files: what of its nested skills it shows is per caller.
   const rendering = yield* withNested(call, skill, own)
   call.renders.set(skill.index, rendering)
   return rendering
 })
 
-// A family's callback: run with the request's services and the family's time limit. A failure or
-// a timeout is the author's, logged in full; the caller is told which skill and why, plainly.
+// A family's callback: run with the request's services and the family's time limit. `NoSuchInstance`
+// and `NotAllowed` are answers, not failures: `None`, the instance (or the listing) as absent, and
+// nothing logged. Any other failure, or a timeout, is the author's: one line about the family
+// (`Faults`), and the caller is told which skill and why, plainly.
 const runCallback = <A>(
   call: Call,
   family: SkillRegistry.FamilyEntry,
   what: string,
   callback: Effect.Effect<A, unknown, any>
-): Effect.Effect<A, WireError> =>
+): Effect.Effect<Option.Option<A>, WireError> =>
   Effect.flatMap(call.services, (services) =>
     callback.pipe(
       Effect.provideContext(services),
       Effect.timeoutOrElse({ duration: family.timeout, orElse: () => Effect.fail(timedOut) }),
-      Effect.catchCause((cause) => {
-        const late = Cause.hasFails(cause) && Cause.squash(cause) === timedOut
-        const why = late ? `it did not finish within ${Duration.format(family.timeout)}` : "it failed"
+      Effect.map(Option.some),
+      Effect.catchCause((cause): Effect.Effect<Option.Option<A>, WireError> => {
+        if (Cause.hasInterruptsOnly(cause)) return Effect.interrupt
+        const error = Cause.hasFails(cause) ? Cause.squash(cause) : undefined
+        if (error instanceof SkillFamily.NoSuchInstance || error instanceof SkillFamily.NotAllowed) return Effect.succeedNone
+        const why = error === timedOut ? `it did not finish within ${Duration.format(family.timeout)}` : "it failed"
         return Effect.andThen(
-          Effect.logError(`${what}: ${why}`, ...(late ? [] : [cause])),
+          call.faults.report(familyKey(family), `${what}: ${why}${error === timedOut ? "" : `: ${Faults.describe(cause)}`}`),
           Effect.fail({ code: internalError.code, message: `${what}: ${why}` })
         )
       })
     )
-  ) as Effect.Effect<A, WireError>
+  ) as Effect.Effect<Option.Option<A>, WireError>
 
 const timedOut = Symbol.for("@mcp-skills/server/FamilyTimeout")
 
-/** A family instance rendered for this request's caller (once per request). */
+/**
+ * A family instance rendered for this request's caller (once per request); `undefined` when the
+ * family says there is no such instance for this caller.
+ */
 export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.InstanceSkill) {
-  const known = call.renders.get(skill.uri)
-  if (known !== undefined) return known
+  if (call.renders.has(skill.uri)) return call.renders.get(skill.uri)
   const what = `the skill ${skill.uri} could not be rendered`
   const files = yield* runCallback(call, skill.family, what, skill.family.definition.render(skill.params, renderRequest(call)))
-  const rendering = yield* renderingOf(skill.uri, filesOf(files), call.snapshot.limits, `${what}: it rendered an invalid skill`, {
-    code: internalError.code,
-    message: `${what}: it rendered an invalid skill`
-  })
+  const rendering = Option.isNone(files) ? undefined : yield* renderingOf(
+    call.faults,
+    skill.uri,
+    filesOf(files.value),
+    call.snapshot.limits,
+    `${what}: it rendered an invalid skill`,
+    { code: internalError.code, message: `${what}: it rendered an invalid skill` },
+    familyKey(skill.family)
+  )
   call.renders.set(skill.uri, rendering)
   return rendering
 })
@@ -427,31 +442,40 @@ export interface InstancePage {
   readonly nextCursor: string | undefined
 }
 
-/** Asks a family for one page of instances for this request's caller (none for an unlisted one). */
+const noInstances: InstancePage = { instances: [], nextCursor: undefined }
+
+/**
+ * Asks a family for one page of instances for this request's caller (none for an unlisted one, or
+ * when the family says this caller has none or may not list them).
+ */
 export const listInstances = (
   call: Call,
   family: SkillRegistry.FamilyEntry,
   cursor: string | undefined
 ): Effect.Effect<InstancePage, WireError> => {
   const list = family.definition.list
-  if (list === undefined) return Effect.succeed({ instances: [], nextCursor: undefined })
+  if (list === undefined) return Effect.succeed(noInstances)
   const what = `the family ${familyKey(family)} could not list its skills`
   return Effect.map(
     runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
-    (listed: SkillFamily.Instances<PathTemplate.Params>) =>
-      "instances" in listed
-        ? { instances: listed.instances, nextCursor: listed.nextCursor }
-        : { instances: listed, nextCursor: undefined }
+    Option.match({
+      onNone: () => noInstances,
+      onSome: (listed: SkillFamily.Instances<PathTemplate.Params>) =>
+        "instances" in listed
+          ? { instances: listed.instances, nextCursor: listed.nextCursor }
+          : { instances: listed, nextCursor: undefined }
+    })
   )
 }
 
 // The surfaces of a skill known through one rendering per request (rendered skills, family instances).
 const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.InstanceSkill>(
-  render: (call: Call, skill: S) => Effect.Effect<Rendering, WireError>
+  render: (call: Call, skill: S) => Effect.Effect<Rendering | undefined, WireError>
 ): Kind<S> => ({
-  entry: (call, skill) => Effect.map(render(call, skill), (rendering) => rendering.entry),
+  entry: (call, skill) => Effect.map(render(call, skill), (rendering) => rendering?.entry),
   resource: (call, skill) =>
     Effect.map(render(call, skill), (rendering) => {
+      if (rendering === undefined) return undefined
       const description = rendering.manifest.frontmatter.description
       return {
         ...skill.resource,
@@ -462,11 +486,12 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
     }),
   read: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
-      const file = rendering.files.get(uri)
+      const file = rendering?.files.get(uri)
       return file === undefined ? undefined : { mimeType: MimeType.fromPath(file.path), content: wireContent(file.bytes) }
     }),
   directory: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
+      if (rendering === undefined) return undefined
       const sizes = new Map(rendering.manifest.files.map((file) => [file.path, file.size]))
       return childrenOf(skill, uri, sizes.keys(), sizes)
     }),

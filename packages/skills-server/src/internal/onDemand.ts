@@ -8,50 +8,30 @@
  * would keep them under a wrong key.
  */
 import { Digest } from "@mcp-skills/core"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
-import * as NodeFs from "node:fs/promises"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
+import { readAt } from "./directory/guard.js"
 import type { WireError } from "./port.js"
+import * as Telemetry from "./telemetry.js"
 import type { Visible } from "./visibility.js"
 
 type Checked =
   | { readonly _tag: "Verified"; readonly bytes: Uint8Array }
   | { readonly _tag: "Changed"; readonly reason: string }
 
-const describe = (error: unknown) => {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code
-  return code === "ENOENT" ? "it is gone" : code ?? String(error)
-}
-
-// One byte more than expected is read, so a file that grew is told without reading all of it.
+// Read as every file under a root is (see `directory/guard`): never blocking on a pipe or device
+// swapped in, never more than one byte past the entry's size.
 const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
-  Effect.tryPromise(async () => {
-    const handle = await NodeFs.open(file.location, "r")
-    try {
-      const into = new Uint8Array(file.size + 1)
-      let filled = 0
-      while (filled < into.byteLength) {
-        const { bytesRead } = await handle.read(into, filled, into.byteLength - filled, filled)
-        if (bytesRead === 0) break
-        filled += bytesRead
-      }
-      return into.subarray(0, filled)
-    } finally {
-      await handle.close()
-    }
-  }).pipe(
+  Effect.promise(() => readAt(file.location, file.size)).pipe(
     Effect.map((bytes): Checked =>
-      bytes.byteLength !== file.size
-        ? { _tag: "Changed", reason: `its size is no longer ${file.size} bytes` }
+      !(bytes instanceof Uint8Array)
+        ? { _tag: "Changed", reason: bytes.changed }
         : Digest.make(bytes) !== file.digest
         ? { _tag: "Changed", reason: "its SHA-256 differs" }
         : { _tag: "Verified", bytes }
-    ),
-    Effect.catch((error) => Effect.succeed<Checked>({ _tag: "Changed", reason: describe(error.cause) }))
+    )
   )
 
 /** A file's answer to `resources/read`. */
@@ -64,7 +44,7 @@ export interface FileAnswer {
 export interface Reader {
   /** The registry the request's snapshot came from: a file on disk that changed makes it reload. */
   readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** Reloads the registry, once for every reader that asks while it runs (`makeRescan`). */
+  /** Reloads the registry, once for every reader that asks before it starts (`rescan`). */
   readonly rescan: (why: string) => Effect.Effect<void>
   /** What the request's caller may see in another snapshot (one reloaded meanwhile). */
   readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
@@ -76,37 +56,17 @@ const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => 
 })
 
 /**
- * The rescan readers of changed files share: `reload` runs at most once at a time, in `scope` (a
- * reader that goes away does not cancel it for the others), and whoever asks while it runs waits
- * for that run; only the reader that starts it logs `why`. Its failure is not theirs: the snapshot
- * stays, and their second check says so.
+ * The rescan readers of changed files share: a reload of `registry` asked for by the reader, which
+ * joins one already asked for and not started (the registry's intake coalesces them), so only the
+ * reader whose request starts one logs `why` and counts it. Its failure is not theirs: the
+ * snapshot stays, and their second check says so.
  */
-export const makeRescan = (
-  reload: Effect.Effect<unknown, unknown>,
-  scope: Scope.Scope
-): (why: string) => Effect.Effect<void> => {
-  let running: Deferred.Deferred<void> | undefined
-  // Uninterruptible until the run is observed, so no reader leaves `running` set with no run.
-  return (why) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.suspend(() => {
-        if (running !== undefined) return restore(Deferred.await(running))
-        const done = Deferred.makeUnsafe<void>()
-        running = done
-        const started = Effect.forkIn(Effect.ignore(Effect.andThen(Effect.logWarning(why), reload)), scope)
-        // Observed, not awaited: waiters are released however the run ends, even one never
-        // started because the scope has closed.
-        return Effect.andThen(
-          Effect.map(started, (fiber) =>
-            fiber.addObserver(() => {
-              running = undefined
-              Deferred.doneUnsafe(done, Effect.void)
-            })),
-          restore(Deferred.await(done))
-        )
-      })
-    )
-}
+export const rescan = (registry: SkillRegistry.SkillRegistry["Service"]) => (why: string): Effect.Effect<void> =>
+  Effect.gen(function*() {
+    const asked = yield* registry.requestReload("rescan")
+    if (!asked.joined) yield* Effect.andThen(Telemetry.count(Telemetry.metrics.rescans), Effect.logWarning(why))
+    yield* Effect.ignore(asked.result)
+  })
 
 /**
  * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from

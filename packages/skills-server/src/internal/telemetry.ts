@@ -8,6 +8,7 @@
  * @internal
  */
 import { McpTelemetry } from "@mcp-skills/core"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -17,6 +18,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import type { Changes } from "../Snapshot.js"
 
 /** The series of the server, by their OpenTelemetry names (Prometheus: dots become underscores). */
 export const metrics = {
@@ -32,11 +34,12 @@ export const metrics = {
   files: Metric.gauge("mcp_skills.catalogue.files", { description: "Files in the served catalogue" }),
   bytes: Metric.gauge("mcp_skills.catalogue.bytes", { description: "Bytes of the files in the served catalogue" }),
   reloads: Metric.counter("mcp_skills.reloads", {
-    description: "Catalogue reloads, by outcome (success, failure)",
+    description:
+      "Changes of the catalogue applied (reloads, watched updates, edits), by source (code, reload, watch, bus, rescan, upstream) and outcome (changed, unchanged, failure)",
     incremental: true
   }),
   reloadDuration: Metric.histogram("mcp_skills.reload.duration", {
-    description: "Duration of catalogue reloads, in seconds",
+    description: "Duration of catalogue changes (a reload's reading of its source included), in seconds",
     boundaries: McpTelemetry.OperationBoundaries
   }),
   rescans: Metric.counter("mcp_skills.rescans", {
@@ -215,15 +218,13 @@ export const visibility = <Request extends { readonly method: string }, D, E, R>
     }))
 
 /**
- * One change bus message, published or received (and applied): its span, counted by direction,
- * kind and outcome; a received one's time to apply is the replica's lag behind the bus.
+ * One change bus message, published or received (and handled): its span, counted by direction,
+ * kind and outcome.
  */
 export const busMessage = (direction: "published" | "received", kind: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withFiber((fiber) => {
     const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry === undefined) return effect
-    const clock = fiber.getRef(Clock.Clock)
-    const start = clock.currentTimeNanosUnsafe()
     const spanned = telemetry.spans
       ? Effect.withSpan(effect, `mcp_skills.bus.${direction === "published" ? "publish" : "receive"}`, {
         kind: direction === "published" ? "producer" : "consumer",
@@ -232,14 +233,21 @@ export const busMessage = (direction: "published" | "received", kind: string) =>
       })
       : effect
     if (!telemetry.metrics) return spanned
-    return Effect.onExit(spanned, (exit) => {
-      const outcome = Exit.isSuccess(exit) ? "success" : "failure"
-      const counted = record(telemetry, metrics.busMessages, { direction, kind, outcome }, 1)
-      return direction === "published" ? counted : Effect.andThen(
-        counted,
-        record(telemetry, metrics.busApplyDuration, { kind }, seconds(start, clock.currentTimeNanosUnsafe()))
-      )
-    })
+    return Effect.onExit(spanned, (exit) =>
+      record(telemetry, metrics.busMessages, { direction, kind, outcome: Exit.isSuccess(exit) ? "success" : "failure" }, 1))
+  })
+
+/**
+ * The time from hearing a bus message of `kind` (now) to serving what it says (when `effect`
+ * ends): the replica's lag behind the bus.
+ */
+export const busLag = (kind: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiber((fiber) => {
+    const telemetry = fiber.getRef(McpTelemetry.Current)
+    if (telemetry?.metrics !== true) return effect
+    const clock = fiber.getRef(Clock.Clock)
+    const start = clock.currentTimeNanosUnsafe()
+    return Effect.onExit(effect, () => record(telemetry, metrics.busApplyDuration, { kind }, seconds(start, clock.currentTimeNanosUnsafe())))
   })
 
 /** Sets the bus gauge: subscribed (1) or not (0). */
@@ -276,20 +284,34 @@ export const session = (protocolVersion: string, transport: McpTelemetry.Transpo
       : Effect.void
   )
 
-/** A reload: its span, its outcome counted and its duration recorded. */
-export const reload = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+/**
+ * One change of the catalogue applied (a reload, an update, an edit): its span, counted by what
+ * asked for it (`source`) and its outcome (`changed`, `unchanged`, `failure`), and its duration.
+ */
+export const applied = <E, R>(
+  source: string,
+  effect: Effect.Effect<Changes, E, R>
+): Effect.Effect<Changes, E, R> =>
   Effect.withFiber((fiber) => {
     const telemetry = fiber.getRef(McpTelemetry.Current)
     if (telemetry === undefined) return effect
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
-    const spanned = telemetry.spans ? Effect.withSpan(effect, "mcp_skills.reload", { captureStackTrace: false }) : effect
+    const spanned = telemetry.spans
+      ? Effect.withSpan(effect, "mcp_skills.reload", { attributes: { "mcp_skills.reload.source": source }, captureStackTrace: false })
+      : effect
     if (!telemetry.metrics) return spanned
     return Effect.onExit(spanned, (exit) => {
-      const outcome = Exit.isSuccess(exit) ? "success" : "failure"
+      // A caller that went away before its change was made changed nothing.
+      if (Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause)) return Effect.void
+      const outcome = Exit.isFailure(exit)
+        ? "failure"
+        : exit.value.added.length + exit.value.removed.length + exit.value.changed.length > 0
+        ? "changed"
+        : "unchanged"
       return Effect.andThen(
-        record(telemetry, metrics.reloads, { outcome }, 1),
-        record(telemetry, metrics.reloadDuration, { outcome }, seconds(start, clock.currentTimeNanosUnsafe()))
+        record(telemetry, metrics.reloads, { source, outcome }, 1),
+        record(telemetry, metrics.reloadDuration, { source, outcome }, seconds(start, clock.currentTimeNanosUnsafe()))
       )
     })
   })

@@ -34,12 +34,21 @@ export interface Running {
   readonly exited: Promise<number | string>
 }
 
-/** Spawns `node dist/src/bin/<name>.js ...args` with pipes for all three streams. */
-export const spawnBin = (name: string, args: ReadonlyArray<string>, env: Record<string, string> = {}): Running => {
+/**
+ * Spawns `node dist/src/bin/<name>.js ...args` with pipes for all three streams, as another user
+ * if `as` says so (a test running as root denies itself nothing).
+ */
+export const spawnBin = (
+  name: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  as: { readonly uid: number; readonly gid: number } | undefined = undefined
+): Running => {
   const child = spawn(node, [bin(name), ...args], {
     cwd: repoRoot,
     env: { ...process.env, ...env },
-    stdio: ["pipe", "pipe", "pipe"]
+    stdio: ["pipe", "pipe", "pipe"],
+    ...as
   })
   let stdout = ""
   let stderr = ""

@@ -1,13 +1,114 @@
-/** The last step of a pull: staged skills and the new lock file renamed into place, undone on failure. */
+/**
+ * The last step of a pull: what moves where (staged skills into place, replaced and pruned ones
+ * into the staging folder's trash) and the new lock file, run as one journaled transaction.
+ */
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
-import type * as PlatformError from "effect/PlatformError"
-import type * as Scope from "effect/Scope"
 import { type Error, UnsafePath } from "../../PullError.js"
-import { type Lock, LockFileName } from "../../LockFile.js"
+import { type Lock, LockFileName, type LockSkill } from "../../LockFile.js"
+import { type Op, run } from "./journal.js"
 import { typeAt, writeError } from "./paths.js"
-import type { Plan, Staged } from "../../Pull.js"
+import type { Plan } from "./plan.js"
+import type { Staged } from "./stage.js"
+
+const byOriginAndUri = (a: LockSkill, b: LockSkill) =>
+  a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1
+
+// The lock file after the pull: staged skills replace their records, pruned ones lose theirs, and
+// an unchanged skill keeps its record with the signer that verified it now (--accept-signer).
+const nextLock = (planned: Plan, staged: ReadonlyArray<Staged>): Lock => {
+  const replaced = new Set(staged.map((s) => s.lock.uri))
+  const pruned = new Set(planned.prune ? planned.gone.map((record) => record.uri) : [])
+  const unchanged = new Map(planned.steps.filter((step) => step.action === "unchanged").map((step) => [step.skill.uri as string, step]))
+  const kept = planned.lock.skills
+    .filter((s) => !(s.origin === planned.origin && (replaced.has(s.uri) || pruned.has(s.uri))))
+    .map((s) => {
+      const step = s.origin === planned.origin ? unchanged.get(s.uri) : undefined
+      if (step === undefined || step.signer === s.signer) return s
+      const { signer: _, ...rest } = s
+      return step.signer === undefined ? rest : { ...rest, signer: step.signer }
+    })
+  return { version: 1, skills: [...kept, ...staged.map((s) => s.lock)].sort(byOriginAndUri) }
+}
+
+// The folder of `path` nearest above it that `folders` holds, if any.
+const within = (folders: ReadonlySet<string>, path: string) => {
+  for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+    if (folders.has(path.slice(0, at))) return true
+  }
+  return false
+}
+
+// Every move and new folder of the commit, in order, each path checked now with `lstat` (and
+// again by the journal right before it is used): a link on the way is refused before anything moves.
+const changes = (planned: Plan, staged: ReadonlyArray<Staged>, next: Lock, stagingName: string) =>
+  Effect.gen(function*() {
+    const { into } = planned
+    const at = (relative: string) => Path.join(into, ...relative.split("/"))
+    const trash = `${stagingName}/.replaced`
+    const ops: Array<Op> = [{ _tag: "MakeDirectory", path: trash }]
+    let trashed = 0
+    const made = new Set<string>()
+    // The folders above `folder`, each one there (a folder, not a link) or made.
+    const parents = (folder: string) =>
+      Effect.gen(function*() {
+        const segments = folder.split("/")
+        for (let depth = 1; depth < segments.length; depth++) {
+          const parent = segments.slice(0, depth).join("/")
+          if (made.has(parent)) continue
+          const type = yield* typeAt(at(parent))
+          if (type === undefined) {
+            ops.push({ _tag: "MakeDirectory", path: parent })
+            made.add(parent)
+          } else if (type !== "Directory") {
+            return yield* new UnsafePath({ path: at(parent), found: type, expected: "directory" })
+          }
+        }
+      })
+    // Pruned first: what stays inside a pruned folder moves back before an update replaces it.
+    if (planned.prune) {
+      const remaining = next.skills.map((s) => s.path).sort()
+      const keep = new Set(remaining)
+      const gone = new Set(planned.gone.map((record) => record.path))
+      for (const record of planned.gone) {
+        // Inside a skill that stays, or one pruned with it: its files go with that folder.
+        if (within(keep, record.path) || within(gone, record.path)) continue
+        const type = yield* typeAt(at(record.path))
+        if (type === undefined) continue
+        if (type !== "Directory") return yield* new UnsafePath({ path: at(record.path), found: type, expected: "directory" })
+        yield* parents(record.path)
+        const away = `${trash}/${trashed++}`
+        ops.push({ _tag: "Move", from: record.path, to: away })
+        const inside = new Set<string>()
+        for (const path of remaining) {
+          if (!path.startsWith(`${record.path}/`) || within(inside, path)) continue
+          inside.add(path)
+          const segments = path.split("/")
+          for (let depth = record.path.split("/").length; depth < segments.length; depth++) {
+            const folder = segments.slice(0, depth).join("/")
+            if (made.has(folder)) continue
+            ops.push({ _tag: "MakeDirectory", path: folder })
+            made.add(folder)
+          }
+          if ((yield* typeAt(at(path))) !== undefined) {
+            ops.push({ _tag: "Move", from: `${away}/${path.slice(record.path.length + 1)}`, to: path })
+          }
+        }
+      }
+    }
+    for (const { step } of staged) {
+      if (step.action === "nested") continue
+      yield* parents(step.folder)
+      const type = yield* typeAt(at(step.folder))
+      if (type !== undefined && (type !== "Directory" || step.action === "add")) {
+        return yield* new UnsafePath({ path: at(step.folder), found: type, expected: "directory" })
+      }
+      if (type !== undefined) ops.push({ _tag: "Move", from: step.folder, to: `${trash}/${trashed++}` })
+      ops.push({ _tag: "Move", from: `${stagingName}/${step.folder}`, to: step.folder })
+    }
+    return ops
+  })
 
 export const commit = Effect.fnUntraced(function*(
   planned: Plan,
@@ -15,82 +116,9 @@ export const commit = Effect.fnUntraced(function*(
   staging: string
 ): Effect.fn.Return<void, Error, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
-  const { into } = planned
-  const undo: Array<Effect.Effect<void, PlatformError.PlatformError>> = []
-  const run = Effect.gen(function*() {
-    const trash = Path.join(staging, ".replaced")
-    yield* fs.makeDirectory(trash).pipe(Effect.mapError(writeError(trash)))
-    for (const [index, { step }] of staged.entries()) {
-      if (step.action === "nested") continue
-      const target = Path.join(into, step.folder)
-      // Parents one at a time, each checked: a link created since the plan is refused here.
-      const segments = step.folder.split("/")
-      let parent = into
-      for (const segment of segments.slice(0, -1)) {
-        parent = Path.join(parent, segment)
-        const type = yield* typeAt(parent)
-        if (type === undefined) {
-          const dir = parent
-          yield* fs.makeDirectory(dir).pipe(Effect.mapError(writeError(dir)))
-          undo.push(fs.remove(dir))
-        } else if (type !== "Directory") {
-          return yield* new UnsafePath({ path: parent, found: type, expected: "directory" })
-        }
-      }
-      const type = yield* typeAt(target)
-      if (type !== undefined && (type !== "Directory" || step.action === "add")) {
-        return yield* new UnsafePath({ path: target, found: type, expected: "directory" })
-      }
-      if (type !== undefined) {
-        const old = Path.join(trash, String(index))
-        yield* fs.rename(target, old).pipe(Effect.mapError(writeError(target)))
-        undo.push(fs.rename(old, target))
-      }
-      const source = Path.join(staging, step.folder)
-      yield* fs.rename(source, target).pipe(Effect.mapError(writeError(target)))
-      undo.push(fs.rename(target, source))
-    }
-    const replaced = new Set(staged.map((s) => s.lock.uri))
-    // An unchanged skill keeps its record, with the signer that verified it now (--accept-signer).
-    const unchanged = new Map(planned.steps.filter((step) => step.action === "unchanged").map((step) => [step.skill.uri as string, step]))
-    const kept = planned.lock.skills.filter((s) => !(s.origin === planned.origin && replaced.has(s.uri))).map((s) => {
-      const step = s.origin === planned.origin ? unchanged.get(s.uri) : undefined
-      if (step === undefined || step.signer === s.signer) return s
-      const { signer: _, ...rest } = s
-      return step.signer === undefined ? rest : { ...rest, signer: step.signer }
-    })
-    const next: Lock = {
-      version: 1,
-      skills: [...kept, ...staged.map((s) => s.lock)].sort((a, b) =>
-        a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1
-      )
-    }
-    const lockPath = Path.join(into, LockFileName)
-    const temp = Path.join(staging, LockFileName)
-    yield* fs.writeFileString(temp, JSON.stringify(next, null, 2) + "\n").pipe(Effect.mapError(writeError(temp)))
-    const type = yield* typeAt(lockPath)
-    if (type !== undefined && type !== "File") return yield* new UnsafePath({ path: lockPath, found: type, expected: "regular file" })
-    yield* fs.rename(temp, lockPath).pipe(Effect.mapError(writeError(lockPath)))
-  })
-  yield* run.pipe(
-    Effect.tapError(() => Effect.forEach(undo.reverse(), (step) => Effect.ignore(step), { discard: true }))
-  )
+  const next = nextLock(planned, staged)
+  const ops = yield* changes(planned, staged, next, Path.basename(staging))
+  const temp = Path.join(staging, LockFileName)
+  yield* fs.writeFileString(temp, JSON.stringify(next, null, 2) + "\n").pipe(Effect.mapError(writeError(temp)))
+  yield* run(planned.into, staging, ops)
 })
-
-// The staging folder, removed with the scope; the target itself too when this pull created it
-// and it is empty again (a failed first pull leaves no trace).
-export const stagingFolder = (into: string): Effect.Effect<string, Error, FileSystem.FileSystem | Scope.Scope> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const existed = (yield* typeAt(into)) !== undefined
-    if (!existed) {
-      yield* Effect.acquireRelease(
-        fs.makeDirectory(into, { recursive: true }).pipe(Effect.mapError(writeError(into))),
-        () => Effect.ignore(fs.remove(into))
-      )
-    }
-    return yield* Effect.acquireRelease(
-      fs.makeTempDirectory({ directory: into, prefix: ".mcp-skills-staging-" }).pipe(Effect.mapError(writeError(into))),
-      (dir) => Effect.ignore(fs.remove(dir, { recursive: true, force: true }))
-    )
-  })

@@ -8,31 +8,49 @@ import * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import { type Error, PullError, UnsafePath } from "../../PullError.js"
-import { Lock, LockFileName } from "../../LockFile.js"
+import { Lock, LockFileName, MaxLockFileBytes } from "../../LockFile.js"
 
 const isNotFound = (error: PlatformError.PlatformError) => error.reason._tag === "NotFound"
 
 export const writeError = (path: string) => (error: PlatformError.PlatformError) =>
   new PullError({ check: "write", file: path, detail: `cannot write ${path}: ${error.message}` })
 
-// The type of `path` without following a link at it, or undefined when nothing is there.
-export const typeAt = (path: string) =>
+// What is at `path` without following a link at it, or undefined when nothing is there.
+export const infoAt = (path: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     return yield* fs.lstat(path).pipe(
-      Effect.map((info): FileSystem.File.Type | undefined => info.type),
+      Effect.map((info): FileSystem.File.Info | undefined => info),
       Effect.catchIf(isNotFound, () => Effect.succeed(undefined)),
       Effect.mapError(writeError(path))
     )
   })
 
+// The type of `path` without following a link at it, or undefined when nothing is there.
+export const typeAt = (path: string) => Effect.map(infoAt(path), (info) => info?.type)
+
+// A folder this pull made, removed again only while it is empty (node's `rm` refuses a folder
+// without `recursive`, and what someone put there since is not ours to remove).
+export const removeIfEmpty = (path: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    if ((yield* fs.readDirectory(path)).length === 0) yield* fs.remove(path, { recursive: true })
+  }).pipe(Effect.ignore)
+
 export const readLock = (dir: string): Effect.Effect<Lock, Error, FileSystem.FileSystem> =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = Path.join(dir, LockFileName)
-    const type = yield* typeAt(path)
-    if (type === undefined) return { version: 1 as const, skills: [] }
-    if (type !== "File") return yield* new UnsafePath({ path, found: type, expected: "regular file" })
+    const info = yield* infoAt(path)
+    if (info === undefined) return { version: 1 as const, skills: [] }
+    if (info.type !== "File") return yield* new UnsafePath({ path, found: info.type, expected: "regular file" })
+    if (Number(info.size) > MaxLockFileBytes) {
+      return yield* new PullError({
+        check: "lock",
+        file: path,
+        detail: `${path} holds ${info.size} bytes, more than a lock file a pull writes (at most ${MaxLockFileBytes})`
+      })
+    }
     const text = yield* fs.readFileString(path).pipe(
       Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `cannot read ${path}: ${e.message}` }))
     )
@@ -56,18 +74,4 @@ export const checkPath = (into: string, folder: string) =>
       if (type !== "Directory") return yield* new UnsafePath({ path, found: type, expected: "directory" })
     }
     return true
-  })
-
-// A folder about to be replaced holds no link anywhere (a link there would look like a file of
-// the skill); only folders and regular files are expected.
-export const checkTree = (dir: string): Effect.Effect<void, Error, FileSystem.FileSystem> =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const names = yield* fs.readDirectory(dir).pipe(Effect.mapError(writeError(dir)))
-    for (const name of names) {
-      const path = Path.join(dir, name)
-      const type = yield* typeAt(path)
-      if (type === "Directory") yield* checkTree(path)
-      else if (type !== undefined && type !== "File") yield* new UnsafePath({ path, found: type, expected: "regular file" })
-    }
   })

@@ -3,12 +3,58 @@ import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
-import type { Options, Plan, Step } from "../../Pull.js"
 import type * as SkillsClient from "../../SkillsClient.js"
-import { type Error, PullError, toPullError } from "../../PullError.js"
-import type { LockSkill } from "../../LockFile.js"
+import { type EditedSkill, type Edits, type Error, LocalChanges, PullError, SignerMismatch, toPullError } from "../../PullError.js"
+import type { Lock, LockSkill } from "../../LockFile.js"
+import { inspect, isEdited, noEdits, recordedPaths } from "./disk.js"
+import { recover } from "./journal.js"
 import { checkNames, folderOf, keptFiles, placed } from "./names.js"
-import { checkPath, checkTree, readLock } from "./paths.js"
+import { checkPath, readLock } from "./paths.js"
+
+/** What a pull is asked to do; `Pull.Options` adds the progress callback. */
+export interface Choices {
+  /** The target folder. */
+  readonly into: string
+  /** Skill URIs to pull; ignored with `all`. URIs absent from the listing are fetched with `skills/get` (R30). */
+  readonly uris?: ReadonlyArray<string> | undefined
+  /** Pull every listed skill, and report the skills pulled from this server before that it serves no more. */
+  readonly all?: boolean | undefined
+  /** Replace skills whose files changed on the server since the last pull. */
+  readonly acceptChanges?: boolean | undefined
+  /**
+   * Accept a skill whose verified signer differs from the one the lock file records (a key
+   * rotated, or another author); otherwise such a skill fails the pull with `SignerMismatch`.
+   */
+  readonly acceptSigner?: boolean | undefined
+  /**
+   * Replace (or, pruning, remove) installed files that were edited, deleted or added since they
+   * were pulled, restoring the verified source; otherwise such a pull fails with `LocalChanges`
+   * naming them, and changes nothing.
+   */
+  readonly overwriteLocal?: boolean | undefined
+  /** With `all`: remove the skills the server serves no more, folder and lock record together. */
+  readonly prune?: boolean | undefined
+}
+
+/** One skill of a plan; `Pull.Step` documents it. */
+export interface Step {
+  readonly skill: Skill.Skill
+  readonly folder: string
+  readonly action: "add" | "update" | "restore" | "unchanged" | "nested"
+  readonly previous: LockSkill | undefined
+  readonly signer: string | undefined
+  readonly local: Edits
+}
+
+/** A pull decided before any file is read; `Pull.Plan` documents it. */
+export interface Plan {
+  readonly into: string
+  readonly origin: string
+  readonly lock: Lock
+  readonly steps: ReadonlyArray<Step>
+  readonly gone: ReadonlyArray<LockSkill>
+  readonly prune: boolean
+}
 
 export const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
 
@@ -35,8 +81,11 @@ const describeDiff = (diff: Diff) =>
 
 export const select = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
-  options: Pick<Options, "uris" | "all">
+  options: Pick<Choices, "uris" | "all" | "prune">
 ): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
+  if (options.prune === true && options.all !== true) {
+    return yield* new PullError({ check: "usage", detail: "--prune needs --all: only a pull of every listed skill knows which skills are gone" })
+  }
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
   const selected: Array<Skill.Skill> = []
   if (options.all === true) {
@@ -56,7 +105,8 @@ export const select = Effect.fnUntraced(function*(
       selected.push(fetched.skill)
     }
   }
-  if (selected.length === 0) return yield* new PullError({ check: "entry", detail: "no skill selected" })
+  // An empty catalogue is an answer to `all`: whatever was pulled from it is gone.
+  if (selected.length === 0 && options.all !== true) return yield* new PullError({ check: "entry", detail: "no skill selected" })
   return selected
 })
 
@@ -65,33 +115,47 @@ export const select = Effect.fnUntraced(function*(
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   selected: ReadonlyArray<Skill.Skill>,
-  options: Pick<Options, "into" | "acceptChanges" | "acceptSigner">
+  options: Omit<Choices, "uris">
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
+  const prune = options.prune === true
+  yield* recover(into)
   const lock = yield* readLock(into)
   // This server's skills in the lock file, by URI (the first record of each, as a search finds).
   const pulled = new Map<string, LockSkill>()
   for (const record of lock.skills) if (record.origin === client.server && !pulled.has(record.uri)) pulled.set(record.uri, record)
+  // What changed on the server since the last pull, for every skill pulled before.
+  const diffs = new Map<string, Diff>()
+  for (const skill of selected) {
+    const previous = pulled.get(skill.uri)
+    if (previous !== undefined) diffs.set(skill.uri, diffFiles(previous.files, filesOf(skill)))
+  }
+  const changes = (skill: Skill.Skill) => skill.resources === "dynamic" || !isEmpty(diffs.get(skill.uri)!)
   // Every entry is checked, signatures included, before anything is read or written.
   const signers = new Map<string, string | undefined>()
   for (const skill of selected) {
     const checked = yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
-    if (checked.signers === undefined) continue
-    const previous = pulled.get(skill.uri)?.signer
+    const recorded = pulled.get(skill.uri)?.signer
+    if (checked.signers === undefined) {
+      // Without trust no signature was checked: a skill pinned to a signer may stay as it was
+      // signed (its files are held to the recorded digests), never change.
+      if (recorded !== undefined && changes(skill)) {
+        return yield* new SignerMismatch({ skill: skill.uri, signer: recorded, now: { _tag: "NotChecked" } })
+      }
+      continue
+    }
     // The signer recorded last time, if it signed again; a skill may carry several signatures.
-    const signer = previous !== undefined && checked.signers.some((keyId) => keyId === previous) ? previous : checked.signers[0]
-    if (previous !== undefined && signer !== previous && options.acceptSigner !== true) {
-      return yield* new PullError({
-        check: "signer",
+    const signer = recorded !== undefined && checked.signers.some((keyId) => keyId === recorded) ? recorded : checked.signers[0]
+    if (recorded !== undefined && signer !== recorded && options.acceptSigner !== true) {
+      return yield* new SignerMismatch({
         skill: skill.uri,
-        detail: `${skill.uri} was signed by ${previous} when last pulled and is now ${
-          signer === undefined ? "not signed by a trusted key" : `signed by ${signer}`
-        }; pass --accept-signer to accept it`
+        signer: recorded,
+        now: signer === undefined ? { _tag: "Unsigned" } : { _tag: "SignedBy", keyId: signer }
       })
     }
     signers.set(skill.uri, signer)
   }
-  // Without trust no signature was checked: what the lock file recorded stays.
+  // Without trust, what the lock file recorded stays: the files are the ones it signed.
   const signerOf = (skill: Skill.Skill, previous: LockSkill | undefined) =>
     signers.has(skill.uri) ? signers.get(skill.uri) : previous?.signer
   // Each skill's folder, and the skill of each folder: lookups, not scans, for a pull of a whole catalogue.
@@ -120,14 +184,16 @@ export const plan = Effect.fnUntraced(function*(
     ),
     keptFiles(lock, client.server, selected)
   )
+  const recorded = recordedPaths(lock)
+  // Files changed here since they were pulled, which this pull would overwrite or remove.
+  const edited: Array<EditedSkill> = []
   const steps: Array<Step> = []
   for (const skill of selected) {
     const folder = folders.get(skill.uri)!
-    const nested = isNested(skill)
     const previous = pulled.get(skill.uri)
     const signer = signerOf(skill, previous)
-    if (nested) {
-      steps.push({ skill, folder, action: "nested", previous, signer })
+    if (isNested(skill)) {
+      steps.push({ skill, folder, action: "nested", previous, signer, local: noEdits })
       continue
     }
     const exists = yield* checkPath(into, folder)
@@ -142,10 +208,9 @@ export const plan = Effect.fnUntraced(function*(
             : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
         })
       }
-      steps.push({ skill, folder, action: "add", previous, signer })
+      steps.push({ skill, folder, action: "add", previous, signer, local: noEdits })
       continue
     }
-    if (exists) yield* checkTree(Path.join(into, folder))
     if (skill.resources === "dynamic" && options.acceptChanges !== true) {
       return yield* new PullError({
         check: "changed",
@@ -153,20 +218,41 @@ export const plan = Effect.fnUntraced(function*(
         detail: `${skill.uri} is "dynamic" and cannot be compared with the last pull; pass --accept-changes to replace it`
       })
     }
-    const diff = diffFiles(previous.files, filesOf(skill))
-    if (skill.resources !== "dynamic" && isEmpty(diff) && exists) {
-      steps.push({ skill, folder, action: "unchanged", previous, signer })
-      continue
-    }
-    if (!isEmpty(diff) && options.acceptChanges !== true) {
+    const diff = diffs.get(skill.uri)!
+    if (changes(skill) && options.acceptChanges !== true) {
       return yield* new PullError({
         check: "changed",
         skill: skill.uri,
         detail: `${skill.uri} changed since the last pull (${describeDiff(diff)}); pass --accept-changes to replace it`
       })
     }
-    steps.push({ skill, folder, action: "update", previous, signer })
+    const local = yield* inspect(into, previous, recorded)
+    if (isEdited(local)) edited.push({ uri: skill.uri, path: previous.path, edits: local })
+    const action = changes(skill) ? "update" : isEdited(local) ? "restore" : "unchanged"
+    steps.push({ skill, folder, action, previous, signer, local })
   }
-  const result: Plan = { into, origin: client.server, lock, steps }
+  // With every listed skill selected, a skill pulled from this server before and listed no more
+  // is gone once `skills/get` says so too (an unlisted skill may still be served, R30); `select`
+  // refused prune without all.
+  const gone: Array<LockSkill> = []
+  if (options.all === true) {
+    for (const record of pulled.values()) {
+      if (folders.has(record.uri)) continue
+      const served = yield* client.getSkill(record.uri).pipe(
+        Effect.as(true),
+        Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
+        Effect.mapError((e) => toPullError(e, { skill: record.uri }))
+      )
+      if (served) continue
+      gone.push(record)
+      if (!prune) continue
+      // Removing a skill loses nothing of a file deleted already.
+      const local = yield* inspect(into, record, recorded)
+      const lost = { ...local, missing: [] }
+      if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
+    }
+  }
+  if (edited.length > 0 && options.overwriteLocal !== true) return yield* new LocalChanges({ skills: edited })
+  const result: Plan = { into, origin: client.server, lock, steps, gone, prune }
   return result
 })

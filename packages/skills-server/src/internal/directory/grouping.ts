@@ -1,10 +1,12 @@
 /**
  * Grouping: which files belong to which skill. Every folder holding a `SKILL.md` is a skill, and
- * its files are every file below it, the files of skills nested inside it included (R10).
+ * its files are every file below it, the files of skills nested inside it included (R10). A
+ * signatures file belongs to the skill of its folder only, and to no manifest.
  */
 import { Extension } from "@mcp-skills/core"
 import * as Order from "effect/Order"
 import type { Left } from "./scan.js"
+import * as Signatures from "./signatures.js"
 import type { Found } from "./stamps.js"
 
 const suffix = `/${Extension.SkillFileName}`
@@ -16,7 +18,16 @@ const suffix = `/${Extension.SkillFileName}`
  */
 export interface Grouped {
   readonly skills: Map<string, Array<Found>>
+  /** The signatures file of each folder that has one (a skill folder or not). */
+  readonly signatures: Map<string, Found>
   readonly hints: Array<Left>
+}
+
+/** The folder (relative, `""` for the root) a signatures file signs, or `undefined` for another file. */
+export const signedFolder = (relative: string): string | undefined => {
+  const at = relative.lastIndexOf("/")
+  if (relative.slice(at + 1) !== Signatures.FileName) return undefined
+  return at === -1 ? "" : relative.slice(0, at)
 }
 
 
@@ -42,8 +53,14 @@ export const group = (files: ReadonlyMap<string, Found>): Grouped => {
     if (relative === Extension.SkillFileName) skills.set("", [])
     else if (relative.endsWith(suffix)) skills.set(relative.slice(0, -suffix.length), [])
   }
+  const signatures = new Map<string, Found>()
   const hints: Array<Left> = []
   for (const file of files.values()) {
+    const signed = signedFolder(file.relative)
+    if (signed !== undefined) {
+      signatures.set(signed, file)
+      continue
+    }
     let enclosed = false
     for (let at = file.relative.lastIndexOf("/"); ; at = file.relative.lastIndexOf("/", at - 1)) {
       const members = skills.get(at === -1 ? "" : file.relative.slice(0, at))
@@ -62,5 +79,5 @@ export const group = (files: ReadonlyMap<string, Found>): Grouped => {
   }
   // Sorted into a copy of the exact length: pushing leaves up to twice the room in each array.
   for (const [folder, members] of skills) skills.set(folder, members.toSorted(inManifestOrder(folder)))
-  return { skills, hints }
+  return { skills, signatures, hints }
 }

@@ -2,29 +2,38 @@
  * Loading one root: what was found under it (kept between scans, walked again whole or only where
  * a watcher saw changes), and each skill read, validated and kept as its last good version.
  */
-import { type Digest, Limits, Manifest, SkillUri } from "@mcp-skills/core"
+import { type Digest, Limits, Manifest, type Signing, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
-import { InvalidSkillDirectory, InvalidSkills, SourceDirectoryError, UnreadableFile } from "../../DirectoryModel.js"
+import {
+  InvalidSkillDirectory,
+  InvalidSkills,
+  SourceDirectoryError,
+  UnreadableFile,
+  UnreadableFolder
+} from "../../DirectoryModel.js"
 import { viewOf } from "../registry.js"
-import { group, type Grouped, place } from "./grouping.js"
-import { classify, walk } from "./scan.js"
+import { SignaturesMaxBytes } from "./bounds.js"
+import { group, type Grouped, place, signedFolder } from "./grouping.js"
+import { classify, realFolder, sameStamp, type Stamp } from "./guard.js"
+import { isWalkedPath, type Unreadable, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
-import { type Content, type Counters, describeError, Found, readSkill, sameStamp, type Stamp, under } from "./stamps.js"
+import { type Content, type Counters, Found, readSkill } from "./stamps.js"
 
 /**
  * What the last scan of one root found: files by relative path (each with what was last read of
- * it), entries left out, folders, the skills they group into, and each skill folder's last outcome.
+ * it), entries left out, entries that cannot be read, folders, the skills they group into, and
+ * each skill folder's last outcome.
  */
 export interface Tree {
   readonly realRoot: string
   readonly files: Map<string, Found>
   readonly ignored: Map<string, string>
+  readonly unreadable: Map<string, Unreadable>
   readonly folders: Set<string>
   grouped: Grouped
   readonly outcomes: Map<string, Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem>>
@@ -35,24 +44,23 @@ export interface State {
   readonly roots: Map<number, Tree>
   /** The last valid version of each skill folder, by root index, then folder. */
   readonly good: Map<number, Map<string, DirectoryModel.LoadedSkill>>
+  /** The bytes of the signatures file each loaded skill's signatures were decoded from. */
+  readonly signedWith: WeakMap<DirectoryModel.LoadedSkill, Uint8Array | undefined>
   readonly counters: Counters & { scans: number; lookedAt: number }
 }
 
 export const emptyState = (): State => ({
   roots: new Map(),
   good: new Map(),
+  signedWith: new WeakMap(),
   counters: { scans: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
 })
 
 /** The real path of a root, which must be a folder. */
 export const realRootOf = (root: string) =>
-  Effect.try({
-    try: () => {
-      const real = NodeFs.realpathSync(NodePath.resolve(root))
-      if (!NodeFs.statSync(real).isDirectory()) throw Object.assign(new Error("not a folder"), { code: "ENOTDIR" })
-      return real
-    },
-    catch: (error) => new SourceDirectoryError({ path: root, reason: describeError(error) })
+  Effect.suspend(() => {
+    const found = realFolder(root)
+    return "real" in found ? Effect.succeed(found.real) : Effect.fail(new SourceDirectoryError({ path: root, reason: found.reason }))
   })
 
 /**
@@ -66,11 +74,12 @@ const seen = (last: Found | undefined, relative: string, stamp: Stamp) =>
 
 const isBelow = (path: string, folder: string) => folder === "" || path.startsWith(`${folder}/`)
 
-// Forgets what was at `relative` (a file, an entry left out, or a folder and everything below it);
-// hands back the records of the files that were below it.
+// Forgets what was at `relative` (a file, an entry left out or unreadable, or a folder and
+// everything below it); hands back the records of the files that were below it.
 const forget = (tree: Tree, relative: string): ReadonlyMap<string, Found> | undefined => {
   tree.files.delete(relative)
   tree.ignored.delete(relative)
+  tree.unreadable.delete(relative)
   if (!tree.folders.has(relative)) return undefined
   const below = new Map<string, Found>()
   for (const [path, file] of tree.files) {
@@ -79,19 +88,29 @@ const forget = (tree: Tree, relative: string): ReadonlyMap<string, Found> | unde
     tree.files.delete(path)
   }
   for (const path of tree.ignored.keys()) if (isBelow(path, relative)) tree.ignored.delete(path)
+  for (const path of tree.unreadable.keys()) if (isBelow(path, relative)) tree.unreadable.delete(path)
   for (const folder of tree.folders) if (folder === relative || isBelow(folder, relative)) tree.folders.delete(folder)
   return below
 }
 
 const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
 
+// Whether an ancestor of `relative` is among `paths`: looked at again, it covers `relative`.
+const coveredBy = (relative: string, paths: ReadonlySet<string>) => {
+  for (let at = relative.lastIndexOf("/"); at > 0; at = relative.lastIndexOf("/", at - 1)) {
+    if (paths.has(relative.slice(0, at))) return true
+  }
+  return false
+}
+
 /**
  * What is under the root now, and which skill folders must be validated again (`"all"`, or a set).
  * Walked whole when `changed` is `undefined` (or on the first scan, or when the root now resolves
  * elsewhere). Otherwise only the changed paths (relative) are looked at again, and the folders
- * among them walked; a change to a file only touches the skills enclosing it, while a change that
- * can add or remove a skill (a folder, a `SKILL.md`) groups the files again. Files seen before keep
- * their record, and with it what was read of them.
+ * among them walked; a change to a file only touches the skills enclosing it (a signatures file
+ * only the skill of its folder), while a change that can add or remove a skill (a folder, a
+ * `SKILL.md`) groups the files again. Files seen before keep their record, and with it what was
+ * read of them.
  */
 const refresh = Effect.fnUntraced(function*(
   state: State,
@@ -108,11 +127,12 @@ const refresh = Effect.fnUntraced(function*(
       const file = seen(last?.get(relative), relative, stamp)
       files.set(file.relative, file)
     })
-    state.counters.lookedAt += walked.files + walked.ignored.length + walked.folders.length
+    state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
     const tree: Tree = {
       realRoot,
       files,
       ignored: new Map(walked.ignored.map((entry) => [entry.path, entry.reason])),
+      unreadable: new Map(walked.unreadable.map((entry) => [entry.path, entry])),
       folders: new Set(walked.folders),
       grouped: group(files),
       outcomes: previous?.realRoot === realRoot ? previous.outcomes : new Map()
@@ -124,33 +144,41 @@ const refresh = Effect.fnUntraced(function*(
   let regroup = false
   // Each changed file with its record before and after (`undefined`: none).
   const touched: Array<{ readonly relative: string; readonly last: Found | undefined; readonly now: Found | undefined }> = []
-  // Skill folders whose signatures file changed: validated again, their files as they are.
-  const resigned: Array<string> = []
+  const paths = new Set(changed)
   for (const relative of changed) {
-    if (baseName(relative) === Signatures.FileName) {
-      const folder = relative.slice(0, Math.max(0, relative.lastIndexOf("/")))
-      if (!folder.split("/").some(SkillUri.isHidden)) resigned.push(folder)
-      continue
-    }
-    if (relative === "" || relative.split("/").some(SkillUri.isHidden)) continue
+    if (relative === "" || !isWalkedPath(relative) || coveredBy(relative, paths)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
     const wasFolder = tree.folders.has(relative)
     const last = tree.files.get(relative)
     const below = forget(tree, relative)
     let now: Found | undefined
-    if (entry._tag === "File") {
-      now = seen(last, relative, entry.stamp)
-      tree.files.set(now.relative, now)
-    } else if (entry._tag === "Ignored") tree.ignored.set(relative, entry.reason)
-    else if (entry._tag === "Directory") {
-      const walked = yield* walk(realRoot, (path, stamp) => {
-        const file = seen(below?.get(path), path, stamp)
-        tree.files.set(file.relative, file)
-      }, relative, true)
-      state.counters.lookedAt += walked.files + walked.ignored.length + walked.folders.length
-      for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
-      for (const folder of walked.folders) tree.folders.add(folder)
+    switch (entry._tag) {
+      case "File":
+        now = seen(last, relative, entry.stamp)
+        tree.files.set(now.relative, now)
+        break
+      case "Ignored":
+        tree.ignored.set(relative, entry.reason)
+        break
+      case "Unreadable":
+        tree.unreadable.set(relative, { path: relative, reason: entry.reason, folder: false })
+        break
+      case "Directory": {
+        // A folder named as a signatures file is hidden like any other.
+        if (SkillUri.isHidden(baseName(relative))) break
+        const walked = yield* walk(realRoot, (path, stamp) => {
+          const file = seen(below?.get(path), path, stamp)
+          tree.files.set(file.relative, file)
+        }, relative, true)
+        state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
+        for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
+        for (const left of walked.unreadable) tree.unreadable.set(left.path, left)
+        for (const folder of walked.folders) tree.folders.add(folder)
+        break
+      }
+      case "Gone":
+        break
     }
     if (wasFolder || entry._tag === "Directory" || baseName(relative).toLowerCase() === "skill.md") regroup = true
     else touched.push({ relative, last, now })
@@ -159,9 +187,17 @@ const refresh = Effect.fnUntraced(function*(
     tree.grouped = group(tree.files)
     return { tree, dirty: "all" as const }
   }
-  // Each touched file leaves, or takes its new place in, the skills enclosing it.
-  const dirty = new Set(resigned.filter((folder) => tree.grouped.skills.has(folder)))
+  // Each touched file leaves, or takes its new place in, the skills enclosing it; a signatures
+  // file, the skill of its folder.
+  const dirty = new Set<string>()
   for (const { last, now, relative } of touched) {
+    const signed = signedFolder(relative)
+    if (signed !== undefined) {
+      if (now === undefined) tree.grouped.signatures.delete(signed)
+      else tree.grouped.signatures.set(signed, now)
+      if (tree.grouped.skills.has(signed)) dirty.add(signed)
+      continue
+    }
     for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
       const folder = at === -1 ? "" : relative.slice(0, at)
       const members = tree.grouped.skills.get(folder)
@@ -244,6 +280,25 @@ export const loadRoot = Effect.fnUntraced(function*(
   // sits below that name, as if the parent folder had been loaded.
   const base = folders.has("") ? [NodePath.basename(NodePath.resolve(root))] : []
 
+  // The first entry that cannot be read below each skill folder (a signatures file aside: it is
+  // its own folder's), found from each such entry up, not from each skill down; and those inside
+  // no skill.
+  const unreadableIn = new Map<string, Unreadable>()
+  const strays: Array<Unreadable> = []
+  for (const entry of tree.unreadable.values()) {
+    if (signedFolder(entry.path) !== undefined) continue
+    let enclosed = false
+    for (let at = entry.path.lastIndexOf("/"); ; at = entry.path.lastIndexOf("/", at - 1)) {
+      const folder = at === -1 ? "" : entry.path.slice(0, at)
+      if (folders.has(folder)) {
+        enclosed = true
+        if (!unreadableIn.has(folder)) unreadableIn.set(folder, entry)
+      }
+      if (at <= 0) break
+    }
+    if (!enclosed) strays.push(entry)
+  }
+
   const loadSkill = (
     folder: string,
     members: ReadonlyArray<Found>
@@ -251,48 +306,81 @@ export const loadRoot = Effect.fnUntraced(function*(
     const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
-    // Refuse an oversized skill from its file sizes, before reading gigabytes into memory.
-    let size = 0
-    for (const file of members) size += file.size
-    const tooLarge = Limits.violations(members.length, size, limits)
-    if (tooLarge.length > 0) {
+    // A skill is served whole or not at all: a part of it that cannot be read keeps it out.
+    const unreadable = unreadableIn.get(folder)
+    if (unreadable !== undefined) {
       return Result.fail(
-        new Manifest.InvalidSkill({
-          uri: uri.success,
-          problems: tooLarge.map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
-        })
+        unreadable.folder
+          ? new UnreadableFolder({ path: unreadable.path, reason: unreadable.reason })
+          : new UnreadableFile({ path: unreadable.path, reason: unreadable.reason })
       )
     }
     const folderBase = folder === "" ? "" : `${folder}/`
-    const read = (everything: boolean) =>
-      readSkill(tree.realRoot, state.counters, members, folderBase, now, recheck, onDemandAbove, everything)
-    let contents = read(false)
-    if (contents instanceof UnreadableFile) return Result.fail(contents)
-    const signatures = Signatures.read(under(tree.realRoot, folder))
-    if (Result.isFailure(signatures)) {
-      return Result.fail(
-        new Manifest.InvalidSkill({ uri: uri.success, problems: [{ path: Signatures.FileName, reason: signatures.failure }] })
-      )
+    const invalid = (problems: Manifest.InvalidSkill["problems"]) => new Manifest.InvalidSkill({ uri: uri.success, problems })
+    // A signatures file that is there but cannot be read (a pipe, a link out of the root) is not
+    // taken for no signatures.
+    const signaturesPath = `${folderBase}${Signatures.FileName}`
+    const refused = tree.ignored.get(signaturesPath) ?? tree.unreadable.get(signaturesPath)?.reason
+    if (refused !== undefined) return Result.fail(invalid([{ path: Signatures.FileName, reason: `cannot read: ${refused}` }]))
+    const signaturesFile = tree.grouped.signatures.get(folder)
+    const files = signaturesFile === undefined ? members : [...members, signaturesFile]
+    // Refuse an oversized skill or signatures file from the sizes, before reading gigabytes into
+    // memory; again before every try, as a file may have grown.
+    const admit = (stamps: ReadonlyArray<Stamp>) => {
+      let size = 0
+      for (let index = 0; index < members.length; index++) size += stamps[index]!.size
+      const problems: Array<Manifest.InvalidSkill["problems"][number]> = Limits.violations(members.length, size, limits)
+        .map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
+      const signaturesSize = signaturesFile === undefined ? 0 : stamps[members.length]!.size
+      if (signaturesSize > SignaturesMaxBytes) {
+        problems.push({ path: Signatures.FileName, reason: `${signaturesSize} bytes, more than the ${SignaturesMaxBytes} allowed` })
+      }
+      return problems.length === 0 ? undefined : invalid(problems)
     }
-    const signed = <A extends object>(skill: A) => signatures.success.length === 0 ? skill : { ...skill, signatures: signatures.success }
+    const read = (everything: boolean) => {
+      const contents = readSkill(tree.realRoot, state.counters, files, folderBase, now, recheck, onDemandAbove, everything, admit)
+      if (contents instanceof UnreadableFile || contents instanceof Manifest.InvalidSkill) return contents
+      const signatures = signaturesFile === undefined ? undefined : contents[members.length]
+      return {
+        contents: signatures === undefined ? contents : contents.slice(0, members.length),
+        signatures: signatures?._tag === "InMemory" ? signatures.bytes : undefined
+      }
+    }
+    let got = read(false)
+    if (got instanceof UnreadableFile || got instanceof Manifest.InvalidSkill) return Result.fail(got)
     const previous = good.get(folder)
-    if (previous !== undefined && previous.manifest.uri === uri.success && sameFiles(previous, contents)) {
+    const sameSkill = previous !== undefined && previous.manifest.uri === uri.success
+    // The very bytes the last good version's signatures came from: nothing to decode again.
+    if (sameSkill && sameFiles(previous, got.contents) && state.signedWith.get(previous) === got.signatures) {
+      return Result.succeed(previous)
+    }
+    let signatures: ReadonlyArray<Signing.Signature> = []
+    if (got.signatures !== undefined) {
+      const decoded = Signatures.decode(got.signatures)
+      if (Result.isFailure(decoded)) return Result.fail(invalid([{ path: Signatures.FileName, reason: decoded.failure }]))
+      signatures = decoded.success
+    }
+    const signedWith = got.signatures
+    const signed = (skill: Omit<DirectoryModel.LoadedSkill, "signatures">): DirectoryModel.LoadedSkill => {
+      const loaded = signatures.length === 0 ? skill : { ...skill, signatures }
+      state.signedWith.set(loaded, signedWith)
+      return loaded
+    }
+    if (sameSkill && sameFiles(previous, got.contents)) {
       const { signatures: _, ...unsigned } = previous
-      return Result.succeed(
-        JSON.stringify(previous.signatures ?? []) === JSON.stringify(signatures.success) ? previous : signed(unsigned)
-      )
+      return Result.succeed(signed(unsigned))
     }
     // A new manifest needs every file's bytes once: files on disk are read again.
-    if (contents.some((content) => content._tag === "OnDisk")) {
-      contents = read(true)
-      if (contents instanceof UnreadableFile) return Result.fail(contents)
+    if (got.contents.some((content) => content._tag === "OnDisk")) {
+      got = read(true)
+      if (got instanceof UnreadableFile || got instanceof Manifest.InvalidSkill) return Result.fail(got)
     }
     // A file whose bytes are the very buffer of the last good version keeps its digest.
     const digests = new Map<Uint8Array, Digest.Digest>()
     for (const file of previous?.files ?? []) if (file.digest !== undefined) digests.set(file.bytes, file.digest)
     const inputs: Array<Manifest.FileInput> = []
     const disk: Array<Skill.DiskFile> = []
-    for (const content of contents) {
+    for (const content of got.contents) {
       switch (content._tag) {
         case "InMemory": {
           const digest = digests.get(content.bytes)
@@ -315,7 +403,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
-      (manifest): DirectoryModel.LoadedSkill => signed({
+      (manifest) => signed({
         directory: folder === "" ? "." : folder,
         path: skillPath,
         files: disk.length === 0 ? manifest.files : manifest.files.filter((file) => !located.has(file.path)),
@@ -366,7 +454,13 @@ export const loadRoot = Effect.fnUntraced(function*(
   for (const entry of kept) skills.push(entry.skill)
   skills.sort(Order.mapInput(Order.String, (skill: DirectoryModel.LoadedSkill) => skill.manifest.skill.uri))
   skipped.sort(Order.mapInput(Order.String, (problem: InvalidSkillDirectory) => problem.directory))
-  const ignored = [...tree.ignored].map(([path, reason]) => ({ path, reason }))
+  // A signatures file left out is its skill's problem (or, beside no skill, nobody's), and so is
+  // what cannot be read inside a skill; what cannot be read elsewhere is said here.
+  const ignored: Array<DirectoryModel.Ignored> = []
+  for (const [path, reason] of tree.ignored) if (signedFolder(path) === undefined) ignored.push({ path, reason })
+  for (const entry of strays) {
+    ignored.push({ path: entry.path, reason: entry.folder ? `cannot list the folder: ${entry.reason}` : entry.reason })
+  }
   ignored.push(...hints)
   ignored.sort(Order.mapInput(Order.String, (entry: { readonly path: string }) => entry.path))
   return { skills, skipped, ignored, kept: kept.map((entry) => entry.problem) } satisfies RootResult

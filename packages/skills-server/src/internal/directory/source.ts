@@ -10,9 +10,10 @@ import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import * as Skill from "../../Skill.js"
 import { describeProblem, UriCollision } from "../../DirectoryModel.js"
+import { sameStamp } from "./guard.js"
 import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
 import { walk } from "./scan.js"
-import { type Found, sameStamp } from "./stamps.js"
+import type { Found } from "./stamps.js"
 
 /**
  * The absolute paths (under each root as given, resolved) a watcher saw change since the last scan:
@@ -130,12 +131,19 @@ export const make = Effect.fnUntraced(function*(
       const named = (relative: string) => NodePath.join(resolved[index]!, relative)
       // The files also known from the last scan: when they are as many as it found, none went away.
       const known: Array<string> = []
-      yield* walk(realRoot, (relative, stamp) => {
+      const walked = yield* walk(realRoot, (relative, stamp) => {
         const last = files.get(relative)
         if (last !== undefined) known.push(relative)
         if (last === undefined || !sameStamp(last, stamp)) missed.push(named(relative))
-        else if (last.trust === "Racy") racy.push(named(relative))
+        else if (last.trust === "Racy" || last.trust === "Suspect") racy.push(named(relative))
       })
+      // What could not be read, and what can be again.
+      const unreadable = state.roots.get(index)?.unreadable ?? new Map()
+      for (const entry of walked.unreadable) if (!unreadable.has(entry.path)) missed.push(named(entry.path))
+      if (unreadable.size > 0) {
+        const still = new Set(walked.unreadable.map((entry) => entry.path))
+        for (const path of unreadable.keys()) if (!still.has(path)) missed.push(named(path))
+      }
       if (known.length === files.size) continue
       const still = new Set(known)
       for (const relative of files.keys()) if (!still.has(relative)) missed.push(named(relative))

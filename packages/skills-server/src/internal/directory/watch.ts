@@ -20,7 +20,7 @@ import * as Latch from "effect/Latch"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import * as Signatures from "./signatures.js"
+import { isWalked } from "./scan.js"
 
 /**
  * The watches of one root: every visible folder below it (symbolic links to folders are not
@@ -44,8 +44,9 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
       const watcher = NodeFs.watch(folder, { persistent: false }, (_event, name) => {
         // No name: the platform could not say what changed, so the whole folder is checked.
         if (name === null) return notify(folder)
-        // A skill's signatures file is hidden (never served) but changes what the skill relays.
-        if (!SkillUri.isHidden(name) || NodePath.basename(name) === Signatures.FileName) notify(NodePath.join(folder, name))
+        // What the walk looks at, a skill's signatures file included (hidden, never served, but
+        // stamped like the skill's files).
+        if (isWalked(name)) notify(NodePath.join(folder, name))
       })
       watcher.on("error", () => {
         // The folder went away or cannot be watched any more: check it, which re-arms or drops it.

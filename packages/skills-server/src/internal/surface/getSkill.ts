@@ -14,7 +14,7 @@ import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { resolveInstance } from "./owner.js"
-import { begin, hintOf, invalidParams } from "./request.js"
+import { begin, hintOf, invalidParams, stateFor } from "./request.js"
 import type { State } from "./request.js"
 
 /** A static skill's answer; `undefined` when `getSkill` must answer (any other kind, or no such skill). */
@@ -30,7 +30,18 @@ export const answerStatic = (
   return visible.checked ? compute() : state.answers.keep(snapshot, `get ${skill.index}`, compute)
 }
 
+// A skill no snapshot holds may be one a source serves without listing it (`SkillResolver`): it is
+// asked before the request reads its snapshot, so the answer (and its one visibility decision)
+// sees what it registered.
+const resolveMissing = Effect.fnUntraced(function*(request: RequestInfo, uri: string) {
+  const state = stateFor(request)
+  if (state?.resolver === undefined || (yield* state.registry.snapshot).byUri.has(uri)) return
+  const parsed = SkillUri.parseSkillMd(uri)
+  if (Result.isSuccess(parsed)) yield* state.resolver.resolve(parsed.success, state.registry)
+})
+
 export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
+  yield* resolveMissing(request, params.uri)
   const { call, state } = yield* begin(request, "skills/get")
   const known = answerStatic(state, call.snapshot, call.visible, params.uri)
   if (known !== undefined) return Answer.toObject(known, request)
@@ -43,17 +54,17 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
       skill = resolved.skill
     }
   }
-  if (skill === undefined) {
-    const isSkillMd = Result.isSuccess(SkillUri.parseSkillMd(params.uri))
-    return yield* Effect.fail(
-      invalidParams(
-        isSkillMd
-          ? `no skill is served at ${params.uri}`
-          : `${params.uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
-        { uri: params.uri }
-      )
-    )
-  }
-  const entry = yield* Kind.kindOf(skill).entry(call, skill)
+  // A family instance its family says does not exist (or is not the caller's) is absent too.
+  const entry = skill === undefined ? undefined : yield* Kind.kindOf(skill).entry(call, skill)
+  if (skill === undefined || entry === undefined) return yield* Effect.fail(absent(params.uri))
   return Answer.toObject(Answer.make({ skill: entry }, hintOf(state, skill), call.visible.checked), request)
 })
+
+// The one answer for a URI no skill this caller may see serves, whatever the reason.
+const absent = (uri: string) =>
+  invalidParams(
+    Result.isSuccess(SkillUri.parseSkillMd(uri))
+      ? `no skill is served at ${uri}`
+      : `${uri} is not the URI of a ${Extension.SkillFileName} of a served skill`,
+    { uri }
+  )

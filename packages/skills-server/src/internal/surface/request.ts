@@ -7,14 +7,15 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import type * as PubSub from "effect/PubSub"
 import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import type * as SkillResolver from "../../SkillResolver.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
 import { attached } from "../effectMcp.js"
+import type * as Faults from "../faults.js"
 import type { RequestInfo, WireError } from "../port.js"
 import * as Kind from "../kind.js"
 import type { Call } from "../kind.js"
@@ -28,7 +29,7 @@ export interface State {
   /** How errors name this registry. */
   readonly label: string
   readonly registry: SkillRegistry.SkillRegistry["Service"]
-  /** The reload readers of files changed on disk share (`OnDemand.makeRescan`). */
+  /** The reload readers of files changed on disk share (`OnDemand.rescan`). */
   readonly rescan: Call["rescan"]
   readonly pageSize: number
   readonly ttlMs: number
@@ -43,19 +44,12 @@ export interface State {
    */
   readonly sessions: Sessions.Sessions
   readonly renderings: Kind.RenderCache
-  /** Every catalogue change, for the listeners to judge each for themselves (`notices.ts`). */
-  readonly changes: PubSub.PubSub<Change>
+  /** Failures of the authors' code, logged one line per skill at most so often. */
+  readonly faults: Faults.Faults
   /** Answers that depend on the snapshot alone, kept with it (`answer.ts`). */
   readonly answers: Answer.Memo
-}
-
-/** A catalogue change as one listener may tell it. */
-export interface Change {
-  readonly changes: SkillRegistry.Changes
-  readonly before: SkillRegistry.Snapshot
-  readonly after: SkillRegistry.Snapshot
-  /** The family (by `familyKey`) that said its instances changed, when that is the change. */
-  readonly family?: string | undefined
+  /** Asked for a `skills/get` URI no snapshot holds (`SkillResolver`), when one is provided. */
+  readonly resolver: SkillResolver.SkillResolver["Service"] | undefined
 }
 
 /** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
@@ -121,6 +115,7 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
     request,
     method,
     renderings: state.renderings,
+    faults: state.faults,
     renders: new Map(),
     services: Effect.suspend(() =>
       services !== undefined
