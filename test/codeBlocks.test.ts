@@ -50,6 +50,16 @@ describe("the code a user reads", () => {
     })
   })
 
+  // The public modules, as each package's index re-exports them: each shows itself in use.
+  describe.each(packages)("packages/%s/src/index.ts", (name) => {
+    it("every public module has at least one compiled @example", () => {
+      const modules = [...read(`packages/${name}/src/index.ts`).matchAll(/^export \* as (\w+) from "\.\/(.+)\.js"/gm)]
+      expect(modules.length).toBeGreaterThan(0)
+      const without = modules.filter(([, , file]) => blocks(examples(read(`packages/${name}/src/${file}.ts`))).length === 0).map(([, module]) => module)
+      expect(without, `public modules without a \`\`\`ts @example`).toEqual([])
+    })
+  })
+
   it("tsc reports nothing but errors in the blocks", () => {
     expect(errors.filter((error) => !errorsOf([...readmes, ...guides, ...sources]).includes(error))).toEqual([])
   })

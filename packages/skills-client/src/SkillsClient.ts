@@ -519,6 +519,28 @@ export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<
  * `NodeHttpClient.layerNodeHttp`). `server` defaults to the URL; `protocolVersion` to `"auto"`;
  * `headers` go with every request, the handshake included (see {@link Headers}).
  *
+ * @example
+ * ```ts
+ * import { SkillsClient } from "@mcp-skills/client"
+ * import { Effect, Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * const program = Effect.gen(function*() {
+ *   const client = yield* SkillsClient.SkillsClient
+ *   const { skills } = yield* client.listSkills()                 // every page, no file read
+ *   const { skill } = yield* client.getSkill("skill://pdf-processing/SKILL.md")
+ *   yield* client.checkEntry(skill)                               // limits, dynamic, signatures: no request
+ *   const { body } = yield* client.loadSkill(skill)               // SKILL.md, verified
+ *   const forms = yield* client.readSkillResource(skill, "references/FORMS.md")
+ *   return { listed: skills.length, body, forms: forms.bytes.byteLength }
+ * })
+ *
+ * program.pipe(
+ *   Effect.provide(SkillsClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }).pipe(Layer.provide(FetchHttpClient.layer))),
+ *   Effect.runPromise
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const layerHttp = (

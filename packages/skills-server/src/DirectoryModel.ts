@@ -86,6 +86,20 @@ export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirect
 /**
  * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
  *
+ * @example
+ * ```ts
+ * import { DirectoryModel, DirectorySource } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // With `strict`, every broken skill of the folder is one problem of one error.
+ * const loaded = DirectorySource.load("./skills", { strict: true }).pipe(
+ *   Effect.catchIf(
+ *     (error): error is DirectoryModel.InvalidSkills => error._tag === "InvalidSkills",
+ *     (error) => Effect.die(error.message)
+ *   )
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidSkills", {

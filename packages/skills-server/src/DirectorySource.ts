@@ -122,6 +122,20 @@ export const make: (
  * The loaded skills as definitions for `SkillsServer.layer` (or `SkillRegistry.replace`). Skipped
  * folders and ignored entries are logged as warnings; use `strict` to fail instead.
  *
+ * @example
+ * ```ts
+ * import { DirectorySource, Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * // Two folders and a skill in code in one registry, each folder loaded again on reload.
+ * const Skills = SkillsServer.layer({
+ *   skills: SkillsServer.combine(
+ *     Skill.make({ path: "oncall", files: { "SKILL.md": "---\nname: oncall\ndescription: On call\n---\n" } }),
+ *     DirectorySource.definitions("./skills"),
+ *     DirectorySource.definitions("./team-skills", { prefix: ["acme", "team"] })
+ *   )
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const definitions = (root: string, options: Options = {}) =>
