@@ -219,7 +219,7 @@ export interface Options {
    * catalogue nor by the file stamps; each `resources/read` reads the file again and sends it only
    * if its size and SHA-256 are those of the catalogue. A file changed behind the server's back
    * triggers a reload and is answered from the reloaded catalogue, verified the same way, or with
-   * an error asking to try again (see the README); never with bytes of another digest.
+   * an error asking to try again (see docs/live-catalogues.md); never with bytes of another digest.
    * Default: every file is held in memory.
    */
   readonly onDemandAbove?: number | undefined

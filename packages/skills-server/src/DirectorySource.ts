@@ -51,7 +51,7 @@
  * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
  * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
  * the stamps keep their digest); a read takes them from disk and sends them only if they still have
- * the entry's size and digest (see the README). A new version of a skill reads its files on disk
+ * the entry's size and digest (see docs/live-catalogues.md). A new version of a skill reads its files on disk
  * once more, since a manifest is made from bytes.
  *
  * Bad edits: a skill that was served and becomes invalid keeps being served as its last good

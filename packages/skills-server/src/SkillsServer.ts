@@ -2,8 +2,8 @@
  * Publishes skills from an effect `McpServer` (the Skills extension, SEP-2640) on 2026-07-28 and
  * 2025-11-25, over any effect MCP transport. Two pieces, both needed: `protocols` wraps effect's
  * protocol adapters so they serve the extension's methods, and `layer` registers the skills and
- * the request policy (visibility, cache hints, page size) with the server. The README's
- * "skills-server" section is the user guide.
+ * the request policy (visibility, cache hints, page size) with the server. The guides of
+ * `docs/` (serve a folder, skills in code, visibility and auth) are the user guide.
  *
  * @since 0.1.0
  */
