@@ -524,21 +524,8 @@ export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<
  * import { SkillsClient } from "@mcp-skills/client"
  * import { Effect, Layer } from "effect"
  * import { FetchHttpClient } from "effect/http"
- *
- * const program = Effect.gen(function*() {
- *   const client = yield* SkillsClient.SkillsClient
- *   const { skills } = yield* client.listSkills()                 // every page, no file read
- *   const { skill } = yield* client.getSkill("skill://pdf-processing/SKILL.md")
- *   yield* client.checkEntry(skill)                               // limits, dynamic, signatures: no request
- *   const { body } = yield* client.loadSkill(skill)               // SKILL.md, verified
- *   const forms = yield* client.readSkillResource(skill, "references/FORMS.md")
- *   return { listed: skills.length, body, forms: forms.bytes.byteLength }
- * })
- *
- * program.pipe(
- *   Effect.provide(SkillsClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }).pipe(Layer.provide(FetchHttpClient.layer))),
- *   Effect.runPromise
- * )
+ * const uris = Effect.map(Effect.flatMap(SkillsClient.SkillsClient, (client) => client.listSkills()), (l) => l.skills.map((s) => s.uri))
+ * Effect.provide(uris, SkillsClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }).pipe(Layer.provide(FetchHttpClient.layer)))
  * ```
  *
  * @since 0.1.0

@@ -389,24 +389,14 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *
  * @example
  * ```ts
- * import { NodeHttpServer } from "@effect/platform-node"
  * import { Skill, SkillsServer } from "@mcp-skills/server"
- * import { Effect, Layer } from "effect"
- * import { McpProtocol, McpServer } from "effect/ai"
- * import { HttpRouter } from "effect/http"
- * import { createServer } from "node:http"
+ * import { Effect } from "effect"
  *
+ * // One decision per request: anonymous callers see nothing under internal/.
  * const Skills = SkillsServer.layer({
  *   skills: [Skill.make({ path: "notes", files: { "SKILL.md": "---\nname: notes\ndescription: Notes\n---\n" } })],
- *   // one decision per request: anonymous callers see nothing under internal/
  *   visibility: (request) => Effect.succeed(request.headers["authorization"] !== undefined || ((skill) => skill.path[0] !== "internal"))
  * })
- *
- * const Main = McpServer.layerHttp({
- *   name: "docs", version: "1.0.0", path: "/mcp",
- *   protocols: SkillsServer.protocols([McpProtocol.v2026_07_28, McpProtocol.v2025_11_25]),
- *   registrations: Skills
- * }).pipe(HttpRouter.serve, Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })))
  * ```
  *
  * @since 0.1.0
