@@ -27,20 +27,8 @@ dev() { echo "$1@$(node -p "require('$repo/package.json').devDependencies['$1']"
 # Below the peer range: must be refused, not installed beside a nested copy.
 outside=4.0.6
 
-passed=0
-failed=0
-check() {
-  local name="$1"
-  shift
-  if ("$@") >"$work/log" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok   $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name"
-    tail -n 40 "$work/log" | sed 's/^/     /'
-  fi
-}
+# shellcheck source=scripts/checks.sh
+. "$repo/scripts/checks.sh"
 
 app="$work/app"
 mkdir "$app"
@@ -158,7 +146,6 @@ conflict() {
   grep -q ERESOLVE <<<"$output"
 }
 
-started=$SECONDS
 check "pack the three packages (scripts/pack.sh)" pack
 # The range the packages declare support for (their peer range, as a test in the repository checks).
 range="$(node --input-type=module -e 'console.log((await import(process.argv[1])).range)' \
@@ -176,8 +163,4 @@ check "mcp-skills --help and mcp-skills-server --help" bins
 check "internal subpaths fail with ERR_PACKAGE_PATH_NOT_EXPORTED" internals
 check "effect@$outside with @mcp-skills/core is refused as a peer conflict" conflict
 
-echo "consumer test: $passed passed, $failed failed ($((SECONDS - started)) s)"
-if [ -n "$results" ]; then
-  echo "{\"numPassedTests\": $passed, \"numFailedTests\": $failed, \"success\": $([ "$failed" -eq 0 ] && echo true || echo false)}" >"$results"
-fi
-[ "$failed" -eq 0 ]
+report "consumer test" "$results"

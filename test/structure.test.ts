@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { root } from "./readme.js"
+import { root } from "./codeBlocks.js"
 import { cycles, headerLines, lineCount, type Module, modules, specifiers } from "./structure.js"
 
 /** The most lines a module may have: past it, a module holds more than one idea. */

@@ -55,6 +55,15 @@ export const EnvelopeBytes = 65_536
  * take six bytes escaped: a file mostly made of them, sent as text, can be refused below the
  * limit.) An answer past it fails with effect's `LimitError` before it is held whole.
  *
+ * @example
+ * ```ts
+ * import { ClientLimits } from "@mcp-skills/client"
+ * import { Limits } from "@mcp-skills/core"
+ *
+ * ClientLimits.maxMessageBytes(Limits.defaults)                                 // 33_619_968: 2 × 16 MiB + 64 KiB
+ * ClientLimits.maxMessageBytes({ maxResources: 512, maxTotalBytes: 1_048_576 }) // 2_162_688
+ * ```
+ *
  * @since 0.1.0
  * @category bounds
  */

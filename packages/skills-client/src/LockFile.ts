@@ -73,6 +73,19 @@ export type LockSkill = typeof LockSkill.Type
  * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
  * folder, every file with digest and size, and the signer that verified it (pulled with `trust`).
  *
+ * @example
+ * ```ts
+ * import { LockFile } from "@mcp-skills/client"
+ * import { Schema } from "effect"
+ * import * as fs from "node:fs"
+ *
+ * // What the last pull into ./vendor-skills installed, decoded by the lock file's schema.
+ * const lock = Schema.decodeUnknownSync(LockFile.Lock)(
+ *   JSON.parse(fs.readFileSync(`./vendor-skills/${LockFile.LockFileName}`, "utf8"))
+ * )
+ * const uris = lock.skills.map((skill) => skill.uri)
+ * ```
+ *
  * @since 0.1.0
  */
 export const Lock = Schema.Struct({

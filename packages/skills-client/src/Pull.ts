@@ -196,6 +196,20 @@ export interface Options extends Planning.Choices {
  * entries before anything is written: no hidden segment, no deeper than `PullError.MaxDepth`, no two
  * names one file system could take for one (`PullError.UnsafeName`).
  *
+ * @example
+ * ```ts
+ * import { NodeServices } from "@effect/platform-node"
+ * import { Pull, SkillsClient } from "@mcp-skills/client"
+ * import { Console, Effect } from "effect"
+ *
+ * // Every skill of the server into ./vendor-skills, all or nothing, with mcp-skills.lock.json.
+ * const install = Effect.gen(function*() {
+ *   const client = yield* SkillsClient.SkillsClient
+ *   const { skills } = yield* Pull.pull(client, { into: "./vendor-skills", all: true })
+ *   for (const outcome of skills) yield* Console.log(outcome._tag, outcome.uri)
+ * }).pipe(Effect.provide(NodeServices.layer))
+ * ```
+ *
  * @since 0.1.0
  */
 export const pull = (

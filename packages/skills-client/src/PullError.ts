@@ -198,6 +198,23 @@ const MaxNamed = 10
  * update, a restore of a skill whose files no longer match the lock file, or a prune): refused
  * unless `overwriteLocal` (`--overwrite-local`), naming every skill and file.
  *
+ * @example
+ * ```ts
+ * import { Pull, PullError, SkillsClient } from "@mcp-skills/client"
+ * import { Console, Effect } from "effect"
+ *
+ * // A pull that would overwrite files edited since the last one names them, and changes nothing.
+ * const pullKeepingEdits = Effect.gen(function*() {
+ *   const client = yield* SkillsClient.SkillsClient
+ *   return yield* Pull.pull(client, { into: "./vendor-skills", all: true })
+ * }).pipe(
+ *   Effect.catchIf(
+ *     (error): error is PullError.LocalChanges => error instanceof PullError.LocalChanges,
+ *     (error) => Console.error(error.message)
+ *   )
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export class LocalChanges extends Schema.TaggedError<LocalChanges>()("LocalChanges", {

@@ -283,6 +283,20 @@ export const layerMemory = (options: Options = {}): Layer.Layer<never> => Layer.
 /**
  * A cache on disk under `directory` (see {@link disk}).
  *
+ * @example
+ * ```ts
+ * import { SkillCache, SkillsClient } from "@mcp-skills/client"
+ * import { Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * // Verified files kept on disk, at most 512 MiB, least recently used first out; every hit is
+ * // hashed again and checked as a network read would be.
+ * const Client = SkillsClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }).pipe(
+ *   Layer.provide(SkillCache.layerDisk(".cache/skills", { maxBytes: "512 MiB" })),
+ *   Layer.provide(FetchHttpClient.layer)
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const layerDisk = (directory: string, options: Options = {}): Layer.Layer<never> =>

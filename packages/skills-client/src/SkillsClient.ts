@@ -519,6 +519,15 @@ export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<
  * `NodeHttpClient.layerNodeHttp`). `server` defaults to the URL; `protocolVersion` to `"auto"`;
  * `headers` go with every request, the handshake included (see {@link Headers}).
  *
+ * @example
+ * ```ts
+ * import { SkillsClient } from "@mcp-skills/client"
+ * import { Effect, Layer } from "effect"
+ * import { FetchHttpClient } from "effect/http"
+ * const uris = Effect.map(Effect.flatMap(SkillsClient.SkillsClient, (client) => client.listSkills()), (l) => l.skills.map((s) => s.uri))
+ * Effect.provide(uris, SkillsClient.layerHttp({ url: "http://127.0.0.1:3000/mcp" }).pipe(Layer.provide(FetchHttpClient.layer)))
+ * ```
+ *
  * @since 0.1.0
  */
 export const layerHttp = (

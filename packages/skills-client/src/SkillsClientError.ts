@@ -41,6 +41,19 @@ export class DirectoryReadNotSupported
  * `skills/get` answered that no skill is served at `uri` (-32602, R41). `detail` keeps the
  * server's own words; the message does not repeat them, as they name the same uri.
  *
+ * @example
+ * ```ts
+ * import { SkillsClient } from "@mcp-skills/client"
+ * import { Effect } from "effect"
+ *
+ * // Each failure is a typed error: recover from the ones you expect by their tag.
+ * const entryOrNothing = (uri: string) =>
+ *   Effect.gen(function*() {
+ *     const client = yield* SkillsClient.SkillsClient
+ *     return (yield* client.getSkill(uri)).skill
+ *   }).pipe(Effect.catchTag("SkillNotFound", () => Effect.succeed(undefined)))
+ * ```
+ *
  * @since 0.1.0
  */
 export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNotFound", {

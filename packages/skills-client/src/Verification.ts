@@ -238,6 +238,22 @@ export const checkSize = (
  * The bytes of an item against its manifest entry: length first, without hashing (R121), then
  * the digest (R120).
  *
+ * @example
+ * ```ts
+ * import { Verification } from "@mcp-skills/client"
+ * import { Manifest, Skill, SkillUri } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const bytes = new TextEncoder().encode("---\nname: refunds\ndescription: Refunds\n---\n")
+ * const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"]))
+ * const { skill } = Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes }] }))
+ * const resource = Skill.findResource(skill, uri)! // SKILL.md: its uri, digest and size
+ *
+ * Result.isSuccess(Verification.checkContent(uri, resource, bytes)) // true
+ * Verification.checkContent(uri, resource, bytes.map((byte) => byte ^ 1))
+ * // Failure: DigestMismatch, with the expected and the actual digest
+ * ```
+ *
  * @since 0.1.0
  */
 export const checkContent = (

@@ -52,6 +52,15 @@ export const none: CacheHint = { ttlMs: 0, cacheScope: "private" }
  * The hint a host should assume for a received result (R107): a missing, negative or non-finite
  * `ttlMs` counts as 0, and any scope but `public` as `private`.
  *
+ * @example
+ * ```ts
+ * import { CacheHint } from "@mcp-skills/core"
+ *
+ * CacheHint.fromResult({ ttlMs: 60_000, cacheScope: "public" }) // { ttlMs: 60000, cacheScope: "public" }
+ * CacheHint.fromResult({ ttlMs: -1, cacheScope: "shared" })     // { ttlMs: 0, cacheScope: "private" }
+ * CacheHint.fromResult({})                                       // CacheHint.none
+ * ```
+ *
  * @since 0.1.0
  */
 export const fromResult = (result: { readonly ttlMs?: number | undefined; readonly cacheScope?: string | undefined }): CacheHint => ({

@@ -95,6 +95,15 @@ export const usageIn = (commandPath: ReadonlyArray<string>) => (message: string)
 /**
  * Reports a failure that is no usage error, `PROGRAM: message` on stderr, and sets exit status 1.
  *
+ * @example
+ * ```ts
+ * import { CliReport } from "@mcp-skills/core"
+ * import { Effect } from "effect"
+ *
+ * // "my-tool: cannot read ./skills: permission denied" on stderr, and exit status 1
+ * Effect.runSync(CliReport.fail("my-tool")("cannot read ./skills: permission denied"))
+ * ```
+ *
  * @since 0.1.0
  */
 export const fail = (program: string) => (message: string): Effect.Effect<void> =>

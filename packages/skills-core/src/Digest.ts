@@ -35,6 +35,14 @@ export const isDigest: (u: unknown) => u is Digest = Schema.is(Digest)
 /**
  * The digest of some bytes, with native SHA-256.
  *
+ * @example
+ * ```ts
+ * import { Digest } from "@mcp-skills/core"
+ *
+ * Digest.make(new TextEncoder().encode("# Policy\n")) // "sha256:…", 64 lowercase hex digits
+ * Digest.isDigest("sha256:abc")                       // false
+ * ```
+ *
  * @since 0.1.0
  */
 // The one-shot `hash`: no Hash object per file, about a third faster on small files.

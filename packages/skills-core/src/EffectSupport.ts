@@ -42,6 +42,17 @@ export class UnsupportedEffect extends Schema.TaggedError<UnsupportedEffect>()("
  * Succeeds when every hook is present (`true`), and otherwise fails naming the absent ones, the
  * effect in use and `range`.
  *
+ * @example
+ * ```ts
+ * import { EffectSupport } from "@mcp-skills/core"
+ * import { Effect } from "effect"
+ *
+ * const hooks = { "McpServer.layerHttp": true, "McpClient.make": false }
+ * const check = EffectSupport.verify("@my/package", hooks).pipe(
+ *   Effect.catchTag("UnsupportedEffect", (error) => Effect.logError(error.message)) // names McpClient.make and the range
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const verify = (pkg: string, hooks: Readonly<Record<string, boolean>>): Effect.Effect<void, UnsupportedEffect> => {

@@ -8,6 +8,15 @@ import * as Schema from "effect/Schema"
 /**
  * The extension identifier, the key under `capabilities.extensions` (R81).
  *
+ * @example
+ * ```ts
+ * import { Extension } from "@mcp-skills/core"
+ *
+ * // What a server declares in its capabilities, and what a client looks for.
+ * const capabilities = { extensions: { [Extension.ExtensionId]: { directoryRead: true } } }
+ * const method: string = Extension.ListSkillsMethod // "skills/list"
+ * ```
+ *
  * @since 0.1.0
  */
 export const ExtensionId = "io.modelcontextprotocol/skills" as const

@@ -81,6 +81,14 @@ export interface Violation {
 /**
  * The limits a manifest of `count` files totalling `bytes` breaks, if any (R15-R17).
  *
+ * @example
+ * ```ts
+ * import { Limits } from "@mcp-skills/core"
+ *
+ * Limits.violations(600, 1024).map(Limits.describe) // ["600 files exceed the limit of 512 per skill"]
+ * Limits.violations(10, 1024, { maxResources: 5, maxTotalBytes: 512 }).length // 2
+ * ```
+ *
  * @since 0.1.0
  */
 export const violations = (

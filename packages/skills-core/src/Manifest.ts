@@ -158,6 +158,23 @@ export const describe = (problem: Problem): string =>
  * code-unit order of their paths, each with digest and size; the frontmatter from `SKILL.md` with the
  * name equal to the last skill-path segment (R4); every path inside the skill; the limits (R16).
  *
+ * @example
+ * ```ts
+ * import { Manifest, SkillUri } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const text = (content: string) => new TextEncoder().encode(content)
+ * const manifest = Manifest.make({
+ *   uri: Result.getOrThrow(SkillUri.skillMd("skill", ["acme", "billing", "refunds"])),
+ *   files: [
+ *     { path: "SKILL.md", bytes: text("---\nname: refunds\ndescription: Issue refunds\n---\n# Refunds\n") },
+ *     { path: "references/policy.md", bytes: text("# Policy\n") }
+ *   ]
+ * })
+ * // Success: the skill's entry (frontmatter, and each file's URI, digest and size) and its files,
+ * // or Failure: InvalidSkill listing every problem (paths, frontmatter with its line, name, limits)
+ * ```
+ *
  * @since 0.1.0
  */
 export const make = (options: {

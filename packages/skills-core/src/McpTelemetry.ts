@@ -99,6 +99,17 @@ const ResourceMethods: ReadonlySet<string> = new Set([
 /**
  * The operation of a request to `method` with `params`.
  *
+ * @example
+ * ```ts
+ * import { McpTelemetry } from "@mcp-skills/core"
+ *
+ * const op = McpTelemetry.operation("resources/read", { uri: "skill://a/SKILL.md" }, {
+ *   protocolVersion: "2026-07-28", requestId: 7, sessionId: undefined, transport: "tcp"
+ * })
+ * McpTelemetry.spanName(op, false) // "resources/read"
+ * McpTelemetry.spanName(op, true)  // "resources/read skill://a/SKILL.md"
+ * ```
+ *
  * @since 0.1.0
  */
 export const operation = (

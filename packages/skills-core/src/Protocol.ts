@@ -72,6 +72,15 @@ export const ListSkillsPage = Schema.Struct({
 export type ListSkillsPage = typeof ListSkillsPage.Type
 
 /**
+ * @example
+ * ```ts
+ * import { Protocol } from "@mcp-skills/core"
+ * import { Schema } from "effect"
+ *
+ * const params = Schema.decodeUnknownSync(Protocol.GetSkillParams)({ uri: "skill://pdf-processing/SKILL.md" })
+ * params.uri // "skill://pdf-processing/SKILL.md"
+ * ```
+ *
  * @since 0.1.0
  */
 export const GetSkillParams = Schema.Struct({ uri: Schema.String, _meta: Meta })

@@ -370,6 +370,24 @@ export type Verdict =
  * Judges an entry's signatures. `trusted` decides by fingerprint; without it every key is trusted
  * (what a server checks before relaying: that the signatures it holds still match the skill).
  *
+ * @example
+ * ```ts
+ * import { Manifest, Signing, SkillUri } from "@mcp-skills/core"
+ * import { Effect, Result } from "effect"
+ *
+ * const program = Effect.gen(function*() {
+ *   const keys = yield* Signing.generateKeyPair
+ *   const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"]))
+ *   const { skill } = Result.getOrThrow(Manifest.make({
+ *     uri,
+ *     files: [{ path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: refunds\ndescription: Refunds\n---\n") }]
+ *   }))
+ *   const signature = Result.getOrThrow(Signing.sign(skill, Result.getOrThrow(Signing.privateKey(keys.privateKey))))
+ *   const signed = Signing.withSignatures(skill, [signature])
+ *   return Signing.evaluate(signed, (keyId) => keyId === keys.keyId) // { _tag: "Verified", keyIds: [keys.keyId] }
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const evaluate = (skill: Skill.Skill, trusted?: (keyId: KeyId) => boolean): Verdict => {

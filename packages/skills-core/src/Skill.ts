@@ -151,6 +151,21 @@ const problemLines = (message: string): Array<string> => {
 /**
  * Decodes an untrusted entry (R90), reporting every problem.
  *
+ * @example
+ * ```ts
+ * import { Skill } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const entry = Skill.decode({
+ *   uri: "skill://notes/SKILL.md",
+ *   frontmatter: { name: "notes", description: "Take notes" },
+ *   resources: "dynamic"
+ * })
+ * Result.isSuccess(entry) // true: a well-formed entry whose name matches its URI
+ * Result.isFailure(Skill.decode({ uri: "skill://notes/SKILL.md", frontmatter: { name: "other", description: "x" }, resources: [] }))
+ * // true: InvalidSkillEntry, the name is not the folder's
+ * ```
+ *
  * @since 0.1.0
  */
 export const decode = (input: unknown): Result.Result<Skill, InvalidSkillEntry> =>

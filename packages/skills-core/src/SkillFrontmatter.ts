@@ -147,6 +147,16 @@ const delimiter = /^---[ \t]*\r?$/
  * `Limits.MaxFrontmatterBytes` is refused before any YAML is parsed, one nested deeper than
  * `Limits.MaxFrontmatterDepth` as soon as the depth is reached.
  *
+ * @example
+ * ```ts
+ * import { SkillFrontmatter } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const document = Result.getOrThrow(SkillFrontmatter.parse("---\nname: refunds\ndescription: Refunds\n---\n# Refunds\n"))
+ * document.frontmatter // { name: "refunds", description: "Refunds" }
+ * SkillFrontmatter.parse("---\nname: a\ndescription: &x b\n---\n") // Failure: "anchor &x is not allowed" (line 3)
+ * ```
+ *
  * @since 0.1.0
  */
 export const parse = (input: Uint8Array | string): Result.Result<Document, FrontmatterError> => {

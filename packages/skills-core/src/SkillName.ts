@@ -36,6 +36,14 @@ export type SkillName = typeof SkillName.Type
 /**
  * Whether a value is a valid skill name.
  *
+ * @example
+ * ```ts
+ * import { SkillName } from "@mcp-skills/core"
+ *
+ * SkillName.isSkillName("pdf-processing") // true
+ * SkillName.isSkillName("PDF_Processing") // false: lowercase letters, digits and single hyphens
+ * ```
+ *
  * @since 0.1.0
  */
 export const isSkillName: (u: unknown) => u is SkillName = Schema.is(SkillName)

@@ -327,6 +327,18 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
  * the skill fails. Segments are percent-decoded and re-encoded canonically; encoded dot segments,
  * query and fragment are refused.
  *
+ * @example
+ * ```ts
+ * import { SkillUri } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const skill = Result.getOrThrow(SkillUri.skillMd("skill", ["acme", "billing", "refunds"]))
+ * // skill://acme/billing/refunds/SKILL.md
+ *
+ * SkillUri.resolve(skill, "references/../policy.md") // Success: skill://acme/billing/refunds/policy.md
+ * SkillUri.resolve(skill, "../../other/SKILL.md")    // Failure: InvalidSkillUri, ".." leaves the skill
+ * ```
+ *
  * @since 0.1.0
  */
 export const resolve = (skillMdUri: SkillMdUri, reference: string): Result.Result<SkillUri, InvalidSkillUri> => {

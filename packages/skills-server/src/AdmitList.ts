@@ -177,6 +177,22 @@ export interface Source {
 /**
  * A list that never changes.
  *
+ * @example
+ * ```ts
+ * import { AdmitList, UpstreamSource } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // Serve only the upstream skill versions the file names (what `mcp-skills-server inventory` writes);
+ * // the file is followed as it is edited.
+ * const upstreams = Effect.gen(function*() {
+ *   const list = yield* AdmitList.watch("./admit.json")
+ *   return yield* UpstreamSource.make(
+ *     [{ prefix: "team", transport: UpstreamSource.http("https://skills.team.example/mcp") }],
+ *     { admit: { mode: "admit", list } }
+ *   )
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

@@ -396,6 +396,22 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
  * description). Provide it with the registry the server uses (the one `SkillsServer.layer`
  * provides, so bus-driven reloads notify the server's clients) and a bus.
  *
+ * @example
+ * ```ts
+ * import { ChangeBus, Skill, SkillsServer } from "@mcp-skills/server"
+ * import { Layer } from "effect"
+ *
+ * const Skills = SkillsServer.layer({
+ *   skills: [Skill.make({ path: "notes", files: { "SKILL.md": "---\nname: notes\ndescription: Notes\n---\n" } })]
+ * })
+ *
+ * // Announce every change of this replica's catalogue on Redis, and reload on another's.
+ * const Replica = ChangeBus.layerReplica().pipe(
+ *   Layer.provide(ChangeBus.layerRedis({ url: "redis://127.0.0.1:6379" })),
+ *   Layer.provideMerge(Skills)
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never, ChangeBus | SkillRegistry.SkillRegistry> =>

@@ -86,6 +86,20 @@ export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirect
 /**
  * In `strict` mode: at least one skill folder is invalid, so nothing is loaded.
  *
+ * @example
+ * ```ts
+ * import { DirectoryModel, DirectorySource } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // With `strict`, every broken skill of the folder is one problem of one error.
+ * const loaded = DirectorySource.load("./skills", { strict: true }).pipe(
+ *   Effect.catchIf(
+ *     (error): error is DirectoryModel.InvalidSkills => error._tag === "InvalidSkills",
+ *     (error) => Effect.die(error.message)
+ *   )
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidSkills", {
@@ -205,7 +219,7 @@ export interface Options {
    * catalogue nor by the file stamps; each `resources/read` reads the file again and sends it only
    * if its size and SHA-256 are those of the catalogue. A file changed behind the server's back
    * triggers a reload and is answered from the reloaded catalogue, verified the same way, or with
-   * an error asking to try again (see the README); never with bytes of another digest.
+   * an error asking to try again (see docs/live-catalogues.md); never with bytes of another digest.
    * Default: every file is held in memory.
    */
   readonly onDemandAbove?: number | undefined

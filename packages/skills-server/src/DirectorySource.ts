@@ -51,7 +51,7 @@
  * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
  * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
  * the stamps keep their digest); a read takes them from disk and sends them only if they still have
- * the entry's size and digest (see the README). A new version of a skill reads its files on disk
+ * the entry's size and digest (see docs/live-catalogues.md). A new version of a skill reads its files on disk
  * once more, since a manifest is made from bytes.
  *
  * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
@@ -121,6 +121,20 @@ export const make: (
 /**
  * The loaded skills as definitions for `SkillsServer.layer` (or `SkillRegistry.replace`). Skipped
  * folders and ignored entries are logged as warnings; use `strict` to fail instead.
+ *
+ * @example
+ * ```ts
+ * import { DirectorySource, Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * // Two folders and a skill in code in one registry, each folder loaded again on reload.
+ * const Skills = SkillsServer.layer({
+ *   skills: SkillsServer.combine(
+ *     Skill.make({ path: "oncall", files: { "SKILL.md": "---\nname: oncall\ndescription: On call\n---\n" } }),
+ *     DirectorySource.definitions("./skills"),
+ *     DirectorySource.definitions("./team-skills", { prefix: ["acme", "team"] })
+ *   )
+ * })
+ * ```
  *
  * @since 0.1.0
  */

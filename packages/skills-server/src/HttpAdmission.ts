@@ -121,6 +121,20 @@ export const middleware = (options?: Options) =>
 /**
  * {@link middleware} as a layer, to provide to `McpServer.layerHttp`.
  *
+ * @example
+ * ```ts
+ * import { HttpAdmission, SkillsServer } from "@mcp-skills/server"
+ * import { Layer } from "effect"
+ * import { McpProtocol, McpServer } from "effect/ai"
+ *
+ * // Bodies up to 1 MiB on this endpoint: 413 with a JSON-RPC error past it.
+ * const Server = McpServer.layerHttp({
+ *   name: "docs", version: "1.0.0", path: "/mcp",
+ *   protocols: SkillsServer.protocols([McpProtocol.v2026_07_28]),
+ *   registrations: SkillsServer.layer({ skills: [] })
+ * }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: "1 MiB" })))
+ * ```
+ *
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<never> => middleware(options).layer as Layer.Layer<never>

@@ -132,9 +132,13 @@ const byName: ReadonlyMap<string, string> = new Map([
  * {@link fallback} (`application/octet-stream`).
  *
  * @example
+ * ```ts
+ * import { MimeType } from "@mcp-skills/server"
+ *
  * MimeType.fromPath("templates/invoice.md") // "text/markdown"
  * MimeType.fromPath("assets/logo.png")      // "image/png"
  * MimeType.fromPath("bin/tool")             // "application/octet-stream"
+ * ```
  *
  * @since 0.1.0
  */

@@ -38,6 +38,28 @@ export type Options = McpTelemetry.Options
  * )
  * ```
  *
+ * @example
+ * ```ts
+ * import { NodeHttpServer } from "@effect/platform-node"
+ * import { Observability, SkillsServer } from "@mcp-skills/server"
+ * import { Layer } from "effect"
+ * import { McpProtocol, McpServer } from "effect/ai"
+ * import { HttpRouter } from "effect/http"
+ * import { createServer } from "node:http"
+ *
+ * const Mcp = McpServer.layerHttp({
+ *   name: "skills", version: "1.0.0", path: "/mcp",
+ *   protocols: SkillsServer.protocols([McpProtocol.v2026_07_28, McpProtocol.v2025_11_25]),
+ *   registrations: SkillsServer.layer({ skills: [] })
+ * })
+ *
+ * // Spans and series on, and GET /metrics beside the MCP endpoint.
+ * const Main = HttpRouter.serve(Layer.mergeAll(Mcp, Observability.layerPrometheus())).pipe(
+ *   Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })),
+ *   Layer.provide(Observability.layer())
+ * )
+ * ```
+ *
  * @since 0.1.0
  * @category layers
  */

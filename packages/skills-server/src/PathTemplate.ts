@@ -262,6 +262,16 @@ const instance = (
  * The instance of the template for these parameter values. Every parameter must be given, and
  * nothing else.
  *
+ * @example
+ * ```ts
+ * import { PathTemplate } from "@mcp-skills/server"
+ * import { Result } from "effect"
+ *
+ * const template = Result.getOrThrow(PathTemplate.parse("customers/{customer}/onboarding"))
+ * PathTemplate.expand(template, { customer: "acme" })  // Success: skill://customers/acme/onboarding/SKILL.md
+ * PathTemplate.expand(template, { customer: ".." })    // Failure: InvalidParameter naming "customer"
+ * ```
+ *
  * @since 0.1.0
  */
 export const expand = (

@@ -62,6 +62,19 @@ const sumOf = <A>(items: Iterable<A>, term: (item: A) => bigint) => {
 /**
  * The revision of a catalogue: its skills and families, in any order.
  *
+ * @example
+ * ```ts
+ * import { Revision, SkillRegistry } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // Two replicas serve the same catalogue exactly when their revisions are equal.
+ * const revision = Effect.gen(function*() {
+ *   const registry = yield* SkillRegistry.SkillRegistry
+ *   const snapshot = yield* registry.snapshot
+ *   return Revision.isRevision(snapshot.revision) ? snapshot.revision : undefined
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const of = (

@@ -353,6 +353,20 @@ const signed = (signatures: ReadonlyArray<Signing.Signature> | undefined) =>
  * A skill from code: `files` maps relative paths (`SKILL.md`, `references/policy.md`) to text or
  * bytes; `signatures` are its authors' signatures (see `Static.signatures`).
  *
+ * @example
+ * ```ts
+ * import { Skill } from "@mcp-skills/server"
+ *
+ * const refunds = Skill.make({
+ *   path: "acme/billing/refunds",                   // skill://acme/billing/refunds/SKILL.md
+ *   files: {
+ *     "SKILL.md": "---\nname: refunds\ndescription: Decide refund requests\n---\n# Refunds\n",
+ *     "references/policy.md": "# Policy\n"            // strings or Uint8Array
+ *   },
+ *   cacheHint: { ttl: "5 minutes", scope: "public" }
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export const make = (

@@ -58,6 +58,24 @@ import * as Skill from "./Skill.js"
  * })
  * ```
  *
+ * @example
+ * ```ts
+ * import { Skill, SkillFamily } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * const customers = new Set(["acme", "initech"])
+ *
+ * // An unknown customer looks exactly like a URI no skill serves (-32602), and nothing is logged.
+ * const onboarding = Skill.family({
+ *   path: "onboarding/{customer}",
+ *   list: () => Effect.succeed([...customers].map((customer) => ({ customer }))),
+ *   render: ({ customer }) =>
+ *     customers.has(customer)
+ *       ? Effect.succeed({ "SKILL.md": `---\nname: ${customer}\ndescription: Onboard ${customer}\n---\n` })
+ *       : Effect.fail(new SkillFamily.NoSuchInstance())
+ * })
+ * ```
+ *
  * @since 0.1.0
  * @category errors
  */

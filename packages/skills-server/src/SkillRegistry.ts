@@ -230,6 +230,22 @@ export interface Update {
  * requests (a change bus replaying revisions, readers finding a file changed) costs a bounded
  * number of rebuilds. An operation whose caller is interrupted before it started is withdrawn.
  *
+ * @example
+ * ```ts
+ * import { Skill, SkillRegistry } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // Add a skill to a running server, then take it away: clients are told as for a reload.
+ * const addReport = Effect.gen(function*() {
+ *   const registry = yield* SkillRegistry.SkillRegistry
+ *   const changes = yield* registry.upsert([
+ *     Skill.make({ path: "reports/weekly", files: { "SKILL.md": "---\nname: weekly\ndescription: This week\n---\n" } })
+ *   ])
+ *   yield* Effect.log(`added ${changes.added.join(", ")}`)
+ *   yield* registry.remove(["skill://reports/weekly/SKILL.md"])
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 export class SkillRegistry extends Context.Service<SkillRegistry, {

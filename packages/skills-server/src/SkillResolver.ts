@@ -18,6 +18,25 @@ import type * as SkillRegistry from "./SkillRegistry.js"
  * The resolver the skills layer asks (see the module description). `resolve` never fails: why a
  * skill could not be resolved is the source's to log.
  *
+ * @example
+ * ```ts
+ * import { Skill, SkillResolver, SkillsServer } from "@mcp-skills/server"
+ * import { Effect, Layer } from "effect"
+ *
+ * // Asked for a skill it does not hold, the registry asks the resolver, then answers from what it
+ * // holds then: here, a skill made on demand and added to the catalogue.
+ * const Resolver = Layer.succeed(SkillResolver.SkillResolver, {
+ *   resolve: (uri, registry) =>
+ *     uri === "skill://on-demand/SKILL.md"
+ *       ? Effect.asVoid(Effect.orDie(registry.upsert([
+ *         Skill.make({ path: "on-demand", files: { "SKILL.md": "---\nname: on-demand\ndescription: Made when asked\n---\n" } })
+ *       ])))
+ *       : Effect.void
+ * })
+ *
+ * const Skills = SkillsServer.layer({ skills: [] }).pipe(Layer.provide(Resolver))
+ * ```
+ *
  * @since 0.1.0
  * @category services
  */

@@ -2,8 +2,8 @@
  * Publishes skills from an effect `McpServer` (the Skills extension, SEP-2640) on 2026-07-28 and
  * 2025-11-25, over any effect MCP transport. Two pieces, both needed: `protocols` wraps effect's
  * protocol adapters so they serve the extension's methods, and `layer` registers the skills and
- * the request policy (visibility, cache hints, page size) with the server. The README's
- * "skills-server" section is the user guide.
+ * the request policy (visibility, cache hints, page size) with the server. The guides of
+ * `docs/` (serve a folder, skills in code, visibility and auth) are the user guide.
  *
  * @since 0.1.0
  */
@@ -386,6 +386,18 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  *   change: they must treat results as fresh for `ttlMs` only.
  * - An open 2025-11-25 session stream holds an HTTP server's graceful shutdown until the client
  *   leaves (the `mcp-skills-server` CLI cuts connections one second after closing).
+ *
+ * @example
+ * ```ts
+ * import { Skill, SkillsServer } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // One decision per request: anonymous callers see nothing under internal/.
+ * const Skills = SkillsServer.layer({
+ *   skills: [Skill.make({ path: "notes", files: { "SKILL.md": "---\nname: notes\ndescription: Notes\n---\n" } })],
+ *   visibility: (request) => Effect.succeed(request.headers["authorization"] !== undefined || ((skill) => skill.path[0] !== "internal"))
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category layers

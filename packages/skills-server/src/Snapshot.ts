@@ -269,6 +269,14 @@ const encoder = new TextEncoder()
 /**
  * How bytes go on the wire: `text` when they round-trip UTF-8 exactly, otherwise a base64 `blob`.
  *
+ * @example
+ * ```ts
+ * import { Snapshot } from "@mcp-skills/server"
+ *
+ * Snapshot.wireContent(new TextEncoder().encode("# Policy\n")) // { text: "# Policy\n" }
+ * Snapshot.wireContent(new Uint8Array([0xff, 0x00]))           // { blob: "/wA=" }: not UTF-8, so base64
+ * ```
+ *
  * @since 0.1.0
  */
 export const wireContent = (bytes: Uint8Array): WireContent => {

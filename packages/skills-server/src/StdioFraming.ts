@@ -236,6 +236,25 @@ const cancel = (requestId: string | number) =>
  * Wraps the `Stdio` service: provide it to `McpServer.layerStdio`, on top of a platform `Stdio`
  * (`NodeStdio.layer`). Also sends effect's log output to stderr.
  *
+ * @example
+ * ```ts
+ * import { NodeStdio } from "@effect/platform-node"
+ * import { SkillsServer, StdioFraming } from "@mcp-skills/server"
+ * import { Layer } from "effect"
+ * import { McpProtocol, McpServer } from "effect/ai"
+ *
+ * // Every line answered (garbage with -32700), lines over 1 MiB skipped unread; at end of input
+ * // every request is answered, then the server ends.
+ * const OverStdio = McpServer.layerStdio({
+ *   name: "docs", version: "1.0.0",
+ *   protocols: SkillsServer.protocols([McpProtocol.v2026_07_28, McpProtocol.v2025_11_25]),
+ *   registrations: SkillsServer.layer({ skills: [] })
+ * }).pipe(
+ *   Layer.provide(StdioFraming.layer({ maxLineSize: "1 MiB" })),
+ *   Layer.provide(NodeStdio.layer)
+ * )
+ * ```
+ *
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> => {

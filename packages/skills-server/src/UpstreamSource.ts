@@ -249,6 +249,28 @@ const check = (upstream: Upstream, names: Set<string>): Result.Result<ReadonlyAr
  * unreachable at start-up starts with no skill (logged) and keeps being reconnected. Needs an `HttpClient` for HTTP
  * upstreams and a `ChildProcessSpawner` for stdio ones (`NodeServices.layer`).
  *
+ * @example
+ * ```ts
+ * import { NodeServices } from "@effect/platform-node"
+ * import { SkillsServer, UpstreamSource } from "@mcp-skills/server"
+ * import { Effect, Layer } from "effect"
+ * import { McpProtocol, McpServer } from "effect/ai"
+ * import { FetchHttpClient } from "effect/http"
+ *
+ * // Another server's skills under skill://team/, every file verified before it is served.
+ * const Gateway = Layer.unwrap(Effect.gen(function*() {
+ *   const upstreams = yield* UpstreamSource.make([
+ *     { prefix: "team", transport: UpstreamSource.http("https://skills.team.example/mcp") }
+ *   ])
+ *   const Skills = SkillsServer.layer({ skills: upstreams.catalogue([]) }).pipe(Layer.provide(upstreams.resolver))
+ *   return McpServer.layerHttp({
+ *     name: "gateway", version: "1.0.0", path: "/mcp",
+ *     protocols: SkillsServer.protocols([McpProtocol.v2026_07_28]),
+ *     registrations: upstreams.follow.pipe(Layer.provideMerge(Skills))
+ *   })
+ * })).pipe(Layer.provide([FetchHttpClient.layer, NodeServices.layer]))
+ * ```
+ *
  * @since 0.1.0
  * @category constructors
  */

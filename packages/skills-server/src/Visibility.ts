@@ -76,6 +76,21 @@ export interface CheckError {
  * reads fail exactly as for an absent skill; a check that fails fails the request with its error.
  * Results computed under a check are `cacheScope: "private"`.
  *
+ * @example
+ * ```ts
+ * import { type SkillsServer, Visibility } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // Signed-in callers see everything; others nothing under internal/, and nothing at all on
+ * // directory reads.
+ * const check: Visibility.Check<never, never> = (request) =>
+ *   Effect.succeed(
+ *     request.method === "resources/directory/read" && request.headers["authorization"] === undefined
+ *       ? false
+ *       : request.headers["authorization"] !== undefined || ((skill: SkillsServer.SkillInfo) => skill.path[0] !== "internal")
+ *   )
+ * ```
+ *
  * @since 0.1.0
  * @category models
  */

@@ -1,5 +1,5 @@
 /**
- * The full example: README "A complete server and client" is
+ * The full example: docs/visibility-and-auth.md "A complete server and client" is
  * `examples/server-and-client.ts` verbatim (asserted here), and that very module's server and client
  * run over loopback HTTP: code skills and a folder in one registry, an `HttpRouter` auth middleware
  * whose service feeds `visibility`, and `SkillsClient.layerHttp` with a bearer header.
@@ -27,7 +27,7 @@ interface Example {
 }
 
 // Loaded by path: a static import would pull a file outside this project's rootDir into `tsc -b`.
-// The example is type-checked as the README block it equals (test/readme.test.ts).
+// The example is type-checked as the guide's block it equals (test/codeBlocks.test.ts).
 const example: Example = await import(/* @vite-ignore */ pathToFileURL(examplePath).href)
 
 const token = "token-of-ada"
@@ -35,11 +35,11 @@ const oncallUri = "skill://internal/oncall/SKILL.md"
 const everyUri = [...exampleUris, oncallUri].sort()
 const publicUris = exampleUris.filter((uri) => !uri.startsWith("skill://acme/"))
 
-describe("README: A complete server and client", () => {
-  it("the README block is examples/server-and-client.ts, verbatim", () => {
-    const readme = Fs.readFileSync(Path.join(repoRoot, "README.md"), "utf8")
-    const section = readme.slice(readme.indexOf("\n## A complete server and client\n"))
-    assert.isAbove(readme.indexOf("\n## A complete server and client\n"), 0, "the README has the section")
+describe("docs/visibility-and-auth.md: A complete server and client", () => {
+  it("the guide's block is examples/server-and-client.ts, verbatim", () => {
+    const guide = Fs.readFileSync(Path.join(repoRoot, "docs", "visibility-and-auth.md"), "utf8")
+    const section = guide.slice(guide.indexOf("\n## A complete server and client\n"))
+    assert.isAbove(guide.indexOf("\n## A complete server and client\n"), 0, "the guide has the section")
     const block = /^```ts\n([\s\S]*?)^```$/m.exec(section)
     assert.isNotNull(block, "the section has a ts block")
     assert.strictEqual(block![1], Fs.readFileSync(examplePath, "utf8"))
