@@ -33,9 +33,11 @@ const skillTerm = (skill: SkillRegistry.SkillEntry): bigint => {
   const lines = [`${skill.uri}`, `${skill._tag} ${skill.listed ? "listed" : "unlisted"} ${hintOf(skill.cacheHint)}`]
   switch (skill._tag) {
     case "Static":
-      for (const file of skill.manifest.files) lines.push(`${file.uri} ${file.digest}`)
+      for (let index = 0; index < skill.manifest.files.length; index++) {
+        lines.push(`${skill.manifest.files.uri(index)} ${skill.manifest.files.digest(index)}`)
+      }
       // Signatures are part of what a client sees; an unsigned skill's term is unchanged by them.
-      if (skill.entry._meta !== undefined) lines.push(JSON.stringify(skill.entry._meta))
+      if (skill.signatures !== undefined && skill.signatures.length > 0) lines.push(JSON.stringify(skill.signatures))
       break
     case "Dynamic":
     case "Rendered":

@@ -18,7 +18,7 @@ const listing = (snapshot: SkillRegistry.Snapshot) => {
     file.owners.reduce((best, index) => snapshot.skills[index]!.root.length > snapshot.skills[best]!.root.length ? index : best)
   const roots = snapshot.skills.filter((skill) => skill._tag === "Static").map((skill) => skill.root)
   const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: SkillRegistry.FileEntry }> }>()
-  for (const file of snapshot.files.values()) {
+  for (const file of snapshot.files.all()) {
     const holder = owner(file)
     let child = file.uri
     for (let end = child.lastIndexOf("/"); end > 0; end = child.lastIndexOf("/", end - 1)) {
@@ -81,7 +81,7 @@ describe("Snapshot.directories", () => {
       const expected = listing(snapshot)
       expect(expected.map(({ uri }) => snapshot.directories.get(uri))).toEqual(expected)
       expect([...snapshot.directories.all()].sort((a, b) => (a.uri < b.uri ? -1 : 1))).toEqual(expected)
-      for (const file of snapshot.files.keys()) assert.isUndefined(snapshot.directories.get(file), file)
+      for (const file of snapshot.files.all()) assert.isUndefined(snapshot.directories.get(file.uri), file.uri)
       assert.isUndefined(snapshot.directories.get("skill://x/nothing-here"))
     }), { arbitrary: { runs: 200 } })
 
