@@ -1,11 +1,12 @@
 /**
- * What an MCP HTTP endpoint admits: request bodies up to a limit, and a JSON-RPC error body on
- * every refusal.
+ * What an MCP HTTP server admits: on every route, requests whose `Host` and `Origin` it accepts
+ * (`layerRouter`); on the MCP endpoint, request bodies up to a limit, and a JSON-RPC error body
+ * on every refusal (`layer`).
  *
- * effect 4.1.0's `McpServer.layerHttp` reads a POST body whole, with no limit (a 600 MB body ends
- * in a 500), and answers 403, 404, 405, 406, 415 and refused batches (400) with empty bodies. This
- * route middleware, provided to `layerHttp`, puts a limit in front of the endpoint and a body on
- * each of those answers:
+ * **The MCP endpoint (`layer`).** effect 4.1.0's `McpServer.layerHttp` reads a POST body whole,
+ * with no limit (a 600 MB body ends in a 500), and answers 403, 404, 405, 406, 415 and refused
+ * batches (400) with empty bodies. This route middleware, provided to `layerHttp`, puts a limit
+ * in front of the endpoint and a body on each of those answers:
  *
  * - A body larger than `maxBodySize` (default 4 MiB) gets `413` with a JSON-RPC error (`-32600`,
  *   `data.maxBodySize`). A declared `Content-Length` over the limit is refused before a byte is
@@ -36,16 +37,49 @@
  * HttpRouter.serve(Server).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })), Layer.launch)
  * ```
  *
- * The middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
- * not to other routes of the same router.
+ * This middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
+ * not to other routes of the same router. `SkillsServer.layer` needs no extra line: where it
+ * serves HTTP and sees no `HttpAdmission` provided to its endpoint, it puts this admission, with
+ * the default limit, in front of its router itself. A global router middleware runs before the
+ * route is known, so that guard admits every POST an MCP endpoint of the router would read (JSON
+ * sent with `Accept` listing `application/json` and `text/event-stream`), whatever its path.
+ * Provide this layer to choose the limit; a skills layer provided on top of the server (not as
+ * its `registrations`) cannot see it and keeps its guard at the default limit in front.
  *
- * `SkillsServer.layer` needs no extra line: where it serves HTTP and sees no `HttpAdmission`
- * provided to its endpoint, it puts this admission, with the default limit, in front of its
- * router itself. A global router middleware runs before the route is known, so that guard admits
- * every POST an MCP endpoint of the router would read (JSON sent with `Accept` listing
- * `application/json` and `text/event-stream`), whatever its path. Provide this layer to choose the
- * limit; a skills layer provided on top of the server (not as its `registrations`) cannot see it
- * and keeps its guard at the default limit in front.
+ * **Every route: Host and Origin (`layerRouter`).** A global `HttpRouter` middleware: it sees
+ * every request of the router before the router looks for a route, so the MCP endpoint (and the
+ * skills layer's fast route), `Observability.layerPrometheus`'s `/metrics`, an app's own routes,
+ * routes added later and the 404 of an unknown path all refuse what it refuses, with `403` and a
+ * JSON-RPC error (`-32600` naming the `Host` or `Origin`). `Host` is what stops DNS rebinding: a
+ * page whose name an attacker points at 127.0.0.1 is same-origin with the server for the
+ * browser, and its GET carries no `Origin`, only that name in `Host`. A server listening on a
+ * loopback address admits by default only `localhost`, `127.0.0.1` and `[::1]` (any port);
+ * listening elsewhere it cannot know the names it is reached by, and admits any `Host` unless
+ * `allowedHosts` names them. Provide it to the app's routes (`Layer.provide`), so it is in place
+ * before the skills layer adds its own middleware; a skills layer that does not see it puts the
+ * default `Host` check (no `Origin` check: effect's endpoint keeps its own) in front of its
+ * router itself.
+ *
+ * ```ts
+ * import { NodeHttpServer } from "@effect/platform-node"
+ * import { Layer } from "effect"
+ * import { McpProtocol, McpServer } from "effect/ai"
+ * import { HttpRouter } from "effect/http"
+ * import { createServer } from "node:http"
+ * import { HttpAdmission, Observability, Skill, SkillsServer } from "@mcp-skills/server"
+ *
+ * const allowedOrigins = ["https://app.example.com"]
+ * const Routes = Layer.mergeAll(
+ *   McpServer.layerHttp({
+ *     name: "docs", version: "1.0.0", path: "/mcp", allowedOrigins,
+ *     protocols: SkillsServer.protocols([McpProtocol.v2026_07_28]),
+ *     registrations: SkillsServer.layer({ skills: [] as Array<Skill.Definition> })
+ *   }),
+ *   Observability.layerPrometheus()
+ * ).pipe(Layer.provide(HttpAdmission.layerRouter({ allowedHosts: ["skills.example.com"], allowedOrigins })))
+ *
+ * HttpRouter.serve(Routes).pipe(Layer.provide(NodeHttpServer.layer(createServer, { port: 3000 })), Layer.launch)
+ * ```
  *
  * @since 0.1.0
  */
@@ -53,6 +87,7 @@ import * as ByteSize from "effect/ByteSize"
 import type * as Layer from "effect/Layer"
 import { HttpRouter } from "effect/http"
 import * as Admission from "./internal/admission.js"
+import * as RouterAdmission from "./internal/routerAdmission.js"
 
 /**
  * The body limit when none is given: 4 MiB, far above any MCP request a client sends to this
@@ -89,3 +124,40 @@ export const middleware = (options?: Options) =>
  * @since 0.1.0
  */
 export const layer = (options?: Options): Layer.Layer<never> => middleware(options).layer as Layer.Layer<never>
+
+/**
+ * Options of {@link layerRouter}.
+ *
+ * @since 0.1.0
+ */
+export interface RouterOptions {
+  /**
+   * Host names (no port; an IPv6 address in brackets) requests may name in `Host`, besides
+   * `localhost`, `127.0.0.1`, `[::1]` and the listening address; `"*"` admits any. Default: none
+   * more on a loopback listener; any `Host` on another (or where the router has no `HttpServer`).
+   */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
+  /**
+   * Browser origins (exact, e.g. `https://app.example.com`) requests may come from; a request
+   * without `Origin` passes. Give the list `McpServer.layerHttp` has as `allowedOrigins`. Default:
+   * each route decides (effect's MCP endpoint refuses any `Origin` outside its own list).
+   */
+  readonly allowedOrigins?: ReadonlyArray<string> | undefined
+}
+
+/**
+ * The `Host` and `Origin` check of every route of the app's `HttpRouter`, as a global middleware
+ * (see the module's "Every route"). Provide it to the routes' layer; an entry of `allowedHosts`
+ * that is no host name is a defect when the layer is made.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerRouter = (options?: RouterOptions): Layer.Layer<never, never, HttpRouter.HttpRouter> => {
+  const hosts = (options?.allowedHosts ?? []).map((name) => {
+    const normalized = RouterAdmission.normalizeName(name)
+    if (normalized === undefined) throw new RangeError(`HttpAdmission allowedHosts: ${JSON.stringify(name)} is not a host name`)
+    return normalized
+  })
+  return RouterAdmission.layer(hosts, options?.allowedOrigins) as Layer.Layer<never, never, HttpRouter.HttpRouter>
+}

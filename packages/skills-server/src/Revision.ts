@@ -37,6 +37,7 @@ const skillTerm = (skill: SkillRegistry.SkillEntry): bigint => {
         lines.push(`${skill.manifest.files.uri(index)} ${skill.manifest.files.digest(index)}`)
       }
       // Signatures are part of what a client sees; an unsigned skill's term is unchanged by them.
+      // Provenance is not: replicas of a gateway verify the same upstream at different times.
       if (skill.signatures !== undefined && skill.signatures.length > 0) lines.push(JSON.stringify(skill.signatures))
       break
     case "Dynamic":

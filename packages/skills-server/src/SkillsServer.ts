@@ -25,6 +25,7 @@ import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import * as SkillResolver from "./SkillResolver.js"
 import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
@@ -35,6 +36,7 @@ import * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
 import * as Learning from "./internal/learning.js"
+import * as RouterAdmission from "./internal/routerAdmission.js"
 import * as Notices from "./internal/notices.js"
 import * as OnDemand from "./internal/onDemand.js"
 import * as SessionRoute from "./internal/sessionRoute.js"
@@ -372,7 +374,9 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  * - Fast route: with an `HttpRouter`, stateless 2026-07-28 reads of static skills are answered
  *   from answers encoded once per snapshot, the same results effect's path gives; `fastRoute:
  *   false` turns it off. Without an `HttpAdmission` on the endpoint, its admission (4 MiB body
- *   limit, nesting bound) guards every MCP POST of the router.
+ *   limit, nesting bound) guards every MCP POST of the router; without an
+ *   `HttpAdmission.layerRouter` provided, every route of a router listening on loopback admits
+ *   only loopback `Host` names.
  *
  * **Gotchas**
  *
@@ -470,7 +474,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
-      answers: Answer.makeMemo()
+      answers: Answer.makeMemo(),
+      resolver: Option.getOrUndefined(yield* Effect.serviceOption(SkillResolver.SkillResolver))
     }
     yield* Telemetry.observe(
       { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
@@ -480,6 +485,10 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     if (Option.isSome(router)) {
       const context = yield* Effect.context<never>()
       const middleware = EffectMcp.routeMiddleware(context)
+      // Every route of the router admits only the Host names its listener is reached by (DNS
+      // rebinding), unless an HttpAdmission.layerRouter provided above says more; first, so it
+      // runs ahead of the middleware below.
+      yield* RouterAdmission.installDefault(router.value)
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
       if (!middleware.some(Learning.isAdmission)) {

@@ -163,6 +163,8 @@ export interface StaticSkill extends SkillBase {
   readonly onDisk: ReadonlyArray<Skill.DiskFile>
   /** Its authors' signatures, relayed in its entry's `_meta`. */
   readonly signatures: ReadonlyArray<Signing.Signature> | undefined
+  /** Where it came from when this server re-serves it, relayed in its entry's `_meta`. */
+  readonly provenance: Skill.Provenance | undefined
   /**
    * The static skills around this one (indices into `Snapshot.skills`), whose manifests list its
    * files too (R10); none for a skill inside no other.

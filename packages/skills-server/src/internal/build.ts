@@ -8,12 +8,13 @@
  * @internal
  */
 import { Extension, Limits, Manifest, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
-import type { Protocol } from "@mcp-skills/core"
+import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import * as PathTemplate from "../PathTemplate.js"
 import * as Revision from "../Revision.js"
 import * as Skill from "../Skill.js"
@@ -60,7 +61,12 @@ interface Pending {
 
 // A definition that passed validation, with what its kind needs to be served.
 type Resolved = Pending & (
-  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView; readonly signatures: Skill.Static["signatures"] }
+  | {
+    readonly _tag: "Static"
+    readonly manifest: Skill.ManifestView
+    readonly signatures: Skill.Static["signatures"]
+    readonly provenance: Skill.Static["provenance"]
+  }
   | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
   | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
 )
@@ -248,11 +254,11 @@ export const build = Effect.fnUntraced(function*(
     const definition = skill.definition
     if (definition._tag === "Static") {
       const before = previous?.byUri.get(skill.uri)
-      const signatures = definition.signatures
+      const { signatures, provenance } = definition
       const reused = skill.manifest ??
         (before?._tag === "Static" && skill.onDisk.length === 0 && sameInputs(before.manifest, skill.files!) ? before.manifest : undefined)
       if (reused !== undefined) {
-        resolved.push({ ...skill, _tag: "Static", manifest: reused, signatures })
+        resolved.push({ ...skill, _tag: "Static", manifest: reused, signatures, provenance })
         continue
       }
       // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
@@ -275,7 +281,7 @@ export const build = Effect.fnUntraced(function*(
           problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
         }
       } else {
-        resolved.push({ ...skill, _tag: "Static", manifest: viewOf(manifest.success), signatures })
+        resolved.push({ ...skill, _tag: "Static", manifest: viewOf(manifest.success), signatures, provenance })
       }
       continue
     }
@@ -290,7 +296,7 @@ export const build = Effect.fnUntraced(function*(
     }
     const frontmatter = definition.frontmatter !== undefined
       ? Result.mapError(
-        SkillFrontmatter.decode(definition.frontmatter as SkillFrontmatter.JsonObject),
+        SkillFrontmatter.decode(definition.frontmatter as Schema.JsonObject),
         (error) => error.reason
       )
       : yield* definition.read(Extension.SkillFileName).pipe(
@@ -330,7 +336,7 @@ export const build = Effect.fnUntraced(function*(
         _tag: "Static",
         uri: skill.uri,
         signatures: skill.signatures,
-        entry: () => Signed.entryOf(Manifest.entry(skill.manifest), skill.signatures),
+        entry: () => Entries.entryOf(skill),
         judged: before?._tag === "Static" && before.manifest === skill.manifest &&
           Signed.relayed(before.signatures) === Signed.relayed(skill.signatures)
       }
@@ -471,18 +477,18 @@ const toEntry = (skill: Resolved, index: number, enclosedBy: ReadonlyArray<numbe
   const cacheHint = skill.cacheHint
   switch (skill._tag) {
     case "Static": {
-      const { manifest, signatures } = skill
+      const { manifest, signatures, provenance } = skill
       const frontmatter = manifest.frontmatter
       const name = String(frontmatter.name)
       const resource = skillResource(uri, frontmatter, manifest.files.length === 0 ? undefined : manifest.files.size(0))
       const onDisk = skill.onDisk.length === 0 ? noFiles : skill.onDisk
-      return { _tag: "Static", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, manifest, onDisk, signatures, enclosedBy }
+      return { _tag: "Static", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, manifest, onDisk, signatures, provenance, enclosedBy }
     }
     case "Dynamic": {
       const { definition, frontmatter } = skill
       const name = String(frontmatter.name)
       const resource = skillResource(uri, frontmatter, undefined)
-      const entry = { uri, frontmatter, resources: "dynamic" as const }
+      const entry = Entries.withProvenance({ uri, frontmatter, resources: "dynamic" } as CoreSkill.Skill, definition.provenance)
       return { _tag: "Dynamic", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, definition }
     }
     case "Rendered": {
