@@ -101,27 +101,32 @@ describe("Snapshot.directories", () => {
       expect(again).toEqual(first)
     }))
 
-  it("answers carrying content weigh what they carry: fewer of them are kept, up to MemoBytes", () => {
+  it("answers carrying content weigh what they carry, up to MemoBytes; more than MaxKeptBytes of it is never kept", () => {
     const memo = Answer.makeMemo()
     const snapshot = {} as SkillRegistry.Snapshot
-    // Each weighs a little over a quarter of the budget: three are kept, not four.
-    const text = "x".repeat(Answer.MemoBytes / 8)
+    // Each weighs its AnswerWeight plus twice what it carries.
+    const text = "x".repeat(Answer.MaxKeptBytes / 2)
+    const fits = Math.floor(Answer.MemoBytes / (Answer.AnswerWeight + Answer.MaxKeptBytes))
     let computed = 0
-    const read = (key: string) =>
+    const read = (key: string, content = text) =>
       memo.keep(snapshot, key, () => {
         computed++
-        return Answer.make({ contents: [{ uri: key, text }] }, { ttlMs: 0, cacheScope: "public" }, false)
+        return Answer.make({ contents: [{ uri: key, text: content }] }, { ttlMs: 0, cacheScope: "public" }, false)
       })
     const first = read("r0")
-    read("r1")
-    read("r2")
+    for (let i = 1; i < fits; i++) read(`r${i}`)
     assert.strictEqual(read("r0"), first)
-    read("r3")
-    assert.strictEqual(computed, 4)
+    read(`r${fits}`)
+    assert.strictEqual(computed, fits + 1)
     // r1 was the least recently used: it went to make room; r0 stayed.
     assert.strictEqual(read("r0"), first)
     read("r1")
-    assert.strictEqual(computed, 5)
+    assert.strictEqual(computed, fits + 2)
+    // A large file's answer is made per request: keeping it would push out many small ones.
+    const large = "x".repeat(Answer.MaxKeptBytes + 1)
+    read("large", large)
+    read("large", large)
+    assert.strictEqual(computed, fits + 4)
   })
 
   it("a layer keeps at most MemoSize answers per snapshot, forgetting the least recently used", () => {
