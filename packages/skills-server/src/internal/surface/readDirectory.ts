@@ -59,10 +59,15 @@ export const answerStatic = (
   cursor: string | undefined
 ): Answer.Answer<Protocol.ReadResourceDirectoryResult> | undefined =>
   // Unchecked, the page is the snapshot's alone: kept by URI and cursor (the URI's length first,
-  // so no other pair spells the same key), a repeated read finds it without deriving it again.
+  // and a cursor, even an empty one, after a space: no other pair spells the same key), a repeated
+  // read finds it without deriving it again.
   visible.checked
     ? pageAt(state, snapshot, visible, uri, cursor)
-    : state.answers.keep(snapshot, `dir ${uri.length} ${uri}${cursor ?? ""}`, () => pageAt(state, snapshot, visible, uri, cursor))
+    : state.answers.keep(
+      snapshot,
+      `dir ${uri.length} ${uri}${cursor === undefined ? "" : ` ${cursor}`}`,
+      () => pageAt(state, snapshot, visible, uri, cursor)
+    )
 
 const pageAt = (
   state: State,
