@@ -80,7 +80,8 @@ const profiling = (): Array<string> => {
 
 export const oursArgs = (dir: string) => [
   ...profiling(),
-  dist("packages/skills-server/dist/src/bin/mcp-skills-server.js"),
+  // The executable as a user runs it: its bin file, which loads the bundle the build makes.
+  dist("packages/skills-server/bin/mcp-skills-server.js"),
   "serve",
   dir,
   "--port",

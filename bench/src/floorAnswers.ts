@@ -30,9 +30,9 @@ export const answer = (catalogue: Catalogue, request: Request): string => {
   const owner = (uri: string) => skills.find((s) => uri === skillMdUri(s) || uri.startsWith(`skill://${s.path}/`) || uri === `skill://${s.path}`)!
   switch (request.method) {
     case "skills/list":
-      return respond({ skills: skills.slice(0, PageSize).map((s) => manifestOf(s).skill), ...(skills.length > PageSize ? { nextCursor: "floor-cursor" } : {}), ...cache })
+      return respond({ skills: skills.slice(0, PageSize).map((s) => Manifest.entry(manifestOf(s))), ...(skills.length > PageSize ? { nextCursor: "floor-cursor" } : {}), ...cache })
     case "skills/get":
-      return respond({ skill: manifestOf(owner(params.uri)).skill, ...cache })
+      return respond({ skill: Manifest.entry(manifestOf(owner(params.uri))), ...cache })
     case "resources/read": {
       const skill = owner(params.uri)
       const file = skill.files.find((f) => `skill://${skill.path}/${f.path}` === params.uri)!

@@ -10,6 +10,8 @@
  * 3. startup: loading 1,000 skills from disk against readFileSync + SHA-256 of the same files.
  * 4. client: pulling and verifying a 512-file, 16 MiB skill against unverified reads.
  * 5. upsert: adding one skill to a registry of 10 and of 10,000 skills at runtime.
+ * 7. fixed: spawn to exit of `node -e 0` and of both executables' `--help`, and `serve` of 10 skills
+ *    to listening, interleaved: the fixed cost of starting, as ratios of bare node.
  * 6. gateway: skills/list, skills/get, resources/read through `serve --upstream` against our server
  *    directly, and the time from an upstream change to the gateway's list_changed.
  *
@@ -22,6 +24,7 @@ import * as Path from "node:path"
 import * as Catalogue from "./catalogue.js"
 import * as Children from "./child.js"
 import * as ClientBench from "./client.js"
+import * as FixedCost from "./fixedCost.js"
 import * as Gateway from "./gateway.js"
 import { answer } from "./floorAnswers.js"
 import { sequential } from "./latency.js"
@@ -31,7 +34,7 @@ import * as Wire from "./wire.js"
 const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
-const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway").split(","))
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway,fixed").split(","))
 
 // `--client-runs=N` (at least 2: the cold run and one warm) gives the client rows more warm runs
 // than the mode's, for a comparison on a noisy machine.
@@ -314,6 +317,8 @@ const growth = async () => {
     if (skills === 10000 && sections.has("startup")) row["reload"] = reload(dir)
     log(`growth: ${skills} skills: mcp-skills-server serve start-up (timeout ${config.cliStartTimeoutMs / 1000} s)`)
     row["cli"] = await startUp(() => Children.ours(dir, config.cliStartTimeoutMs))
+    // What start-up is compared with: a plain script reading and hashing the same files.
+    if (skills > 10 && skills <= 10_000) row["readHash"] = FixedCost.readHash(dir)
     if (skills <= config.sdkGrowthMax) {
       log(`growth: ${skills} skills: official SDK server start-up`)
       row["sdk"] = await startUp(() => Children.sdk(dir, Wire.PageSize, config.cliStartTimeoutMs))
@@ -362,6 +367,25 @@ const upsert = (skills: number) => {
   return figures
 }
 
+// The fixed cost of starting: bare node, both `--help`, and `serve` of 10 skills, interleaved.
+const fixedCost = async () => {
+  const runs = quick ? 5 : 11
+  log(`fixed: node -e 0, both --help and serve of 10 skills, ${runs} interleaved runs`)
+  const dir = await catalogueDir("fixed-10", Catalogue.generate({ skills: 10 }))
+  const serve: Array<number> = []
+  const commands: Array<Record<string, number>> = []
+  for (let run = 0; run < runs; run++) {
+    commands.push(FixedCost.commandStarts(1))
+    const figures = await startUp(() => Children.ours(dir))
+    if ("startMs" in figures) serve.push(figures.startMs)
+  }
+  removeDir(dir)
+  const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]
+  const out: Record<string, number | undefined> = { "serve (10 skills) to listening": median(serve) }
+  for (const name of Object.keys(commands[0]!)) out[name] = median(commands.map((c) => c[name]!))
+  return out
+}
+
 const startup = (dir: string, catalogue: Catalogue.Catalogue) => {
   log(`startup: loading ${catalogue.skills.length} skills (${catalogue.files} files, ${mb(catalogue.bytes)}) in a fresh process`)
   const result = spawnSync(process.execPath, [Path.join(Children.repoRoot, "bench/dist/servers/startup.js"), dir], { encoding: "utf8", timeout: 900_000 })
@@ -380,6 +404,7 @@ const main = async () => {
   if (sections.has("upsert")) results["upsert"] = [10, 10_000].map(upsert)
   if (sections.has("metrics")) results["metrics"] = await metricsBench()
   if (sections.has("gateway")) results["gateway"] = await gatewayBench()
+  if (sections.has("fixed")) results["fixed"] = await fixedCost()
   results["elapsedSeconds"] = (performance.now() - t0) / 1000
   ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
   report()
@@ -476,6 +501,31 @@ const report = () => {
         const limit = baseline + 1.5 * row.bytes
         check(`serve RSS at ${row.skills.toLocaleString("en")} skills <= baseline + 1.5 x ${mb(row.bytes)}`, `${mb(rss)} (limit ${mb(limit)})`, rss <= limit)
       }
+    }
+    // Start-up against a plain script reading and hashing the same files, both spawn to the end;
+    // below 10,000 skills the part of start-up above the 10-skill start, against the script's own time.
+    const tenStart = small?.cli?.startMs
+    for (const row of g) {
+      const start = row.cli?.startMs, readHash = row.readHash
+      if (start === undefined || readHash === undefined) continue
+      const whole = row.skills >= 10_000
+      const ours = whole ? start : start - tenStart
+      const floor = whole ? readHash.wallMs : readHash.ms
+      lines.push(`start-up at ${row.skills.toLocaleString("en")} skills: serve ${num(start)} ms${whole ? "" : ` (${num(ours)} above the 10-skill start)`}; read+hash script ${num(readHash.wallMs)} ms spawn to exit, ${num(readHash.ms)} ms in the script`)
+      check(
+        `serve start-up at ${row.skills.toLocaleString("en")} skills${whole ? "" : " (above the 10-skill start)"} <= 2x read+hash of the same files`,
+        x(ours / floor),
+        Number.isFinite(ours / floor) ? ours / floor <= 2 : undefined
+      )
+    }
+  }
+  const f = results["fixed"] as Record<string, number | undefined> | undefined
+  if (f !== undefined) {
+    const bare = f["node -e 0"]!
+    lines.push("")
+    lines.push(`Fixed cost of starting (median spawn to exit, or to listening): ${Object.entries(f).map(([k, v]) => `${k} ${num(v)} ms (${x((v ?? NaN) / bare)})`).join("; ")}`)
+    for (const [name, ms] of Object.entries(f)) {
+      if (name !== "node -e 0") check(`${name} <= 10x node -e 0`, x((ms ?? NaN) / bare), ms === undefined ? undefined : ms / bare <= 10)
     }
   }
   const s = g?.find((r) => r.startup !== undefined)?.startup

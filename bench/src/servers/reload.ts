@@ -41,9 +41,9 @@ const program = Effect.gen(function*() {
   const relative = Path.relative(folder, file).split(Path.sep).join("/")
   const served = Effect.map(registry.snapshot, (now) => {
     const entry = now.byUri.get(skill.uri)
-    return entry?._tag === "Static" && entry.inputs.some((file) =>
-      file.path === relative && Buffer.from(file.bytes).toString("utf8").endsWith(marker)
-    )
+    if (entry?._tag !== "Static") return false
+    const index = entry.manifest.files.indexOf(relative)
+    return index !== -1 && Buffer.from(entry.manifest.files.bytes(index)!).toString("utf8").endsWith(marker)
   })
   const before = yield* source.stats
   const start = performance.now()

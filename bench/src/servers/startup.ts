@@ -37,7 +37,7 @@ const t2 = performance.now()
 const snapshot = await Effect.runPromise(registry.snapshot)
 const peakRss = process.resourceUsage().maxRSS * 1024
 
-const files = loaded.skills.flatMap((skill) => skill.files.map((file) => ({ path: Path.join(dir, skill.directory, file.path), bytes: file.bytes })))
+const files = loaded.skills.flatMap((skill) => Array.from(skill.manifest.files, (file) => ({ path: Path.join(dir, skill.directory, file.path), bytes: file.bytes! })))
 let bytes = 0
 const hash = () => {
   const start = performance.now()

@@ -1,11 +1,18 @@
 /**
  * Building a skill's entry from its files: validate everything and hash every file once.
  *
+ * A manifest keeps its files as columns ({@link Files}): the paths in one string, sizes and where
+ * each file's bytes are in one table, the SHA-256 digests as 32 bytes each, and the bytes
+ * themselves where they already were (usually one buffer for the whole skill). A server holding
+ * tens of thousands of skills then holds no object, string or view per file: URIs, `sha256:`
+ * digests and views of the bytes are made when asked for, as the wire needs them.
+ *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
+import { hash } from "node:crypto"
 import * as Digest from "./Digest.js"
 import { SkillFileName } from "./Extension.js"
 import { FilePath, Segment } from "./internal/generated.js"
@@ -30,51 +37,309 @@ export interface FileInput {
 }
 
 /**
- * One validated, hashed file of a manifest.
+ * One file of a manifest, made when asked for (see {@link Files.at}): nothing keeps it.
  *
  * @since 0.1.0
  */
 export interface ManifestFile {
   readonly uri: SkillUri.SkillUri
   readonly path: string
-  readonly bytes: Uint8Array
+  /** A view of the file's bytes; `undefined` when the holder keeps the file on disk. */
+  readonly bytes: Uint8Array | undefined
   readonly digest: Digest.Digest
   readonly size: number
 }
 
+// Characters `encodeURIComponent` leaves as they are: a path made only of them (and `/`) is its own
+// URI path, which is every path of most catalogues.
+const verbatim = /^[A-Za-z0-9\-_.!~*'()/]*$/
+
+const encodePath = (path: string) => verbatim.test(path) ? path : path.split("/").map(encodeURIComponent).join("/")
+
+// One row of the table per file: where its path ends in the paths string, its size, the index of
+// the buffer holding its bytes (-1: not held), and where in that buffer they start.
+const Columns = 4
+const DigestBytes = 32
+
 /**
- * A validated skill: its entry, its parsed `SKILL.md` and its files, `SKILL.md` first.
+ * A manifest's files, `SKILL.md` first and the others in code-unit order of their paths, held as
+ * columns: no object per file. Accessors make what they return (a path, a URI, a `sha256:` digest,
+ * a view of the bytes) on each call; a caller that needs one many times keeps it.
+ *
+ * @since 0.1.0
+ */
+export class Files implements Iterable<ManifestFile> {
+  readonly #root: string
+  readonly #paths: string
+  readonly #table: Float64Array
+  readonly #digests: Buffer
+  readonly #buffers: ReadonlyArray<ArrayBufferLike>
+
+  private constructor(
+    root: string,
+    paths: string,
+    table: Float64Array,
+    digests: Buffer,
+    buffers: ReadonlyArray<ArrayBufferLike>
+  ) {
+    this.#root = root
+    this.#paths = paths
+    this.#table = table
+    this.#digests = digests
+    this.#buffers = buffers
+  }
+
+  /** @internal */
+  static of(
+    uri: SkillUri.SkillMdUri,
+    rows: ReadonlyArray<{ readonly path: string; readonly size: number; readonly bytes: Uint8Array | undefined; readonly hex: string }>
+  ): Files {
+    const count = rows.length
+    // The table and the digests share one allocation.
+    const block = new ArrayBuffer(count * (Columns * 8 + DigestBytes))
+    const table = new Float64Array(block, 0, count * Columns)
+    const digests = Buffer.from(block, count * Columns * 8, count * DigestBytes)
+    const buffers: Array<ArrayBufferLike> = []
+    let paths = ""
+    for (let index = 0; index < count; index++) {
+      const row = rows[index]!
+      paths += row.path
+      const at = index * Columns
+      table[at] = paths.length
+      table[at + 1] = row.size
+      if (row.bytes === undefined) {
+        table[at + 2] = -1
+      } else {
+        let buffer = buffers.lastIndexOf(row.bytes.buffer)
+        if (buffer === -1) buffer = buffers.push(row.bytes.buffer) - 1
+        table[at + 2] = buffer
+        table[at + 3] = row.bytes.byteOffset
+      }
+      digests.write(row.hex, index * DigestBytes, DigestBytes, "hex")
+    }
+    // One flat string: the concatenation above is a rope of every path until flattened.
+    return new Files(SkillUri.root(uri), [paths].join(""), table, digests, buffers)
+  }
+
+  /** How many files. */
+  get length(): number {
+    return this.#table.length / Columns
+  }
+
+  /** The `/`-separated path of file `index`, relative to the skill root. */
+  path(index: number): string {
+    return this.#paths.slice(index === 0 ? 0 : this.#table[(index - 1) * Columns]!, this.#table[index * Columns]!)
+  }
+
+  /** The last segment of file `index`'s path. */
+  name(index: number): string {
+    const path = this.path(index)
+    return path.slice(path.lastIndexOf("/") + 1)
+  }
+
+  /** The URI of file `index`. */
+  uri(index: number): SkillUri.SkillUri {
+    return `${this.#root}/${encodePath(this.path(index))}` as SkillUri.SkillUri
+  }
+
+  /** The size of file `index` in bytes. */
+  size(index: number): number {
+    return this.#table[index * Columns + 1]!
+  }
+
+  /** The `sha256:` digest of file `index`. */
+  digest(index: number): Digest.Digest {
+    return `sha256:${this.#digests.toString("hex", index * DigestBytes, (index + 1) * DigestBytes)}` as Digest.Digest
+  }
+
+  /** Whether file `index` has the same digest as file `other` of `files`. */
+  sameDigest(index: number, files: Files, other: number): boolean {
+    return this.#digests.compare(files.#digests, other * DigestBytes, (other + 1) * DigestBytes, index * DigestBytes, (index + 1) * DigestBytes) ===
+      0
+  }
+
+  /** Whether the bytes of file `index` are held (not only its size and digest). */
+  held(index: number): boolean {
+    return this.#table[index * Columns + 2]! !== -1
+  }
+
+  /** A view of the bytes of file `index`, or `undefined` when they are not held. */
+  bytes(index: number): Uint8Array | undefined {
+    const at = index * Columns
+    const buffer = this.#table[at + 2]!
+    return buffer === -1 ? undefined : new Uint8Array(this.#buffers[buffer]!, this.#table[at + 3]!, this.#table[at + 1]!)
+  }
+
+  /** Whether file `index` holds exactly `bytes`: the very memory, or equal bytes. */
+  sameBytes(index: number, bytes: Uint8Array): boolean {
+    const at = index * Columns
+    const buffer = this.#table[at + 2]!
+    if (buffer === -1 || bytes.byteLength !== this.#table[at + 1]!) return false
+    if (bytes.buffer === this.#buffers[buffer] && bytes.byteOffset === this.#table[at + 3]!) return true
+    return Buffer.from(this.#buffers[buffer]!, this.#table[at + 3]!, bytes.byteLength).equals(bytes)
+  }
+
+  /** The bytes of every file held, each buffer once (for figures: what a holder keeps in memory). */
+  buffers(): ReadonlyArray<ArrayBufferLike> {
+    return this.#buffers
+  }
+
+  // Compares the path of file `index` with `path` in code-unit order, without making a string.
+  #compare(index: number, path: string): number {
+    const start = index === 0 ? 0 : this.#table[(index - 1) * Columns]!
+    const end = this.#table[index * Columns]!
+    const length = Math.min(end - start, path.length)
+    for (let i = 0; i < length; i++) {
+      const difference = this.#paths.charCodeAt(start + i) - path.charCodeAt(i)
+      if (difference !== 0) return difference
+    }
+    return end - start - path.length
+  }
+
+  /** The index of the file at `path`, or -1. */
+  indexOf(path: string): number {
+    if (this.length === 0) return -1
+    if (this.#compare(0, path) === 0) return 0
+    let low = 1
+    let high = this.length - 1
+    while (low <= high) {
+      const middle = (low + high) >>> 1
+      const order = this.#compare(middle, path)
+      if (order === 0) return middle
+      if (order < 0) low = middle + 1
+      else high = middle - 1
+    }
+    return -1
+  }
+
+  /**
+   * The index of the file whose URI is `uri`, or -1. Only the canonical URI names a file, as only
+   * it is published.
+   */
+  indexOfUri(uri: string): number {
+    const root = this.#root
+    if (uri.length <= root.length + 1 || uri.charCodeAt(root.length) !== 47 || !uri.startsWith(root)) return -1
+    const tail = uri.slice(root.length + 1)
+    // Every path held is valid, so a tail equal to one is canonical as it stands.
+    if (verbatim.test(tail)) return this.indexOf(tail)
+    const segments: Array<string> = []
+    for (const raw of tail.split("/")) {
+      try {
+        segments.push(decodeURIComponent(raw))
+      } catch {
+        return -1
+      }
+    }
+    const path = segments.join("/")
+    return encodePath(path) === tail ? this.indexOf(path) : -1
+  }
+
+  /** File `index` as a record, made now. */
+  at(index: number): ManifestFile {
+    return { uri: this.uri(index), path: this.path(index), bytes: this.bytes(index), digest: this.digest(index), size: this.size(index) }
+  }
+
+  /** The same files, without the bytes of those `drop` names (by index): their holder keeps them elsewhere. */
+  withoutBytes(drop: (index: number) => boolean): Files {
+    const table = this.#table.slice()
+    const block = new ArrayBuffer(table.byteLength + this.#digests.byteLength)
+    new Float64Array(block, 0, table.length).set(table)
+    const digests = Buffer.from(block, table.byteLength, this.#digests.byteLength)
+    this.#digests.copy(digests)
+    const kept = new Float64Array(block, 0, table.length)
+    const buffers: Array<ArrayBufferLike> = []
+    for (let index = 0; index < this.length; index++) {
+      const at = index * Columns
+      const buffer = kept[at + 2]!
+      if (buffer === -1) continue
+      if (drop(index)) {
+        kept[at + 2] = -1
+        kept[at + 3] = 0
+        continue
+      }
+      let now = buffers.lastIndexOf(this.#buffers[buffer]!)
+      if (now === -1) now = buffers.push(this.#buffers[buffer]!) - 1
+      kept[at + 2] = now
+    }
+    return new Files(this.#root, this.#paths, kept, digests, buffers)
+  }
+
+  *[Symbol.iterator](): IterableIterator<ManifestFile> {
+    for (let index = 0; index < this.length; index++) yield this.at(index)
+  }
+}
+
+/**
+ * A validated skill: its parsed `SKILL.md` and its files, `SKILL.md` first. Its entry (what
+ * `skills/list` and `skills/get` send) is {@link entry}.
  *
  * @since 0.1.0
  */
 export interface Manifest {
   readonly uri: SkillUri.SkillMdUri
-  readonly skill: Skill
   readonly frontmatter: SkillFrontmatter.SkillFrontmatter
   readonly body: string
-  readonly files: ReadonlyArray<ManifestFile>
+  readonly files: Files
 }
 
-const sameFile = (a: ManifestFile, b: ManifestFile) =>
-  a.path === b.path && a.uri === b.uri && a.digest === b.digest && a.size === b.size && b.bytes instanceof Uint8Array &&
-  Buffer.compare(a.bytes, b.bytes) === 0
+/**
+ * The entry of a manifest (`skills/list`, `skills/get`): its URI, frontmatter and every file with
+ * its digest and size, made now.
+ *
+ * @since 0.1.0
+ */
+export const entry = (manifest: Omit<Manifest, "body">): Skill => ({
+  uri: manifest.uri,
+  frontmatter: manifest.frontmatter,
+  resources: resources(manifest.files)
+})
+
+/**
+ * The resources of an entry, one per file, made now.
+ *
+ * @since 0.1.0
+ */
+export const resources = (files: Files): ReadonlyArray<SkillResource> => {
+  const out: Array<SkillResource> = []
+  for (let index = 0; index < files.length; index++) {
+    out.push({ uri: files.uri(index), digest: files.digest(index), size: files.size(index) })
+  }
+  return out
+}
+
+// Equal columns: the same paths, sizes and digests, and the same bytes where both hold them.
+const sameFiles = (a: Files, b: Files) => {
+  if (a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) {
+    const bytes = b.bytes(index)
+    if (
+      a.path(index) !== b.path(index) || a.size(index) !== b.size(index) || !a.sameDigest(index, b, index) ||
+      bytes === undefined || !a.sameBytes(index, bytes)
+    ) return false
+  }
+  return true
+}
 
 const isManifest = (u: unknown): u is Manifest => {
   if (typeof u !== "object" || u === null) return false
   const m = u as { readonly [K in keyof Manifest]?: unknown }
-  if (typeof m.uri !== "string" || !Array.isArray(m.files)) return false
+  if (typeof m.uri !== "string" || !(m.files instanceof Files)) return false
   const uri = SkillUri.parseSkillMd(m.uri)
   if (Result.isFailure(uri)) return false
-  const files: ReadonlyArray<ManifestFile> = m.files
-  if (!files.every((file) => typeof file === "object" && file !== null && typeof file.path === "string" && file.bytes instanceof Uint8Array)) return false
+  const files = m.files
+  const inputs: Array<FileInput> = []
+  for (let index = 0; index < files.length; index++) {
+    const bytes = files.bytes(index)
+    if (bytes === undefined) return false
+    inputs.push({ path: files.path(index), bytes })
+  }
   // Valid means exactly what `make` builds from the same files: every derived field agrees.
-  const rebuilt = make({ uri: uri.success, files })
+  const rebuilt = make({ uri: uri.success, files: inputs })
   if (Result.isFailure(rebuilt)) return false
   const expected = rebuilt.success
   return m.body === expected.body &&
     SkillFrontmatter.jsonEquals(m.frontmatter as Schema.Json, expected.frontmatter) &&
-    SkillFrontmatter.jsonEquals(m.skill as Schema.Json, expected.skill as unknown as Schema.Json) &&
-    files.length === expected.files.length && expected.files.every((file, i) => sameFile(file, files[i]!))
+    sameFiles(files, expected.files) && files.uri(0) === expected.files.uri(0)
 }
 
 // A directory and a file of the same name cannot both exist on disk, where tests write manifests.
@@ -153,10 +418,36 @@ export class InvalidSkill extends Schema.TaggedError<InvalidSkill>()("InvalidSki
 export const describe = (problem: Problem): string =>
   `${problem.path === undefined ? "" : `${problem.path}${problem.line === undefined ? "" : `:${problem.line}`}: `}${problem.reason}`
 
+// Segments that need no encoding, are no dot segment and no other spelling of SKILL.md: a valid
+// path as `SkillUri.file` would find it, without building its URI.
+const plainSegment = /^[A-Za-z0-9\-_.!~*'()]+$/
+
+const isPlainPath = (path: string) => {
+  if (!verbatim.test(path)) return false
+  let start = 0
+  for (let end = path.indexOf("/"); ; end = path.indexOf("/", start)) {
+    const segment = end === -1 ? path.slice(start) : path.slice(start, end)
+    if (!plainSegment.test(segment) || segment === "." || segment === "..") return false
+    if (end === -1) return segment === SkillFileName || segment.toLowerCase() !== "skill.md"
+    start = end + 1
+  }
+}
+
+// Why `path` names no file of a skill, if it does not.
+const pathProblem = (uri: SkillUri.SkillMdUri, path: string): string | undefined => {
+  if (isPlainPath(path)) return undefined
+  const checked = SkillUri.file(uri, path)
+  return Result.isFailure(checked) ? checked.failure.reason : undefined
+}
+
+const byPathOrder = (a: { readonly path: string }, b: { readonly path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
+
 /**
  * Validates and hashes a skill's files into its manifest: `SKILL.md` first, then the other files in
  * code-unit order of their paths, each with digest and size; the frontmatter from `SKILL.md` with the
  * name equal to the last skill-path segment (R4); every path inside the skill; the limits (R16).
+ * The manifest refers to the given bytes where they are: files given as views of one buffer stay
+ * one buffer.
  *
  * @example
  * ```ts
@@ -183,24 +474,18 @@ export const make = (options: {
   readonly limits?: Limits.Limits | undefined
 }): Result.Result<Manifest, InvalidSkill> => {
   const problems: Array<Problem> = []
-  const byPath = new Map<string, ManifestFile>()
+  const byPath = new Map<string, FileInput>()
   for (const input of options.files) {
-    const uri = SkillUri.file(options.uri, input.path)
-    if (Result.isFailure(uri)) {
-      problems.push({ path: input.path, reason: uri.failure.reason })
+    const problem = pathProblem(options.uri, input.path)
+    if (problem !== undefined) {
+      problems.push({ path: input.path, reason: problem })
       continue
     }
     if (byPath.has(input.path)) {
       problems.push({ path: input.path, reason: "the same path is given twice" })
       continue
     }
-    byPath.set(input.path, {
-      uri: uri.success,
-      path: input.path,
-      bytes: input.bytes,
-      digest: input.digest ?? Digest.make(input.bytes),
-      size: input.bytes.byteLength
-    })
+    byPath.set(input.path, input)
   }
   // A path cannot be a file and a folder at once: no file system holds both, so a host that
   // materialises the skill could not give relative references their URI meaning (R104).
@@ -235,23 +520,27 @@ export const make = (options: {
       }
     }
   }
-  const rest = [...byPath.values()].filter((file) => file !== skillMd).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-  const files = skillMd === undefined ? rest : [skillMd, ...rest]
-  const total = files.reduce((sum, file) => sum + file.size, 0)
-  for (const violation of Limits.violations(files.length, total, options.limits)) {
+  const rest: Array<FileInput> = []
+  for (const input of byPath.values()) if (input !== skillMd) rest.push(input)
+  rest.sort(byPathOrder)
+  const inputs = skillMd === undefined ? rest : [skillMd, ...rest]
+  let total = 0
+  for (const input of inputs) total += input.bytes.byteLength
+  for (const violation of Limits.violations(inputs.length, total, options.limits)) {
     problems.push({ reason: `${Limits.describe(violation)} (R16)` })
   }
   if (problems.length > 0 || parsed === undefined) return Result.fail(new InvalidSkill({ uri: options.uri, problems }))
-  const resources: ReadonlyArray<SkillResource> = files.map((file) => ({ uri: file.uri, digest: file.digest, size: file.size }))
+  const files = Files.of(
+    options.uri,
+    inputs.map((input) => ({
+      path: input.path,
+      size: input.bytes.byteLength,
+      bytes: input.bytes,
+      hex: input.digest === undefined ? hash("sha256", input.bytes, "hex") : input.digest.slice(7)
+    }))
+  )
   // The parsed strings are slices of the decoded SKILL.md: kept as they are, every manifest a
   // server holds would keep a second copy of its SKILL.md alive. A holder that does not need the
   // body drops it (the server does), and the frontmatter is a copy.
-  const frontmatter = structuredClone(parsed.frontmatter)
-  return Result.succeed({
-    uri: options.uri,
-    skill: { uri: options.uri, frontmatter, resources },
-    frontmatter,
-    body: parsed.body,
-    files
-  })
+  return Result.succeed({ uri: options.uri, frontmatter: structuredClone(parsed.frontmatter), body: parsed.body, files })
 }

@@ -46,7 +46,7 @@ describe("Signing.sign / verify", () => {
     manifest: Manifest.Manifest,
     seed: Schema.Int
   }, ({ manifest, seed }) => {
-    const entry = signed(manifest.skill)
+    const entry = signed(Manifest.entry(manifest))
     const wire = received(JSON.stringify(shuffled(entry as unknown as Schema.Json, Math.abs(seed)), null, 2))
     expect(Signing.evaluate(wire, (id) => id === key.publicKey.keyId)).toEqual({ _tag: "Verified", keyIds: [key.publicKey.keyId] })
   })
@@ -55,7 +55,7 @@ describe("Signing.sign / verify", () => {
     manifest: Manifest.Manifest,
     prefix: Schema.Array(Schema.Literals(["gateway", "mirror", "acme"])).check(Schema.isMaxLength(3))
   }, ({ manifest, prefix }) => {
-    const entry = signed(manifest.skill)
+    const entry = signed(Manifest.entry(manifest))
     const uri = Result.getOrThrow(SkillUri.skillMd("docs", [...prefix, entry.frontmatter.name]))
     const moved: Skill.Skill = {
       ...entry,
@@ -73,7 +73,7 @@ describe("Signing.sign / verify", () => {
     pick: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)),
     field: Schema.Literals(["name", "description", "extra", "path", "digest", "size", "drop", "add"])
   }, ({ manifest, pick, field }) => {
-    const entry = signed(manifest.skill)
+    const entry = signed(Manifest.entry(manifest))
     const resources = entry.resources as ReadonlyArray<Skill.SkillResource>
     const at = pick % resources.length
     const changeResource = (f: (resource: Skill.SkillResource) => Skill.SkillResource) =>
@@ -117,7 +117,7 @@ describe("Signing.sign / verify", () => {
   })
 
   it.prop("a signature by one key does not pass as another's, nor does a swapped public key", { manifest: Manifest.Manifest }, ({ manifest }) => {
-    const entry = signed(manifest.skill, other)
+    const entry = signed(Manifest.entry(manifest), other)
     const trustKey = (id: Signing.KeyId) => id === key.publicKey.keyId
     expect(Signing.evaluate(entry, trustKey)).toEqual({ _tag: "Untrusted", keyIds: [other.publicKey.keyId] })
     // Claiming the trusted fingerprint while carrying another key fails on the fingerprint.
@@ -134,17 +134,17 @@ describe("Signing.sign / verify", () => {
       uri: Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"])),
       files: [{ path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: refunds\ndescription: Refunds\n---\n") }]
     }))
-    const both = Signing.withSignatures(manifest.skill, [
-      Result.getOrThrow(Signing.sign(manifest.skill, other)),
-      Result.getOrThrow(Signing.sign(manifest.skill, key))
+    const both = Signing.withSignatures(Manifest.entry(manifest), [
+      Result.getOrThrow(Signing.sign(Manifest.entry(manifest), other)),
+      Result.getOrThrow(Signing.sign(Manifest.entry(manifest), key))
     ])
     expect(Signing.evaluate(both)).toEqual({ _tag: "Verified", keyIds: [other.publicKey.keyId, key.publicKey.keyId] })
     expect(Signing.evaluate(both, (id) => id === key.publicKey.keyId)).toEqual({ _tag: "Verified", keyIds: [key.publicKey.keyId] })
-    expect(Signing.evaluate(manifest.skill)).toEqual({ _tag: "Unsigned" })
-    expect(Signing.withSignatures(both, [])).toEqual(manifest.skill)
-    const garbage = received(JSON.stringify({ ...manifest.skill, _meta: { [Signing.MetaKey]: "nope" } }))
+    expect(Signing.evaluate(Manifest.entry(manifest))).toEqual({ _tag: "Unsigned" })
+    expect(Signing.withSignatures(both, [])).toEqual(Manifest.entry(manifest))
+    const garbage = received(JSON.stringify({ ...Manifest.entry(manifest), _meta: { [Signing.MetaKey]: "nope" } }))
     expect(Signing.evaluate(garbage)).toEqual({ _tag: "Invalid", keyId: undefined, problem: "malformed" })
-    const dynamic: Skill.Skill = { ...manifest.skill, resources: "dynamic" }
+    const dynamic: Skill.Skill = { ...Manifest.entry(manifest), resources: "dynamic" }
     expect(Result.isFailure(Signing.sign(dynamic, key))).toBe(true)
     expect(Signing.evaluate(Signing.withSignatures(dynamic, Signing.signaturesOf(both).signatures))._tag).toBe("Invalid")
   })

@@ -79,12 +79,12 @@ describe("spec §8 examples", () => {
         { path: "SKILL.md", bytes: encoder.encode(examples.skillMd.text) }
       ]
     }))
-    expect(manifest.skill.resources).toEqual([
+    expect(Manifest.entry(manifest).resources).toEqual([
       { uri: examples.skillMd.uri, digest: examples.skillMd.digest, size: 149 },
       { uri: examples.logo.uri, digest: examples.logo.digest, size: 8 },
       { uri: examples.invoice.uri, digest: examples.invoice.digest, size: 38 }
     ])
-    expect(manifest.skill.frontmatter).toEqual(listPage1.skills[0]!.frontmatter)
+    expect(Manifest.entry(manifest).frontmatter).toEqual(listPage1.skills[0]!.frontmatter)
     expect(manifest.body).toBe("\n# PDF processing\n\nPick the matching template from `templates/`.\n")
   })
 

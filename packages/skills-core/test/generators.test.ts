@@ -87,22 +87,28 @@ describe("schemas as generators", () => {
   it.prop("Manifest: what Manifest.make builds from its own files, each digest the SHA-256 of the bytes", {
     manifest: Manifest.Manifest
   }, ({ manifest }) => {
-    expect(Result.getOrThrow(Skill.decode(overTheWire(manifest.skill)))).toEqual(overTheWire(manifest.skill))
-    expect(manifest.files[0]!.path).toBe("SKILL.md")
-    const rest = manifest.files.slice(1).map((file) => file.path)
+    const entry = Manifest.entry(manifest)
+    expect(Result.getOrThrow(Skill.decode(overTheWire(entry)))).toEqual(overTheWire(entry))
+    const files = Array.from(manifest.files)
+    expect(files[0]!.path).toBe("SKILL.md")
+    const rest = files.slice(1).map((file) => file.path)
     expect(rest).toEqual([...rest].sort())
-    for (const file of manifest.files) {
-      expect(file.digest).toBe(Digest.make(file.bytes))
-      expect(file.size).toBe(file.bytes.byteLength)
+    for (const file of files) {
+      expect(file.digest).toBe(Digest.make(file.bytes!))
+      expect(file.size).toBe(file.bytes!.byteLength)
       expect(SkillUri.relativePath(manifest.uri, file.uri)).toBe(file.path)
+      expect(manifest.files.indexOfUri(file.uri)).toBe(manifest.files.indexOf(file.path))
     }
-    const again = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: manifest.files.map(({ path, bytes }) => ({ path, bytes })) }))
-    expect(again.skill).toEqual(manifest.skill)
+    const again = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: files.map(({ path, bytes }) => ({ path, bytes: bytes! })) }))
+    expect(Manifest.entry(again)).toEqual(entry)
     expect(Schema.is(Manifest.Manifest)(manifest)).toBe(true)
     // One byte changed and the stored digest no longer describes the file: not a manifest.
-    const [first, ...others] = manifest.files
-    const tampered = { ...first!, bytes: Uint8Array.from([...first!.bytes, 0]) }
-    expect(Schema.is(Manifest.Manifest)({ ...manifest, files: [tampered, ...others] })).toBe(false)
+    const [first, ...others] = files
+    const tampered = Result.getOrThrow(Manifest.make({
+      uri: manifest.uri,
+      files: [{ path: first!.path, bytes: Uint8Array.from([...first!.bytes!, 0]), digest: first!.digest }, ...others.map(({ path, bytes }) => ({ path, bytes: bytes! }))]
+    }))
+    expect(Schema.is(Manifest.Manifest)(tampered)).toBe(false)
   })
 
   it.prop("ListSkillsResult: every listed entry decodes on its own, and the hint is read as sent", {

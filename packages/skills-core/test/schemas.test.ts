@@ -79,9 +79,9 @@ describe("Manifest.make", () => {
     const bytes = skillMd("refunds")
     const known = Digest.make(bytes)
     const manifest = Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes, digest: known }] }))
-    expect(manifest.files[0]!.digest).toBe(known)
+    expect(manifest.files.digest(0)).toBe(known)
     const trusted = `sha256:${"0".repeat(64)}` as Digest.Digest
-    expect(Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes, digest: trusted }] })).files[0]!.digest).toBe(trusted)
+    expect(Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes, digest: trusted }] })).files.digest(0)).toBe(trusted)
   })
 
   it("enforces the limits of R15/R16 at registration, raisable only explicitly", () => {
@@ -91,7 +91,7 @@ describe("Manifest.make", () => {
     expect(Result.isSuccess(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } }))).toBe(true)
     const big = Manifest.make({ uri, files: [{ path: "SKILL.md", bytes: skillMd("refunds") }, { path: "big.bin", bytes: new Uint8Array(Limits.MaxTotalBytes) }] })
     expect(Result.isFailure(big) && Manifest.describe(big.failure.problems[0]!)).toContain("exceed the limit of 16777216")
-    const entry = Result.getOrThrow(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } })).skill
+    const entry = Manifest.entry(Result.getOrThrow(Manifest.make({ uri, files, limits: { ...Limits.defaults, maxResources: 600 } })))
     expect(Skill.limitViolations(entry)).toEqual([{ limit: "resources", actual: 513, max: 512 }])
   })
 
@@ -112,6 +112,6 @@ describe("Manifest.make", () => {
     if (Result.isFailure(parsed) || Result.isFailure(manifest)) return
     expect(manifest.success.body).toBe(parsed.success.body)
     expect(manifest.success.frontmatter).toEqual(parsed.success.frontmatter)
-    expect(manifest.success.skill.frontmatter).toBe(manifest.success.frontmatter)
+    expect(Manifest.entry(manifest.success).frontmatter).toBe(manifest.success.frontmatter)
   }, { arbitrary: { runs: 300 } })
 })

@@ -160,7 +160,7 @@ export interface Ignored {
 }
 
 /**
- * One skill found on disk and validated. `path` and `files` are what `Skill.fromFiles` takes.
+ * One skill found on disk and validated: what `Skill.fromFiles` takes.
  *
  * @since 0.1.0
  */
@@ -170,17 +170,12 @@ export interface LoadedSkill {
   /** The decoded skill-path segments: prefix, then the folder path. */
   readonly path: ReadonlyArray<string>
   /**
-   * Every file held in memory, `SKILL.md` first, with its path relative to the skill folder and
-   * its bytes.
-   */
-  readonly files: ReadonlyArray<Manifest.FileInput>
-  /** The files served on demand (above `onDemandAbove`): where they are, their size and digest. */
-  readonly onDisk: ReadonlyArray<Skill.DiskFile>
-  /**
-   * The validated skill: entry, frontmatter and every file with its digest and size (and its bytes
-   * when held in memory).
+   * The validated skill: frontmatter and every file with its path, digest and size, and the bytes
+   * of every file held in memory (those read together in one buffer), `SKILL.md` first.
    */
   readonly manifest: Skill.ManifestView
+  /** The files served on demand (above `onDemandAbove`): where they are, their size and digest. */
+  readonly onDisk: ReadonlyArray<Skill.DiskFile>
   /**
    * The signatures stored beside the skill's `SKILL.md` in {@link SignaturesFileName}, relayed
    * with its entry (see `Skill.Static.signatures`); absent when the skill is not signed.

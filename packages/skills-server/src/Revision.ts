@@ -12,7 +12,6 @@
  *
  * @since 0.1.0
  */
-import { Signing } from "@mcp-skills/core"
 import { createHash } from "node:crypto"
 import type * as SkillRegistry from "./Snapshot.js"
 
@@ -34,12 +33,12 @@ const skillTerm = (skill: SkillRegistry.SkillEntry): bigint => {
   const lines = [`${skill.uri}`, `${skill._tag} ${skill.listed ? "listed" : "unlisted"} ${hintOf(skill.cacheHint)}`]
   switch (skill._tag) {
     case "Static":
-      for (const file of skill.manifest.files) lines.push(`${file.uri} ${file.digest}`)
+      for (let index = 0; index < skill.manifest.files.length; index++) {
+        lines.push(`${skill.manifest.files.uri(index)} ${skill.manifest.files.digest(index)}`)
+      }
       // Signatures are part of what a client sees; an unsigned skill's term is unchanged by them.
       // Provenance is not: replicas of a gateway verify the same upstream at different times.
-      if (skill.entry._meta?.[Signing.MetaKey] !== undefined) {
-        lines.push(JSON.stringify({ [Signing.MetaKey]: skill.entry._meta[Signing.MetaKey] }))
-      }
+      if (skill.signatures !== undefined && skill.signatures.length > 0) lines.push(JSON.stringify(skill.signatures))
       break
     case "Dynamic":
     case "Rendered":

@@ -123,15 +123,13 @@ export interface DiskFile {
 }
 
 /**
- * A manifest as a static skill keeps it: every file's path, URI, digest and size, without the bytes
- * (those of files held in memory are the skill's `files`; files on disk are read on request) and
- * without the body, which is served only as part of `SKILL.md`'s bytes. A `Manifest.Manifest` is one.
+ * A manifest as a static skill keeps it: every file's path, digest and size, and the bytes of the
+ * files held in memory (files on disk are read on request), without the body, which is served only
+ * as part of `SKILL.md`'s bytes. A `Manifest.Manifest` is one.
  *
  * @since 0.1.0
  */
-export interface ManifestView extends Omit<Manifest.Manifest, "files" | "body"> {
-  readonly files: ReadonlyArray<Omit<Manifest.ManifestFile, "bytes">>
-}
+export type ManifestView = Omit<Manifest.Manifest, "body">
 
 /**
  * A skill whose files are known when the server starts: every file is hashed once and served with
@@ -141,6 +139,10 @@ export interface ManifestView extends Omit<Manifest.Manifest, "files" | "body"> 
  */
 export interface Static extends Common {
   readonly _tag: "Static"
+  /**
+   * Every file held in memory. A skill made from a manifest (`fromFiles` of a directory's skill)
+   * makes these from it when read: the registry takes the manifest and never reads them.
+   */
   readonly files: ReadonlyArray<File>
   /**
    * Files served on demand (see `DiskFile`). They need `manifest`: the registry cannot hash bytes
@@ -148,8 +150,9 @@ export interface Static extends Common {
    */
   readonly onDisk?: ReadonlyArray<DiskFile> | undefined
   /**
-   * The manifest of exactly `files` and `onDisk` when the caller already validated and hashed them
-   * (a directory source does): the registry then hashes nothing again.
+   * The manifest of exactly `files` and `onDisk`, holding the bytes of `files`, when the caller
+   * already validated and hashed them (a directory source does): the registry then hashes nothing
+   * again.
    */
   readonly manifest?: ManifestView | undefined
   /**
@@ -308,13 +311,25 @@ export interface FamilyOptions<T extends string, R> {
 export type Definition = Static | Dynamic | Rendered | Family
 
 /**
- * Plain data for one skill loaded from a directory: skill-path segments and its files.
+ * Plain data for one skill loaded elsewhere: skill-path segments and its files.
  *
  * @since 0.1.0
  */
 export interface Loaded {
   readonly path: ReadonlyArray<string>
   readonly files: ReadonlyArray<File>
+}
+
+/**
+ * One skill loaded and validated elsewhere (`DirectorySource.load`): skill-path segments and its
+ * manifest, holding the bytes of every file but those served on demand.
+ *
+ * @since 0.1.0
+ */
+export interface Validated {
+  readonly path: ReadonlyArray<string>
+  readonly manifest: ManifestView
+  readonly onDisk?: ReadonlyArray<DiskFile> | undefined
 }
 
 /**
@@ -382,25 +397,42 @@ export const make = (
 })
 
 /**
- * A skill from files loaded elsewhere, e.g. `DirectorySource.load`.
+ * The files of `manifest` whose bytes it holds, made now.
+ *
+ * @since 0.1.0
+ */
+export const heldFiles = (manifest: ManifestView): ReadonlyArray<File> => {
+  const files: Array<File> = []
+  for (let index = 0; index < manifest.files.length; index++) {
+    const bytes = manifest.files.bytes(index)
+    if (bytes !== undefined) files.push({ path: manifest.files.path(index), bytes })
+  }
+  return files
+}
+
+/**
+ * A skill from files loaded elsewhere: their paths and bytes, or the manifest `DirectorySource.load`
+ * validated them into (then its `files` are made from the manifest when read).
  *
  * @since 0.1.0
  */
 export const fromFiles = (
-  loaded: Loaded & {
-    readonly onDisk?: ReadonlyArray<DiskFile> | undefined
-    readonly manifest?: ManifestView | undefined
-    readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
-  },
+  loaded: (Loaded | Validated) & { readonly signatures?: ReadonlyArray<Signing.Signature> | undefined },
   options?: Omit<Options, "path">
-): Static => ({
-  _tag: "Static",
-  ...common({ ...options, path: loaded.path }),
-  files: loaded.files,
-  ...(loaded.onDisk === undefined || loaded.onDisk.length === 0 ? {} : { onDisk: loaded.onDisk }),
-  ...(loaded.manifest === undefined ? {} : { manifest: loaded.manifest }),
-  ...signed(loaded.signatures)
-})
+): Static => {
+  const base = { ...common({ ...options, path: loaded.path }), ...signed(loaded.signatures) }
+  if (!("manifest" in loaded)) return { _tag: "Static", ...base, files: loaded.files }
+  const { manifest } = loaded
+  return {
+    _tag: "Static",
+    ...base,
+    get files() {
+      return heldFiles(manifest)
+    },
+    ...(loaded.onDisk === undefined || loaded.onDisk.length === 0 ? {} : { onDisk: loaded.onDisk }),
+    manifest
+  }
+}
 
 /**
  * A dynamic skill (`"resources": "dynamic"`): files come from `read` on every request.

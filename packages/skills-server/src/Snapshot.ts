@@ -1,12 +1,14 @@
 /**
  * The snapshot model: the immutable catalogue one request reads from start to end, and the
- * read-only queries on it. Skills, files and directories are looked up by URI in hash maps; the
- * listing is sorted by URI for keyset pagination. A `SkillRegistry` builds snapshots
- * (`SkillRegistry.build`) and swaps them atomically.
+ * read-only queries on it. Skills are looked up by URI in a hash map; a file or directory is found
+ * through the skill around its URI, in that skill's manifest (its files held as columns, see
+ * `Manifest.Files` of `@mcp-skills/core`), so a snapshot holds no record per file; the listing is
+ * sorted by URI for keyset pagination. A `SkillRegistry` builds snapshots (`SkillRegistry.build`)
+ * and swaps them atomically.
  *
  * @since 0.1.0
  */
-import type { Digest, Limits, Protocol, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
+import type { Digest, Limits, Protocol, Signing, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
 import type * as Duration from "effect/Duration"
 import type * as PathTemplate from "./PathTemplate.js"
 import type * as Skill from "./Skill.js"
@@ -21,7 +23,8 @@ import type * as SkillFamily from "./SkillFamily.js"
 export type WireContent = { readonly text: string } | { readonly blob: string }
 
 /**
- * What every file of the snapshot has.
+ * What every file of the snapshot has. A file entry is made when a file is looked up
+ * (`Snapshot.files`), from the columns of the manifest that lists it, and kept by nobody.
  *
  * @since 0.1.0
  */
@@ -37,7 +40,7 @@ export interface FileBase {
 
 /**
  * A file held in memory, ready for `resources/read`: its wire content is derived from the bytes
- * once, on its first read.
+ * when read, and kept among the most recently read files' (see `SkillRegistry.Options`).
  *
  * @since 0.1.0
  */
@@ -88,6 +91,30 @@ export interface DirectoryEntry {
 }
 
 /**
+ * The files of a snapshot's static skills, by URI: each found through the innermost skill around
+ * its URI and made per call from that skill's manifest.
+ *
+ * @since 0.1.0
+ */
+export interface Files {
+  readonly get: (uri: string) => FileEntry | undefined
+  /** Every file, made anew (O(files)): for tests and tools, not requests. */
+  readonly all: () => ReadonlyArray<FileEntry>
+}
+
+/**
+ * The wire entries (`skills/list`, `skills/get`) of a snapshot's static skills: each made from the
+ * skill's manifest and signatures on first use and kept in a bounded cache that goes with the
+ * snapshot, so a catalogue holds no entry (nor a URI or digest string per file) for skills nobody
+ * asks about.
+ *
+ * @since 0.1.0
+ */
+export interface Entries {
+  readonly get: (skill: StaticSkill) => CoreSkill.Skill
+}
+
+/**
  * The directories of a snapshot's static skills (every skill root and every folder below one), by
  * URI. Each is derived from the manifest of the skill that holds it on first use and kept in a
  * bounded cache that goes with the snapshot: a catalogue holds no directory records until its
@@ -127,12 +154,22 @@ export interface SkillBase {
  */
 export interface StaticSkill extends SkillBase {
   readonly _tag: "Static"
-  /** The wire entry of `skills/list` and `skills/get`, with the skill's signatures in `_meta`. */
-  readonly entry: CoreSkill.Skill
-  /** Every file's path, URI, digest and size (bytes are in `inputs`, or on disk). */
+  /**
+   * Every file's path, digest and size, and the bytes of those held in memory (the files of its
+   * nested skills included, R10). Its wire entry is `Snapshot.entries.get(skill)`.
+   */
   readonly manifest: Skill.ManifestView
-  /** The files held in memory the manifest was built from, so a rebuild can tell unchanged skills. */
-  readonly inputs: ReadonlyArray<Skill.File>
+  /** The files of the manifest served on demand (their bytes are not held). */
+  readonly onDisk: ReadonlyArray<Skill.DiskFile>
+  /** Its authors' signatures, relayed in its entry's `_meta`. */
+  readonly signatures: ReadonlyArray<Signing.Signature> | undefined
+  /** Where it came from when this server re-serves it, relayed in its entry's `_meta`. */
+  readonly provenance: Skill.Provenance | undefined
+  /**
+   * The static skills around this one (indices into `Snapshot.skills`), whose manifests list its
+   * files too (R10); none for a skill inside no other.
+   */
+  readonly enclosedBy: ReadonlyArray<number>
 }
 
 /**
@@ -224,7 +261,8 @@ export interface Snapshot {
   /** Listed skills only, sorted by URI (the `skills/list` order). */
   readonly listed: ReadonlyArray<SkillEntry>
   readonly byUri: ReadonlyMap<string, SkillEntry>
-  readonly files: ReadonlyMap<string, FileEntry>
+  readonly files: Files
+  readonly entries: Entries
   readonly directories: Directories
   /** Dynamic and rendered skills by root URI: their files are produced per request. */
   readonly dynamicRoots: ReadonlyMap<string, DynamicSkill | RenderedSkill>

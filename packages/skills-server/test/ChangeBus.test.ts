@@ -218,7 +218,7 @@ describe("ChangeBus", () => {
       assert.strictEqual(served?.digest, (yield* a.registry.snapshot).files.get("skill://gamma/logo.bin")?.digest)
       const entry = (yield* b.registry.snapshot).byUri.get("skill://gamma/SKILL.md")
       assert(entry?._tag === "Static")
-      assert.deepStrictEqual(Signing.signaturesOf(entry.entry).signatures, added.signatures)
+      assert.deepStrictEqual(Signing.signaturesOf((yield* b.registry.snapshot).entries.get(entry)).signatures, added.signatures)
       assert.include(b.lines.join("\n"), "edited by another replica")
       yield* a.registry.remove(["skill://beta/SKILL.md"])
       const removed = yield* a.revision

@@ -43,7 +43,7 @@ describe("the guarded reader", () => {
       const made = yield* hostileSkills(root, "x")
       const loaded = yield* DirectorySource.load(root)
       expect(loaded.skills.map((skill) => skill.directory)).toEqual([...made.leftOut.map((entry) => entry.skill), "signed"].sort())
-      for (const skill of loaded.skills) expect(skill.manifest.files.map((file) => file.path)).toEqual(["SKILL.md"])
+      for (const skill of loaded.skills) expect(Array.from(skill.manifest.files, (file) => file.path)).toEqual(["SKILL.md"])
       expect(loaded.skills.find((skill) => skill.directory === "signed")!.signatures).toHaveLength(SignaturesMaxRecords)
       expect(loaded.ignored).toEqual(made.leftOut.map(({ path, reason }) => ({ path, reason })).sort((a, b) => a.path < b.path ? -1 : 1))
       // Skipped in folder order.
@@ -175,7 +175,7 @@ describe("no torn reads", () => {
       age(root, "alpha/SKILL.md", "alpha/guide.md")
       const source = yield* open(root)
       const guide = (scan: DirectorySource.Scan) =>
-        new TextDecoder().decode(scan.roots[0]!.loaded.skills[0]!.files.find((file) => file.path === "guide.md")!.bytes)
+        new TextDecoder().decode(Array.from(scan.roots[0]!.loaded.skills[0]!.manifest.files).find((file) => file.path === "guide.md")!.bytes)
       expect(guide(yield* source.scan)).toBe("the guide\n")
 
       // Truncated, as `>` and editors do before writing: the empty moment is not published.

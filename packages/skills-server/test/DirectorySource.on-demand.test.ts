@@ -12,7 +12,7 @@ import { Context, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, SkillRegistry, SkillsServer } from "../src/index.js"
+import { DirectorySource, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { httpServer } from "./support/cli-server.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { tree } from "./support/tree.js"
@@ -88,7 +88,7 @@ describe("files served on demand", () => {
       const source = yield* DirectorySource.make([{ path: root, onDemandAbove: Threshold }], { log: () => Effect.void })
       const registry = yield* SkillRegistry.make(source.definitions)
       const snapshot = yield* registry.snapshot
-      const tags = new Map([...snapshot.files.values()].map((file) => [file.uri, file._tag]))
+      const tags = new Map(snapshot.files.all().map((file) => [file.uri, file._tag]))
       expect(tags.get(bigUri)).toBe("OnDisk")
       expect(tags.get(textUri)).toBe("OnDisk")
       expect(tags.get("skill://alpha/SKILL.md")).toBe("InMemory")
@@ -102,9 +102,9 @@ describe("files served on demand", () => {
       // The snapshot holds bytes of the files in memory only.
       const alpha = snapshot.byUri.get("skill://alpha/SKILL.md")
       assert(alpha?._tag === "Static")
-      expect(alpha.inputs.map((file) => file.path).sort()).toEqual(["SKILL.md", "references/edge.md", "references/small.md"])
-      for (const file of alpha.manifest.files) expect("bytes" in file).toBe(tags.get(file.uri) === "InMemory")
-      const big = alpha.manifest.files.find((file) => file.uri === bigUri)!
+      expect(Skill.heldFiles(alpha.manifest).map((file) => file.path).sort()).toEqual(["SKILL.md", "references/edge.md", "references/small.md"])
+      for (const file of alpha.manifest.files) expect(file.bytes !== undefined).toBe(tags.get(file.uri) === "InMemory")
+      const big = Array.from(alpha.manifest.files).find((file) => file.uri === bigUri)!
       expect(big.digest).toBe(sha256(fill(0x01, 8 * Threshold)))
       expect(big.size).toBe(8 * Threshold)
 

@@ -27,7 +27,7 @@ const skillOf = (scan: DirectorySource.Scan, uri: string) =>
   scan.roots[0]!.loaded.skills.find((skill) => skill.manifest.uri === uri)
 
 const textOf = (scan: DirectorySource.Scan, uri: string, file: string) => {
-  const bytes = skillOf(scan, uri)?.files.find((each) => each.path === file)?.bytes
+  const bytes = Array.from(skillOf(scan, uri)?.manifest.files ?? []).find((each) => each.path === file)?.bytes
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes)
 }
 
@@ -66,7 +66,7 @@ describe("what a directory source keeps between scans", () => {
       fs.unlinkSync(link)
       fs.symlinkSync("../shared/nowhere.md", link)
       const dangling = yield* source.scan
-      expect(skillOf(dangling, "skill://alpha/SKILL.md")?.files.map((file) => file.path)).toEqual(["SKILL.md"])
+      expect(Array.from(skillOf(dangling, "skill://alpha/SKILL.md")?.manifest.files ?? [], (file) => file.path)).toEqual(["SKILL.md"])
       expect(dangling.roots[0]!.loaded.ignored).toContainEqual({ path: "alpha/common.md", reason: "broken symbolic link" })
 
       fs.unlinkSync(link)
@@ -86,7 +86,7 @@ describe("what a directory source keeps between scans", () => {
       age(root, "alpha/z.md", "alpha/a.md", "alpha/0.md")
       const added = yield* watched(source, root, "alpha/z.md", "alpha/a.md", "alpha/0.md")
       expect(added.upsert.map((skill) => skill.path.join("/"))).toEqual(["alpha"])
-      expect(added.upsert[0]!.manifest?.files.map((file) => file.path)).toEqual(["SKILL.md", "0.md", "a.md", "m.md", "z.md"])
+      expect(Array.from(added.upsert[0]!.manifest?.files ?? [], (file) => file.path)).toEqual(["SKILL.md", "0.md", "a.md", "m.md", "z.md"])
 
       // Nothing changed: an event on one of its files, then a full scan, hand out the same skill.
       const settled = yield* source.stats

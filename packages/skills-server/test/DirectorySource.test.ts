@@ -1,6 +1,6 @@
 import { NodeServices } from "@effect/platform-node"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Digest, Limits } from "@mcp-skills/core"
+import { Digest, Limits, Manifest } from "@mcp-skills/core"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -17,7 +17,7 @@ const skillMd = (name: string, extra = "") =>
 
 const uris = (loaded: DirectorySource.Loaded) => loaded.skills.map((skill) => skill.manifest.uri)
 const filesOf = (loaded: DirectorySource.Loaded, uri: string) =>
-  loaded.skills.find((skill) => skill.manifest.uri === uri)?.manifest.files.map((file) => file.path)
+  Array.from(loaded.skills.find((skill) => skill.manifest.uri === uri)?.manifest.files ?? [], (file) => file.path)
 
 layer(NodeServices.layer)("DirectorySource", (it) => {
   describe("examples/skills", () => {
@@ -54,30 +54,30 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
             const bytes = fs.readFileSync(path.join(folder, file.path))
             expect(file.size).toBe(bytes.byteLength)
             expect(file.digest).toBe(Digest.make(bytes))
-            const resource = skill.manifest.skill.resources
+            const resource = Manifest.entry(skill.manifest).resources
             expect(resource).not.toBe("dynamic")
             expect(resource).toContainEqual({ uri: file.uri, digest: file.digest, size: file.size })
             checked++
           }
         }
         expect(checked).toBeGreaterThan(20)
-        const logo = loaded.skills.find((s) => s.manifest.uri === "skill://pdf-processing/SKILL.md")!.files
+        const logo = Array.from(loaded.skills.find((s) => s.manifest.uri === "skill://pdf-processing/SKILL.md")!.manifest.files)
           .find((f) => f.path === "assets/logo.png")!
-        expect([...logo.bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
-        const style = loaded.skills.find((s) => s.manifest.uri === "skill://changelog-writer/SKILL.md")!.files
+        expect([...logo.bytes!.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])
+        const style = Array.from(loaded.skills.find((s) => s.manifest.uri === "skill://changelog-writer/SKILL.md")!.manifest.files)
           .find((f) => f.path === "references/STYLE.md")!
-        const text = new TextDecoder().decode(style.bytes)
+        const text = new TextDecoder().decode(style.bytes!)
         expect(text).toContain("José")
         expect(text).toContain("漢字")
         expect(text).toContain("🐛")
-        expect(style.bytes.byteLength).toBeGreaterThan(text.length)
+        expect(style.bytes!.byteLength).toBeGreaterThan(text.length)
       }))
 
     it.effect("R3: the frontmatter is kept whole, with optional fields typed as written", () =>
       Effect.gen(function*() {
         const loaded = yield* DirectorySource.load(examples)
         const git = loaded.skills.find((s) => s.manifest.uri === "skill://git-workflow/SKILL.md")!
-        expect(git.manifest.skill.frontmatter).toEqual({
+        expect(git.manifest.frontmatter).toEqual({
           name: "git-workflow",
           description: expect.stringContaining("Conventional Commits"),
           license: "Apache-2.0",
@@ -134,8 +134,8 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
         fs.symlinkSync(path.join(root, "nowhere.md"), path.join(root, "alpha/broken.md"))
         const loaded = yield* DirectorySource.load(root)
         expect(filesOf(loaded, "skill://alpha/SKILL.md")).toEqual(["SKILL.md", "common.md", "real.md"])
-        const common = loaded.skills[0]!.files.find((file) => file.path === "common.md")!
-        expect(new TextDecoder().decode(common.bytes)).toBe("shared content")
+        const common = Array.from(loaded.skills[0]!.manifest.files).find((file) => file.path === "common.md")!
+        expect(new TextDecoder().decode(common.bytes!)).toBe("shared content")
         expect(loaded.ignored.map((entry) => entry.path).sort()).toEqual([
           "alpha/broken.md",
           "alpha/escape-dir",
@@ -146,8 +146,8 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
           "alpha/shared-dir"
         ])
         for (const skill of loaded.skills) {
-          for (const file of skill.files) {
-            expect(new TextDecoder().decode(file.bytes)).not.toMatch(/outside|private key/)
+          for (const file of skill.manifest.files) {
+            expect(new TextDecoder().decode(file.bytes!)).not.toMatch(/outside|private key/)
           }
         }
       }))

@@ -38,7 +38,7 @@ const until = (done: () => boolean) =>
 const guideOf = (snapshot: SkillRegistry.Snapshot, uri: string) => {
   const skill = snapshot.byUri.get(uri)
   assert(skill?._tag === "Static", `${uri} is a static skill`)
-  return new TextDecoder().decode(skill.inputs.find((file) => file.path === "references/guide.md")!.bytes)
+  return new TextDecoder().decode(skill.manifest.files.bytes(skill.manifest.files.indexOf("references/guide.md")))
 }
 
 describe("reload at scale", () => {
@@ -116,7 +116,7 @@ describe("reload at scale", () => {
       // The same catalogue a full build of the source's definitions makes.
       const full = yield* SkillRegistry.build(yield* source.definitions)
       const digestsOf = (of: SkillRegistry.Snapshot) =>
-        new Map([...of.files.values()].map((file) => [file.uri, file.digest]))
+        new Map(of.files.all().map((file) => [file.uri, file.digest]))
       const final = yield* registry.snapshot
       const mine = digestsOf(final)
       const theirs = digestsOf(full)

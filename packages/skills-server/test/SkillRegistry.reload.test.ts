@@ -124,7 +124,9 @@ layer(NodeServices.layer)("reload", (it) => {
     Effect.gen(function*() {
       const root = tree({ "acme/billing/refunds/SKILL.md": skillMd("refunds") })
       const { registry, lines } = yield* open([{ path: root }])
-      const good = ((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill).entry
+      const entryOf = (snapshot: SkillRegistry.Snapshot) =>
+        snapshot.entries.get(snapshot.byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill)
+      const good = entryOf(yield* registry.snapshot)
 
       write(root, "acme/billing/refunds/SKILL.md", "---\nname: refunds\ndescription: &x anchored\n---\n")
       expect((yield* registry.reload).changed).toEqual([])
@@ -132,7 +134,7 @@ layer(NodeServices.layer)("reload", (it) => {
       expect(lines).toEqual([
         "acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version"
       ])
-      expect(((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill).entry).toStrictEqual(good)
+      expect(entryOf(yield* registry.snapshot)).toStrictEqual(good)
 
       write(root, "acme/billing/refunds/SKILL.md", skillMd("refunds", "Fixed."))
       const fixed = yield* registry.reload
@@ -202,7 +204,7 @@ layer(NodeServices.layer)("reload", (it) => {
         yield* Effect.ignore(registry.reload)
         const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as SkillRegistry.StaticSkill
         const description = String(skill.frontmatter.description)
-        const data = new TextDecoder().decode(skill.inputs.find((file) => file.path === "data.md")!.bytes)
+        const data = new TextDecoder().decode(skill.manifest.files.bytes(skill.manifest.files.indexOf("data.md")))
         const versions = new Set([/Version (\d+)/.exec(description)![1], /version (\d+)/.exec(data)![1]])
         // A SKILL.md of version n may sit beside data.md of version n-1 only if that pair was on disk
         // at one moment (the writer writes SKILL.md first): never data from a later version.

@@ -53,7 +53,7 @@ describe("SkillRegistry", () => {
       const raised = yield* SkillRegistry.build([tooMany, big], { limits: { maxResources: 1000, maxTotalBytes: 32 * 1024 * 1024 } })
       assert.strictEqual(raised.skills.length, 2)
       const exactly = simple("exact", Object.fromEntries(Object.entries(files).slice(0, 511)))
-      assert.strictEqual((yield* SkillRegistry.build([exactly])).files.size, 512)
+      assert.strictEqual((yield* SkillRegistry.build([exactly])).files.all().length, 512)
     }))
 
   it.effect("dynamic skills: frontmatter checked at registration, given or read from SKILL.md", () =>
@@ -82,7 +82,7 @@ describe("SkillRegistry", () => {
   it.effect("R10: nested files join the enclosing manifest; a conflicting copy is refused", () =>
     Effect.gen(function*() {
       const snapshot = yield* SkillRegistry.build([simple("a", { "x.md": "x" }), simple("a/b", { "y.md": "y" })])
-      const outer = (snapshot.byUri.get("skill://a/SKILL.md") as SkillRegistry.StaticSkill).entry
+      const outer = snapshot.entries.get(snapshot.byUri.get("skill://a/SKILL.md") as SkillRegistry.StaticSkill)
       assert.deepStrictEqual((outer.resources as ReadonlyArray<{ readonly uri: string }>).map((r) => r.uri), [
         "skill://a/SKILL.md",
         "skill://a/b/SKILL.md",
@@ -107,8 +107,8 @@ describe("SkillRegistry", () => {
       const moved = yield* SkillRegistry.build([Skill.fromFiles({ path: ["team", "alpha"], files, manifest: elsewhere.manifest })])
       const skill = moved.byUri.get("skill://team/alpha/SKILL.md")
       assert(skill?._tag === "Static")
-      assert.strictEqual(skill.entry.uri, "skill://team/alpha/SKILL.md")
-      assert.deepStrictEqual(skill.manifest.files.map((file) => file.uri), ["skill://team/alpha/SKILL.md", "skill://team/alpha/notes.md"])
+      assert.strictEqual(moved.entries.get(skill).uri, "skill://team/alpha/SKILL.md")
+      assert.deepStrictEqual(Array.from(skill.manifest.files, (file) => file.uri), ["skill://team/alpha/SKILL.md", "skill://team/alpha/notes.md"])
       assert.strictEqual(moved.hashed.files, 2)
     }))
 

@@ -40,11 +40,24 @@ const view = (snapshot: SkillRegistry.Snapshot) => {
       listed: skill.listed,
       frontmatter: skill.frontmatter,
       hint: skill.cacheHint,
-      entry: skill._tag === "Static" ? skill.entry : undefined
+      entry: skill._tag === "Static" ? snapshot.entries.get(skill) : undefined
     })),
-    size: [snapshot.skills.length, snapshot.byUri.size, snapshot.files.size, snapshot.directories.all().length],
+    size: [snapshot.skills.length, snapshot.byUri.size, snapshot.files.all().length, snapshot.directories.all().length],
     listed: snapshot.listed.map((skill) => skill.uri),
-    files: sorted(snapshot.files.values(), (file) => file.uri).map((file) => ({ ...file, ...(file._tag === "InMemory" ? { content: file.content } : {}), owners: owners(file.owners) })),
+    // Each file as found through its URI: every field a request reads.
+    files: sorted(snapshot.files.all(), (file) => file.uri).map((file) => {
+      const found = snapshot.files.get(file.uri)!
+      const { uri, name, mimeType, size, digest } = found
+      return {
+        uri,
+        name,
+        mimeType,
+        size,
+        digest,
+        ...(found._tag === "InMemory" ? { content: found.content } : { location: found.location }),
+        owners: owners(found.owners)
+      }
+    }),
     directories: sorted(snapshot.directories.all(), (directory) => directory.uri).map((directory) => ({
       uri: directory.uri,
       owners: owners(directory.owners),
@@ -195,7 +208,7 @@ describe("SkillRegistry.upsert and remove", () => {
       expect(reloaded.added).toEqual(["skill://alpha/SKILL.md"])
       const snapshot = yield* registry.snapshot
       expect([...snapshot.byUri.keys()].sort()).toEqual(["skill://alpha/SKILL.md", "skill://beta/SKILL.md", "skill://runtime/SKILL.md"])
-      expect(snapshot.files.has("skill://beta/assets/b.bin")).toBe(true)
+      expect(snapshot.files.get("skill://beta/assets/b.bin")).toBeDefined()
       yield* registry.remove(["skill://runtime/SKILL.md"])
       yield* registry.reload
       expect((yield* registry.snapshot).byUri.has("skill://runtime/SKILL.md")).toBe(false)

@@ -114,7 +114,7 @@ describe("relayed signatures", () => {
       expect(after.revision).not.toBe(before.revision)
       const entry = after.skills[0]!
       assert(entry._tag === "Static")
-      expect(entry.entry).toEqual(Signing.withSignatures(entryOf(refunds), refunds.signatures ?? signed(refunds, author.key).signatures!))
+      expect(after.entries.get(entry)).toEqual(Signing.withSignatures(entryOf(refunds), refunds.signatures ?? signed(refunds, author.key).signatures!))
       expect((yield* registry.replace([signed(refunds, author.key, second.key)])).listChanged).toBe(true)
       expect((yield* registry.replace([signed(refunds, author.key, second.key)])).listChanged).toBe(false)
     }))
@@ -126,9 +126,10 @@ describe("a caller who may not see a nested skill", () => {
       const outer = simple("acme/refunds", { "policy.md": "# Policy\n" })
       const inner = simple("acme/refunds/secret", { "notes.md": "# Secret\n" })
       // Signed as an author signs a folder: over the entry the server builds, nested files included.
-      const built = (yield* (yield* SkillRegistry.make([outer, inner])).snapshot).byUri.get("skill://acme/refunds/SKILL.md")!
+      const snapshot = yield* (yield* SkillRegistry.make([outer, inner])).snapshot
+      const built = snapshot.byUri.get("skill://acme/refunds/SKILL.md")!
       assert(built._tag === "Static")
-      const record = Result.getOrThrow(Signing.sign(built.entry, author.key))
+      const record = Result.getOrThrow(Signing.sign(snapshot.entries.get(built), author.key))
       const server = httpServer(SkillsServer.layer({
         skills: [{ ...outer, signatures: [record] }, inner],
         visibility: ({ headers }) => Effect.succeed(headers["x-user"] === "root" || ((skill) => skill.path.at(-1) !== "secret"))
@@ -159,7 +160,7 @@ layer(NodeServices.layer)("a directory source's signatures", (it) => {
       const { root, record } = folder()
       const loaded = yield* DirectorySource.load(root)
       expect(loaded.skills[0]!.signatures).toEqual([record])
-      expect(loaded.skills[0]!.manifest.files.map((file) => file.path)).toEqual(["SKILL.md", "policy.md"])
+      expect(Array.from(loaded.skills[0]!.manifest.files, (file) => file.path)).toEqual(["SKILL.md", "policy.md"])
       const server = httpServer(SkillsServer.layer({ skills: DirectorySource.definitions(root) }))
       yield* Effect.gen(function*() {
         const client = modernHttp(yield* ServerUrl)

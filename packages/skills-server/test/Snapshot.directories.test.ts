@@ -18,7 +18,7 @@ const listing = (snapshot: SkillRegistry.Snapshot) => {
     file.owners.reduce((best, index) => snapshot.skills[index]!.root.length > snapshot.skills[best]!.root.length ? index : best)
   const roots = snapshot.skills.filter((skill) => skill._tag === "Static").map((skill) => skill.root)
   const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: SkillRegistry.FileEntry }> }>()
-  for (const file of snapshot.files.values()) {
+  for (const file of snapshot.files.all()) {
     const holder = owner(file)
     let child = file.uri
     for (let end = child.lastIndexOf("/"); end > 0; end = child.lastIndexOf("/", end - 1)) {
@@ -81,7 +81,7 @@ describe("Snapshot.directories", () => {
       const expected = listing(snapshot)
       expect(expected.map(({ uri }) => snapshot.directories.get(uri))).toEqual(expected)
       expect([...snapshot.directories.all()].sort((a, b) => (a.uri < b.uri ? -1 : 1))).toEqual(expected)
-      for (const file of snapshot.files.keys()) assert.isUndefined(snapshot.directories.get(file), file)
+      for (const file of snapshot.files.all()) assert.isUndefined(snapshot.directories.get(file.uri), file.uri)
       assert.isUndefined(snapshot.directories.get("skill://x/nothing-here"))
     }), { arbitrary: { runs: 200 } })
 
@@ -101,27 +101,32 @@ describe("Snapshot.directories", () => {
       expect(again).toEqual(first)
     }))
 
-  it("answers carrying content weigh what they carry: fewer of them are kept, up to MemoBytes", () => {
+  it("answers carrying content weigh what they carry, up to MemoBytes; more than MaxKeptBytes of it is never kept", () => {
     const memo = Answer.makeMemo()
     const snapshot = {} as SkillRegistry.Snapshot
-    // Each weighs a little over a quarter of the budget: three are kept, not four.
-    const text = "x".repeat(Answer.MemoBytes / 8)
+    // Each weighs its AnswerWeight plus twice what it carries.
+    const text = "x".repeat(Answer.MaxKeptBytes / 2)
+    const fits = Math.floor(Answer.MemoBytes / (Answer.AnswerWeight + Answer.MaxKeptBytes))
     let computed = 0
-    const read = (key: string) =>
+    const read = (key: string, content = text) =>
       memo.keep(snapshot, key, () => {
         computed++
-        return Answer.make({ contents: [{ uri: key, text }] }, { ttlMs: 0, cacheScope: "public" }, false)
+        return Answer.make({ contents: [{ uri: key, text: content }] }, { ttlMs: 0, cacheScope: "public" }, false)
       })
     const first = read("r0")
-    read("r1")
-    read("r2")
+    for (let i = 1; i < fits; i++) read(`r${i}`)
     assert.strictEqual(read("r0"), first)
-    read("r3")
-    assert.strictEqual(computed, 4)
+    read(`r${fits}`)
+    assert.strictEqual(computed, fits + 1)
     // r1 was the least recently used: it went to make room; r0 stayed.
     assert.strictEqual(read("r0"), first)
     read("r1")
-    assert.strictEqual(computed, 5)
+    assert.strictEqual(computed, fits + 2)
+    // A large file's answer is made per request: keeping it would push out many small ones.
+    const large = "x".repeat(Answer.MaxKeptBytes + 1)
+    read("large", large)
+    read("large", large)
+    assert.strictEqual(computed, fits + 4)
   })
 
   it("a layer keeps at most MemoSize answers per snapshot, forgetting the least recently used", () => {

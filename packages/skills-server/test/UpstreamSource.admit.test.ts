@@ -75,7 +75,7 @@ describe("UpstreamSource admit list", () => {
         uris.length === 2 ? true : undefined))
       const snapshot = yield* registry.snapshot
       const alpha = snapshot.byUri.get("skill://team/alpha/SKILL.md")!
-      assert.strictEqual(alpha._tag === "Static" && new TextDecoder().decode(alpha.inputs.find((file) => file.path === "guide.md")!.bytes), "alpha v2\n")
+      assert.strictEqual(alpha._tag === "Static" && new TextDecoder().decode(alpha.manifest.files.bytes(alpha.manifest.files.indexOf("guide.md"))!), "alpha v2\n")
 
       // An edit that is not an admit list keeps the list followed until then.
       Fs.writeFileSync(file, "{ not json")

@@ -23,7 +23,7 @@ const manifest = Result.getOrThrow(Manifest.make({
   uri: Result.getOrThrow(SkillUri.skillMd("skill", ["notes"])),
   files: [{ path: "SKILL.md", bytes }]
 }))
-const entry: CoreSkill.Skill = manifest.skill
+const entry: CoreSkill.Skill = Manifest.entry(manifest)
 
 const down = new McpClientError({ reason: new TransportError({ description: "connect ECONNREFUSED" }) })
 
@@ -47,7 +47,7 @@ const standIn = (state: { ttlMs: number; failing: boolean; listings: number }): 
   loadSkill: (skill) =>
     Effect.succeed({
       skill,
-      skillMd: { skill: skill.uri, uri: skill.uri, mimeType: "text/markdown", bytes, digest: manifest.files[0]!.digest, verified: true },
+      skillMd: { skill: skill.uri, uri: skill.uri, mimeType: "text/markdown", bytes, digest: manifest.files.digest(0), verified: true },
       frontmatter: { name: "notes", description: "Notes" },
       body: ""
     })

@@ -5,7 +5,8 @@
  *
  * @since 0.1.0
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { CliReport, McpTelemetry } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"

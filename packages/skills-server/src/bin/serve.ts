@@ -4,7 +4,10 @@
  *
  * @since 0.1.0
  */
-import { NodeHttpServer, NodeStdio } from "@effect/platform-node"
+// Modules, not the barrel: the barrel loads every Node adapter (Redis, WebSockets), 650 modules
+// that every command would pay for before doing anything.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeStdio from "@effect/platform-node/NodeStdio"
 import { Manifest } from "@mcp-skills/core"
 import type * as ByteSize from "effect/ByteSize"
 import * as Console from "effect/Console"

@@ -83,7 +83,7 @@ export const sign = Effect.fnUntraced(function*(directory: string, keyPath: stri
   for (const skill of loaded.skills) {
     const served = snapshot.byUri.get(skill.manifest.uri)
     if (served?._tag !== "Static") continue
-    const signature = yield* Effect.fromResult(Signing.sign(served.entry, key)).pipe(
+    const signature = yield* Effect.fromResult(Signing.sign(snapshot.entries.get(served), key)).pipe(
       Effect.mapError((error) => new SigningFailed({ reason: error.reason }))
     )
     const folder = NodePath.join(real, skill.directory)

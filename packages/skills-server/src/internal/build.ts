@@ -15,28 +15,23 @@ import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import type * as Schema from "effect/Schema"
-import * as MimeType from "../MimeType.js"
 import * as PathTemplate from "../PathTemplate.js"
 import * as Revision from "../Revision.js"
 import * as Skill from "../Skill.js"
 import { familyKey } from "../Snapshot.js"
-import type {
-  DynamicSkill,
-  FamilyEntry,
-  FileEntry,
-  Hint,
-  RenderedSkill,
-  SkillEntry,
-  Snapshot
-} from "../Snapshot.js"
+import type { DynamicSkill, FamilyEntry, Hint, RenderedSkill, SkillEntry, Snapshot } from "../Snapshot.js"
 import * as Directories from "./directories.js"
-import { ancestors, enclosing, innermost, isPrivate, listingFrom, normalizeHint, StoredFile, viewOf, withOwners } from "./registry.js"
+import * as Entries from "./entries.js"
+import * as Files from "./files.js"
+import { ancestors, enclosing, isPrivate, listingFrom, normalizeHint, viewOf } from "./registry.js"
 import * as Signed from "./signed.js"
 import * as WireForms from "./wireForms.js"
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
 
 const sameBytes = (a: Uint8Array, b: Uint8Array) => asBuffer(a).equals(asBuffer(b))
+
+const noFiles: ReadonlyArray<never> = []
 
 // Sorted by UTF-16 code unit, the order keyset cursors compare with.
 const byUri = Order.mapInput(Order.String, (item: { readonly uri: string }) => item.uri)
@@ -53,25 +48,65 @@ interface Pending {
   readonly definition: Exclude<Skill.Definition, Skill.Family>
   readonly uri: SkillUri.SkillMdUri
   readonly root: string
-  readonly files: Array<Skill.File>
+  /**
+   * A static skill's manifest as its definition gave it, while it stands for the skill's files:
+   * until a nested skill adds files to it (R10), which makes it `files`.
+   */
+  manifest: Skill.ManifestView | undefined
+  /** A static skill's files held in memory, when they are not (or no longer) its manifest's. */
+  files: Array<Manifest.FileInput> | undefined
   readonly onDisk: Array<Skill.DiskFile>
   readonly cacheHint: Hint | undefined
 }
 
 // A definition that passed validation, with what its kind needs to be served.
 type Resolved = Pending & (
-  | { readonly _tag: "Static"; readonly manifest: Skill.ManifestView; readonly entry: CoreSkill.Skill }
+  | {
+    readonly _tag: "Static"
+    readonly manifest: Skill.ManifestView
+    readonly signatures: Skill.Static["signatures"]
+    readonly provenance: Skill.Static["provenance"]
+  }
   | { readonly _tag: "Dynamic"; readonly definition: Skill.Dynamic; readonly frontmatter: SkillFrontmatter.SkillFrontmatter }
   | { readonly _tag: "Rendered"; readonly definition: Skill.Rendered; readonly frontmatter: Readonly<Record<string, unknown>> }
 )
 
-// The same files as a previous build: same paths, same bytes (identical arrays compare in O(1)).
-const sameInputs = (previous: ReadonlyArray<Skill.File>, next: ReadonlyArray<Skill.File>) => {
-  if (previous.length !== next.length) return false
-  const byPath = new Map(previous.map((file) => [file.path, file.bytes]))
+// The files a static skill holds in memory, with their digests when known; from its manifest, made now.
+const heldOf = (skill: Pending): ReadonlyArray<Manifest.FileInput> => {
+  if (skill.files !== undefined) return skill.files
+  const files = skill.manifest!.files
+  const out: Array<Manifest.FileInput> = []
+  for (let index = 0; index < files.length; index++) {
+    const bytes = files.bytes(index)
+    if (bytes !== undefined) out.push({ path: files.path(index), bytes, digest: files.digest(index) })
+  }
+  return out
+}
+
+// Every path of a static skill: held in memory and on disk.
+const pathsOf = (skill: Pending): ReadonlyArray<string> => {
+  if (skill.files === undefined) {
+    const files = skill.manifest!.files
+    return Array.from({ length: files.length }, (_, index) => files.path(index))
+  }
+  return [...skill.files.map((file) => file.path), ...skill.onDisk.map((file) => file.path)]
+}
+
+// The skill's files as a list that can grow: its manifest no longer stands for them.
+const filesOf = (skill: Pending): Array<Manifest.FileInput> => {
+  if (skill.files === undefined) {
+    skill.files = [...heldOf(skill)]
+    skill.manifest = undefined
+  }
+  return skill.files
+}
+
+// The same files as a previous build's manifest, every one held: same paths, same bytes.
+const sameInputs = (previous: Skill.ManifestView, next: ReadonlyArray<Manifest.FileInput>) => {
+  if (previous.files.length !== next.length) return false
   return next.every((file) => {
-    const bytes = byPath.get(file.path)
-    return bytes !== undefined && (bytes === file.bytes || sameBytes(bytes, file.bytes))
+    const index = previous.files.indexOf(file.path)
+    return index !== -1 && previous.files.sameBytes(index, file.bytes)
   })
 }
 
@@ -91,13 +126,6 @@ export interface Settings {
 }
 
 const refused = (problems: Problems["problems"]): Problems => ({ _tag: "Problems", problems })
-
-// Where a re-served skill came from goes in its entry's `_meta`, beside its signatures (R139).
-const withProvenance = (entry: CoreSkill.Skill, provenance: Skill.Provenance | undefined): CoreSkill.Skill =>
-  provenance === undefined ? entry : { ...entry, _meta: { ...entry._meta, [Skill.ProvenanceMetaKey]: { ...provenance } } }
-
-const staticEntry = (skill: CoreSkill.Skill, definition: Skill.Static) =>
-  withProvenance(Signed.entryOf(skill, definition.signatures), definition.provenance)
 
 /** Validates and hashes definitions into a snapshot, or fails listing every problem found. */
 export const build = Effect.fnUntraced(function*(
@@ -134,11 +162,15 @@ export const build = Effect.fnUntraced(function*(
       problems.push({ skill: uri.success, reason: hint.failure })
       continue
     }
+    // A manifest made for another skill path (a definition moved with the manifest it had) is
+    // not this skill's: its entry would name the other skill.
+    const manifest = definition._tag === "Static" && definition.manifest?.uri === uri.success ? definition.manifest : undefined
     pending.push({
       definition,
       uri: uri.success,
       root: SkillUri.root(uri.success),
-      files: definition._tag === "Static" ? [...definition.files] : [],
+      manifest,
+      files: definition._tag === "Static" && manifest === undefined ? [...definition.files] : undefined,
       onDisk: definition._tag === "Static" ? [...definition.onDisk ?? []] : [],
       cacheHint: hint?.success
     })
@@ -161,13 +193,22 @@ export const build = Effect.fnUntraced(function*(
       if (outer.definition._tag !== "Static") continue
       const prefix = SkillUri.relativePath(outer.uri, inner.root + "/" + Extension.SkillFileName)!.split("/").slice(0, -1)
         .join("/")
-      const existing = new Map(outer.files.map((file) => [file.path, file.bytes]))
-      for (const file of inner.files) {
+      // The bytes the outer skill holds at a path: a row of its manifest, or an entry of its list.
+      let held: Map<string, Uint8Array> | undefined
+      const heldAt = (path: string) => {
+        if (outer.manifest !== undefined) {
+          const row = outer.manifest.files.indexOf(path)
+          return row === -1 ? undefined : outer.manifest.files.bytes(row)
+        }
+        held ??= new Map(outer.files!.map((file) => [file.path, file.bytes]))
+        return held.get(path)
+      }
+      for (const file of heldOf(inner)) {
         const path = `${prefix}/${file.path}`
-        const present = existing.get(path)
+        const present = heldAt(path)
         if (present === undefined) {
-          outer.files.push({ path, bytes: file.bytes })
-          existing.set(path, file.bytes)
+          filesOf(outer).push({ path, bytes: file.bytes, ...(file.digest === undefined ? {} : { digest: file.digest }) })
+          held?.set(path, file.bytes)
         } else if (!sameBytes(present, file.bytes)) {
           problems.push({ skill: outer.uri, reason: `${path} differs from the same file of nested skill ${inner.uri}` })
         }
@@ -177,6 +218,7 @@ export const build = Effect.fnUntraced(function*(
         const path = `${prefix}/${file.path}`
         const present = onDisk.get(path)
         if (present === undefined) {
+          filesOf(outer)
           outer.onDisk.push({ ...file, path })
           onDisk.set(path, file.digest)
         } else if (present !== file.digest) {
@@ -194,10 +236,10 @@ export const build = Effect.fnUntraced(function*(
       const outer = byRoot.get(ancestor)
       if (outer?.definition._tag !== "Static") continue
       const prefix = inner.root.slice(outer.root.length + 1) + "/"
-      const held = new Set([...inner.files, ...inner.onDisk].map((file) => prefix + file.path))
-      for (const file of [...outer.files, ...outer.onDisk]) {
-        if (file.path.startsWith(prefix) && !held.has(file.path)) {
-          problems.push({ skill: outer.uri, reason: `${file.path} lies inside the nested skill ${inner.uri}, which does not hold it (R7, R10)` })
+      const held = new Set(pathsOf(inner).map((path) => prefix + path))
+      for (const path of pathsOf(outer)) {
+        if (path.startsWith(prefix) && !held.has(path)) {
+          problems.push({ skill: outer.uri, reason: `${path} lies inside the nested skill ${inner.uri}, which does not hold it (R7, R10)` })
         }
       }
     }
@@ -212,16 +254,11 @@ export const build = Effect.fnUntraced(function*(
     const definition = skill.definition
     if (definition._tag === "Static") {
       const before = previous?.byUri.get(skill.uri)
-      // A manifest made for another skill path (a definition moved with the manifest it had) is
-      // not this skill's: its entry would name the other skill.
-      const reused = definition.manifest?.uri === skill.uri && skill.files.length === definition.files.length &&
-          skill.onDisk.length === (definition.onDisk?.length ?? 0)
-        ? definition.manifest
-        : before?._tag === "Static" && sameInputs(before.inputs, skill.files)
-        ? before.manifest
-        : undefined
+      const { signatures, provenance } = definition
+      const reused = skill.manifest ??
+        (before?._tag === "Static" && skill.onDisk.length === 0 && sameInputs(before.manifest, skill.files!) ? before.manifest : undefined)
       if (reused !== undefined) {
-        resolved.push({ ...skill, _tag: "Static", manifest: reused, entry: staticEntry(reused.skill, definition) })
+        resolved.push({ ...skill, _tag: "Static", manifest: reused, signatures, provenance })
         continue
       }
       // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
@@ -232,20 +269,19 @@ export const build = Effect.fnUntraced(function*(
         })
         continue
       }
-      hashed.files += skill.files.length
-      for (const file of skill.files) hashed.bytes += file.bytes.byteLength
-      const manifest = Manifest.make({ uri: skill.uri, files: skill.files, limits })
+      const files = skill.files!
+      for (const file of files) {
+        if (file.digest !== undefined) continue
+        hashed.files++
+        hashed.bytes += file.bytes.byteLength
+      }
+      const manifest = Manifest.make({ uri: skill.uri, files, limits })
       if (Result.isFailure(manifest)) {
         for (const problem of manifest.failure.problems) {
           problems.push({ skill: skill.uri, reason: Manifest.describe(problem) })
         }
       } else {
-        resolved.push({
-          ...skill,
-          _tag: "Static",
-          manifest: viewOf(manifest.success),
-          entry: staticEntry(manifest.success.skill, definition)
-        })
+        resolved.push({ ...skill, _tag: "Static", manifest: viewOf(manifest.success), signatures, provenance })
       }
       continue
     }
@@ -299,8 +335,10 @@ export const build = Effect.fnUntraced(function*(
       ? {
         _tag: "Static",
         uri: skill.uri,
-        entry: skill.entry,
-        judged: before?._tag === "Static" && before.manifest === skill.manifest && Signed.relayed(before.entry) === Signed.relayed(skill.entry)
+        signatures: skill.signatures,
+        entry: () => Entries.entryOf(skill),
+        judged: before?._tag === "Static" && before.manifest === skill.manifest &&
+          Signed.relayed(before.signatures) === Signed.relayed(skill.signatures)
       }
       : { _tag: "Unsignable", uri: skill.uri, kind: skill._tag.toLowerCase() }
     if (yield* Signed.admit(candidate, requireSigned)) served.push(skill)
@@ -334,7 +372,7 @@ export const collisions = (
   for (const uri of uris) {
     const file = snapshot.files.get(uri)
     const skill = file !== undefined
-      ? snapshot.skills[innermost(snapshot.skills, file.owners)]
+      ? enclosing(snapshot, uri)
       : SkillUri.isCanonical(uri)
       ? enclosing(snapshot, uri)
       : undefined
@@ -431,7 +469,7 @@ const skillResource = (
 // Each kind written out as one object literal, not spread from a common base: the spread made
 // every skill of a catalogue an object with a map of its own (a hidden class and its
 // descriptors, about 200 bytes per skill, and slower to build and to read).
-const toEntry = (skill: Resolved, index: number): SkillEntry => {
+const toEntry = (skill: Resolved, index: number, enclosedBy: ReadonlyArray<number>): SkillEntry => {
   const uri = skill.uri
   const root = skill.root
   const path = skill.definition.path
@@ -439,17 +477,18 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
   const cacheHint = skill.cacheHint
   switch (skill._tag) {
     case "Static": {
-      const frontmatter = skill.manifest.frontmatter
+      const { manifest, signatures, provenance } = skill
+      const frontmatter = manifest.frontmatter
       const name = String(frontmatter.name)
-      const resource = skillResource(uri, frontmatter, skill.manifest.files[0]?.size)
-      const { entry, manifest, files: inputs } = skill
-      return { _tag: "Static", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, manifest, inputs }
+      const resource = skillResource(uri, frontmatter, manifest.files.length === 0 ? undefined : manifest.files.size(0))
+      const onDisk = skill.onDisk.length === 0 ? noFiles : skill.onDisk
+      return { _tag: "Static", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, manifest, onDisk, signatures, provenance, enclosedBy }
     }
     case "Dynamic": {
       const { definition, frontmatter } = skill
       const name = String(frontmatter.name)
       const resource = skillResource(uri, frontmatter, undefined)
-      const entry = withProvenance({ uri, frontmatter, resources: "dynamic" } as CoreSkill.Skill, definition.provenance)
+      const entry = Entries.withProvenance({ uri, frontmatter, resources: "dynamic" } as CoreSkill.Skill, definition.provenance)
       return { _tag: "Dynamic", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, definition }
     }
     case "Rendered": {
@@ -468,18 +507,6 @@ const listingOf = (listed: ReadonlyArray<SkillEntry>, families: ReadonlyArray<Fa
     families
   )
 
-// The bytes of each path of `files`, looked up at the same position first: a directory source
-// hands the manifest's own files over, in the manifest's order, so no map is made per skill.
-const bytesByPath = (files: ReadonlyArray<Skill.File>) => {
-  let byPath: Map<string, Uint8Array> | undefined
-  return (position: number, path: string): Uint8Array | undefined => {
-    const same = files[position]
-    if (same?.path === path) return same.bytes
-    byPath ??= new Map(files.map((file) => [file.path, file.bytes]))
-    return byPath.get(path)
-  }
-}
-
 const assemble = (
   sorted: ReadonlyArray<Resolved>,
   families: ReadonlyArray<FamilyEntry>,
@@ -491,45 +518,21 @@ const assemble = (
   for (const skill of sorted) {
     for (const prefix of ancestors(skill.root)) nested.set(prefix, (nested.get(prefix) ?? 0) + 1)
   }
+  // The static skills around each static skill list its files too (R10): kept with it, so a file
+  // found through its innermost skill knows every skill that lists it.
+  const staticRoots = new Map<string, number>()
+  for (const [index, skill] of sorted.entries()) if (skill._tag === "Static" && nested.has(skill.root)) staticRoots.set(skill.root, index)
   const skills: Array<SkillEntry> = []
-  const files = new Map<string, FileEntry>()
   const dynamicRoots = new Map<string, DynamicSkill | RenderedSkill>()
   for (const [index, skill] of sorted.entries()) {
-    const entry = toEntry(skill, index)
+    let enclosedBy: ReadonlyArray<number> = noFiles
+    if (skill._tag === "Static" && staticRoots.size > 0) {
+      const around = ancestors(skill.root).map((prefix) => staticRoots.get(prefix)).filter((found) => found !== undefined)
+      if (around.length > 0) enclosedBy = around.sort(Order.Number)
+    }
+    const entry = toEntry(skill, index, enclosedBy)
     skills.push(entry)
-    if (entry._tag !== "Static") {
-      dynamicRoots.set(skill.root, entry)
-      continue
-    }
-    // One owners array for every file this skill alone lists (nearly all of them): a file a
-    // nested skill lists too gets its own, copied when its second owner comes.
-    const own = [index]
-    const held = bytesByPath(skill.files)
-    const onDisk = skill.onDisk.length === 0 ? undefined : new Map(skill.onDisk.map((file) => [file.path, file.location]))
-    for (const [i, file] of entry.manifest.files.entries()) {
-      const existing = files.get(file.uri)
-      if (existing !== undefined) {
-        files.set(file.uri, withOwners(existing, [...existing.owners, index]))
-        continue
-      }
-      const mimeType = MimeType.fromPath(file.path)
-      const location = onDisk?.get(file.path)
-      files.set(
-        file.uri,
-        location === undefined
-          ? new StoredFile(file.uri, mimeType, file.size, file.digest, own, held(i, file.path)!, wireForms)
-          : {
-            _tag: "OnDisk",
-            uri: file.uri,
-            name: file.path.slice(file.path.lastIndexOf("/") + 1),
-            mimeType,
-            size: file.size,
-            digest: file.digest,
-            owners: own,
-            location
-          }
-      )
-    }
+    if (entry._tag !== "Static") dynamicRoots.set(skill.root, entry)
   }
   const enclosed = new Map<string, Array<string>>()
   for (const skill of skills) {
@@ -546,7 +549,8 @@ const assemble = (
     skills,
     listed,
     byUri: new Map(skills.map((skill) => [skill.uri, skill])),
-    files,
+    files: Files.make(() => snapshot, wireForms),
+    entries: Entries.make(),
     directories: Directories.make(() => snapshot),
     dynamicRoots,
     families,

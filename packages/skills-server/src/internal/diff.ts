@@ -48,7 +48,7 @@ export const diff = (before: Snapshot, after: Snapshot): Changes => {
     if (after.byUri.has(skill.uri)) continue
     removed.push(skill.uri)
     listChanged ||= skill.listed || inListedParent(before, skill.root)
-    for (const uri of digests(skill).keys()) if (!after.files.has(uri)) updated.add(uri)
+    for (const uri of digests(skill).keys()) if (after.files.get(uri) === undefined) updated.add(uri)
   }
   return { added, removed, changed, listChanged, updated: [...updated].sort(Order.String) }
 }

@@ -11,7 +11,8 @@ import { Extension } from "@mcp-skills/core"
 import * as Order from "effect/Order"
 import type { DirectoryChild, DirectoryEntry, Directories, Snapshot, StaticSkill } from "../Snapshot.js"
 import { Lru } from "./lru.js"
-import { enclosing, innermost } from "./registry.js"
+import * as MimeType from "../MimeType.js"
+import { enclosing } from "./registry.js"
 
 /** Directories kept per snapshot, the most recently read (each at most one skill's file list). */
 export const Kept = 1024
@@ -24,17 +25,25 @@ const byUri = Order.mapInput(Order.String, (child: DirectoryChild) => child.uri)
 const derive = (snapshot: Snapshot, skill: StaticSkill, uri: string): DirectoryEntry | undefined => {
   const prefix = uri + "/"
   const owners = new Set<number>()
-  const files = new Map<string, DirectoryChild>()
+  const children: Array<DirectoryChild> = []
   const folders = new Map<string, Set<number>>()
-  for (const { uri: file } of skill.manifest.files) {
+  const files = skill.manifest.files
+  for (let index = 0; index < files.length; index++) {
+    const file = files.uri(index)
     if (!file.startsWith(prefix)) continue
-    const entry = snapshot.files.get(file)!
-    const holder = innermost(snapshot.skills, entry.owners)
+    // The innermost skill around the file: this one, or a static skill nested in it.
+    const holder = skill.enclosedBy.length === 0 && (snapshot.nested.get(skill.root) ?? 0) === 0
+      ? skill.index
+      : (enclosing(snapshot, file) ?? skill).index
     owners.add(holder)
     const slash = file.indexOf("/", prefix.length)
     if (slash === -1) {
-      const name = decodeURIComponent(file.slice(prefix.length))
-      files.set(file, { uri: file, owners: [holder], resource: { uri: file, name, mimeType: entry.mimeType, size: entry.size } })
+      const name = files.name(index)
+      children.push({
+        uri: file,
+        owners: [holder],
+        resource: { uri: file, name, mimeType: MimeType.fromPath(name), size: files.size(index) }
+      })
       continue
     }
     const folder = file.slice(0, slash)
@@ -43,7 +52,6 @@ const derive = (snapshot: Snapshot, skill: StaticSkill, uri: string): DirectoryE
     else holders.add(holder)
   }
   if (owners.size === 0) return undefined
-  const children = [...files.values()]
   for (const [folder, holders] of folders) {
     const name = decodeURIComponent(folder.slice(prefix.length))
     children.push({ uri: folder, owners: [...holders].sort(Order.Number), resource: { uri: folder, name, mimeType: Extension.DirectoryMimeType } })
@@ -77,7 +85,8 @@ export const make = (snapshot: () => Snapshot): Directories => {
       const seen = new Set<string>()
       for (const skill of current.skills) {
         if (skill._tag !== "Static") continue
-        for (const { uri: file } of skill.manifest.files) {
+        for (let index = 0; index < skill.manifest.files.length; index++) {
+          const file = skill.manifest.files.uri(index)
           for (let end = file.lastIndexOf("/"); end >= skill.root.length; end = file.lastIndexOf("/", end - 1)) {
             const directory = file.slice(0, end)
             if (seen.has(directory)) break

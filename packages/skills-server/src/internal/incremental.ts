@@ -1,19 +1,21 @@
 /**
  * Snapshot updates in O(change), for `SkillRegistry.upsert` and `remove`.
  *
- * A skill that neither encloses nor sits inside another (R10 nesting) owns its files (and so the
- * directories derived from them) alone, so adding, replacing or removing it touches only its own entries: its maps'
- * entries change in an `Overlay` (nothing of the rest is copied), it takes a free index (the end,
- * or the index of the skill it replaces), and a removed skill's index is filled by the last skill,
- * whose own entries are re-pointed. The arrays of skills are copied (pointers only). Nested
- * skills share entries, which only a full build can attribute: `apply` answers `undefined` and
- * the registry rebuilds.
+ * A skill that neither encloses nor sits inside another (R10 nesting) owns its files (found through
+ * it, and the directories derived from them) alone, so adding, replacing or removing it touches
+ * only its own entries: its maps' entries change in an `Overlay` (nothing of the rest is copied),
+ * it takes a free index (the end, or the index of the skill it replaces), and a removed skill's
+ * index is filled by the last skill. The arrays of skills are copied (pointers only). Nested skills
+ * share files, which only a full build can attribute: `apply` answers `undefined` and the registry
+ * rebuilds.
  *
  * @internal
  */
 import * as Order from "effect/Order"
 import * as Cursor from "./cursor.js"
 import * as Directories from "./directories.js"
+import * as Entries from "./entries.js"
+import * as Files from "./files.js"
 import { Overlay } from "./overlay.js"
 import * as Revision from "../Revision.js"
 import type * as SkillRegistry from "../Snapshot.js"
@@ -29,7 +31,8 @@ const isNested = (snapshot: Snapshot, root: string) =>
   (snapshot.nested.get(root) ?? 0) > 0 || Registry.ancestors(root).some((prefix) => snapshot.byUri.has(prefix + SkillMd))
 
 // The files a static skill that is not nested owns (its directories are derived from them).
-const owned = (skill: SkillEntry): ReadonlyArray<string> => skill._tag === "Static" ? skill.manifest.files.map((file) => file.uri) : []
+const owned = (skill: SkillEntry): ReadonlyArray<string> =>
+  skill._tag === "Static" ? Array.from({ length: skill.manifest.files.length }, (_, index) => skill.manifest.files.uri(index)) : []
 
 /**
  * `before` with the skills of `added` put in (each replacing the skill of the same URI, if any)
@@ -53,7 +56,6 @@ export const apply = (
   const listed = before.listed.slice()
   const byUri: Array<[string, SkillEntry | undefined]> = []
   const dynamicRoots: Array<[string, SkillRegistry.DynamicSkill | SkillRegistry.RenderedSkill | undefined]> = []
-  const files: Array<[string, SkillRegistry.FileEntry | undefined]> = []
   const nested = new Map<string, number>()
   let privateSkills = before.listing.privateSkills
   let defaultSkills = before.listing.defaultSkills
@@ -84,20 +86,17 @@ export const apply = (
     byUri.push([skill.uri, undefined])
     live.set(skill.uri, undefined)
     if (skill._tag !== "Static") dynamicRoots.push([skill.root, undefined])
-    for (const uri of owned(skill)) files.push([uri, undefined])
     if (skill.listed && listed[position(skill.uri) - 1]?.uri === skill.uri) listed.splice(position(skill.uri) - 1, 1)
     count(skill, -1)
     removedSkills.push(skill)
   }
-  // Puts `skill`, whose entries are in `from`, at `index`; its files are its own.
-  const putIn = (skill: SkillEntry, index: number, from: Snapshot) => {
+  // Puts `skill` at `index`; its files are its own.
+  const putIn = (skill: SkillEntry, index: number) => {
     const placed = { ...skill, index }
     skills[index] = placed
     byUri.push([placed.uri, placed])
     live.set(placed.uri, placed)
     if (placed._tag !== "Static") dynamicRoots.push([placed.root, placed])
-    const own = [index]
-    for (const uri of owned(placed)) files.push([uri, Registry.withOwners(from.files.get(uri)!, own)])
     if (placed.listed) listed.splice(position(placed.uri), 0, placed)
     count(placed, 1)
     addedSkills.push(placed)
@@ -112,23 +111,23 @@ export const apply = (
     if (last.uri !== skill.uri) {
       if (isNested(before, last.root)) return undefined
       takeOut(last)
-      putIn(last, skill.index, before)
+      putIn(last, skill.index)
     }
     skills.pop()
     changes.removed.push(uri)
     changes.listChanged ||= skill.listed
     for (const file of owned(skill)) changes.updated.add(file)
   }
-  for (const { from, skill } of incoming) {
+  for (const { skill } of incoming) {
     const old = find(skill.uri)
     if (old === undefined) {
-      putIn(skill, skills.length, from)
+      putIn(skill, skills.length)
       changes.added.push(skill.uri)
       changes.listChanged ||= skill.listed
       continue
     }
     takeOut(old)
-    const placed = putIn(skill, old.index, from)
+    const placed = putIn(skill, old.index)
     const change = Registry.changeOf(old, placed)
     if (change === undefined) continue
     changes.changed.push(change)
@@ -145,7 +144,8 @@ export const apply = (
     skills,
     listed,
     byUri: Overlay.of(before.byUri).with(byUri),
-    files: Overlay.of(before.files).with(files),
+    files: Files.following(before.files, () => snapshot),
+    entries: Entries.make(),
     directories: Directories.make(() => snapshot),
     dynamicRoots: Overlay.of(before.dynamicRoots).with(dynamicRoots),
     nested: Overlay.of(before.nested).with([...nested].map(([prefix, n]) => [prefix, n > 0 ? n : undefined])),

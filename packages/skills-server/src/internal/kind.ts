@@ -44,7 +44,6 @@ import type { Method, Visible } from "./visibility.js"
 export interface Rendering {
   readonly manifest: Manifest.Manifest
   readonly entry: CoreSkill.Skill
-  readonly files: ReadonlyMap<string, Manifest.ManifestFile>
 }
 
 /** Renderings shared between requests under a skill's `shareKey` (one cache per layer). */
@@ -146,10 +145,11 @@ export const carvedEntry = (
   visible: Visible,
   skill: SkillRegistry.StaticSkill
 ): CoreSkill.Skill => {
-  if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return skill.entry
-  const resources = skill.entry.resources as ReadonlyArray<CoreSkill.SkillResource>
+  const entry = snapshot.entries.get(skill)
+  if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return entry
+  const resources = entry.resources as ReadonlyArray<CoreSkill.SkillResource>
   const shown = resources.filter((resource) => visible.file(snapshot.files.get(resource.uri)?.owners ?? []))
-  return shown.length === resources.length ? skill.entry : Signing.withSignatures({ ...skill.entry, resources: shown }, [])
+  return shown.length === resources.length ? entry : Signing.withSignatures({ ...entry, resources: shown }, [])
 }
 
 /** The children of a static directory this caller may see. */
@@ -238,16 +238,12 @@ const nestedFiles: (
     if (!call.visible.skill(skill.index)) continue
     const holds = (file: string) => Registry.enclosing(snapshot, file) === skill
     switch (skill._tag) {
-      case "Static": {
-        const bytes = new Map(skill.inputs.map((file) => [file.path, file.bytes]))
-        for (const file of skill.manifest.files) {
-          if (holds(file.uri)) found.set(file.uri, { uri: file.uri, bytes: bytes.get(file.path), size: file.size, digest: file.digest })
-        }
-        break
-      }
+      case "Static":
       case "Rendered": {
-        for (const file of (yield* render(call, skill)).manifest.files) {
-          if (holds(file.uri)) found.set(file.uri, { uri: file.uri, bytes: file.bytes, size: file.size, digest: file.digest })
+        const files = skill._tag === "Static" ? skill.manifest.files : (yield* render(call, skill)).manifest.files
+        for (let index = 0; index < files.length; index++) {
+          const uri = files.uri(index)
+          if (holds(uri)) found.set(uri, { uri, bytes: files.bytes(index), size: files.size(index), digest: files.digest(index) })
         }
         break
       }
@@ -276,7 +272,7 @@ const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Renderin
   for (const file of own.manifest.files) {
     const holder = Registry.enclosing(call.snapshot, file.uri)
     if (holder === undefined || holder === skill) {
-      files.push({ path: file.path, bytes: file.bytes, digest: file.digest })
+      files.push({ path: file.path, bytes: file.bytes!, digest: file.digest })
       continue
     }
     const theirs = nested.get(file.uri)?.digest ??
@@ -306,11 +302,7 @@ const renderingOf = (
 ): Effect.Effect<Rendering, WireError> => {
   const manifest = Manifest.make({ uri, files, limits })
   if (Result.isFailure(manifest)) return Effect.andThen(faults.report(skill, `${what}: ${manifest.failure.message}`), Effect.fail(error))
-  return Effect.succeed({
-    manifest: manifest.success,
-    entry: manifest.success.skill,
-    files: new Map(manifest.success.files.map((file) => [file.uri as string, file]))
-  })
+  return Effect.succeed({ manifest: manifest.success, entry: Manifest.entry(manifest.success) })
 }
 
 const filesOf = (files: Readonly<Record<string, Skill.Content>>) =>
@@ -481,18 +473,20 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
         ...skill.resource,
         name: rendering.manifest.frontmatter.name,
         ...(typeof description === "string" ? { description } : {}),
-        ...(rendering.manifest.files[0] === undefined ? {} : { size: rendering.manifest.files[0].size })
+        ...(rendering.manifest.files.length === 0 ? {} : { size: rendering.manifest.files.size(0) })
       }
     }),
   read: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
-      const file = rendering?.files.get(uri)
-      return file === undefined ? undefined : { mimeType: MimeType.fromPath(file.path), content: wireContent(file.bytes) }
+      const files = rendering?.manifest.files
+      const index = files === undefined ? -1 : files.indexOfUri(uri)
+      return index === -1 ? undefined : { mimeType: MimeType.fromPath(files!.path(index)), content: wireContent(files!.bytes(index)!) }
     }),
   directory: (call, skill, uri) =>
     Effect.map(render(call, skill), (rendering) => {
       if (rendering === undefined) return undefined
-      const sizes = new Map(rendering.manifest.files.map((file) => [file.path, file.size]))
+      const files = rendering.manifest.files
+      const sizes = new Map(Array.from({ length: files.length }, (_, index) => [files.path(index), files.size(index)] as const))
       return childrenOf(skill, uri, sizes.keys(), sizes)
     }),
   perCaller: true

@@ -8,21 +8,20 @@ import { Extension } from "@mcp-skills/core"
 import type { Digest, Manifest } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
+import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import type * as PathTemplate from "../PathTemplate.js"
 import type * as Skill from "../Skill.js"
 import * as Signed from "./signed.js"
-import type * as WireForms from "./wireForms.js"
 import type {
   FamilyEntry,
-  FileEntry,
   Hint,
-  InMemoryFile,
   InstanceSkill,
   SkillBase,
   SkillChange,
   SkillEntry,
-  Snapshot
+  Snapshot,
+  StaticSkill
 } from "../Snapshot.js"
 
 /**
@@ -59,41 +58,6 @@ export const normalizeHint = (hint: Skill.CacheHint): Result.Result<Hint, string
   return Result.succeed({ ttlMs: millis, cacheScope: hint.scope ?? "private" })
 }
 
-// A file's content lives once, as the manifest's bytes; its wire form is derived on a read and
-// kept among the registry's most recently read (`wireForms.ts`), so files nobody reads cost no
-// second copy and files everybody has read do not all keep one. A class, so that 80,000 files
-// share one shape and one getter.
-export class StoredFile implements InMemoryFile {
-  // On the prototype: one tag for every file, no slot in each.
-  get _tag(): "InMemory" {
-    return "InMemory"
-  }
-  // Derived when read rather than kept: a name per file held is a string per file held.
-  get name(): string {
-    return decodeURIComponent(this.uri.slice(this.uri.lastIndexOf("/") + 1))
-  }
-  readonly #bytes: Uint8Array
-  readonly #forms: WireForms.WireForms
-  constructor(
-    readonly uri: string,
-    readonly mimeType: string,
-    readonly size: number,
-    readonly digest: Digest.Digest,
-    readonly owners: Array<number>,
-    bytes: Uint8Array,
-    forms: WireForms.WireForms
-  ) {
-    this.#bytes = bytes
-    this.#forms = forms
-  }
-  get content() {
-    return this.#forms.of(this.#bytes)
-  }
-  withOwners(owners: Array<number>) {
-    return new StoredFile(this.uri, this.mimeType, this.size, this.digest, owners, this.#bytes, this.#forms)
-  }
-}
-
 /**
  * What a snapshot keeps of a manifest: not its body, a slice of the decoded `SKILL.md` that would
  * keep a second copy of every `SKILL.md` alive.
@@ -105,18 +69,11 @@ export const viewOf = (manifest: Skill.ManifestView): Skill.ManifestView => {
 }
 
 /**
- * The same file entry owned by other skills (indices into `Snapshot.skills`), with the same bytes
- * and so the same wire form.
+ * The skills whose manifests list a file of `skill` (indices into `Snapshot.skills`, ascending):
+ * the skill itself and the static skills around it (R10).
  */
-export const withOwners = (file: FileEntry, owners: Array<number>): FileEntry => {
-  switch (file._tag) {
-    case "InMemory":
-      // Every in-memory entry of a snapshot is made by the build as a StoredFile.
-      return (file as StoredFile).withOwners(owners)
-    case "OnDisk":
-      return { ...file, owners }
-  }
-}
+export const ownersOf = (skill: StaticSkill): ReadonlyArray<number> =>
+  skill.enclosedBy.length === 0 ? [skill.index] : [...skill.enclosedBy, skill.index].sort(Order.Number)
 
 /** Whether a listed skill makes the listing private by itself (its own hint, or rendered). */
 export const isPrivate = (skill: SkillEntry): boolean =>
@@ -148,15 +105,20 @@ export const ancestors = (root: string): ReadonlyArray<string> => {
 
 const sameJson = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b)
 
-export const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> =>
-  skill._tag === "Static" ? new Map(skill.manifest.files.map((file) => [file.uri, file.digest])) : new Map()
+export const digests = (skill: SkillEntry): ReadonlyMap<string, Digest.Digest> => {
+  const out = new Map<string, Digest.Digest>()
+  if (skill._tag !== "Static") return out
+  const files = skill.manifest.files
+  for (let index = 0; index < files.length; index++) out.set(files.uri(index), files.digest(index))
+  return out
+}
+
+// The signatures a static entry relays: signing a skill again changes what a listing shows.
+const relayedOf = (skill: SkillEntry) => skill._tag === "Static" ? Signed.relayed(skill.signatures) : undefined
 
 /**
  * How one skill present before and after a change changed, if at all.
  */
-// The signatures a static entry relays: signing a skill again changes what a listing shows.
-const relayedOf = (skill: SkillEntry) => skill._tag === "Static" ? Signed.relayed(skill.entry) : undefined
-
 export const changeOf = (old: SkillEntry, skill: SkillEntry): SkillChange | undefined => {
   if (
     old._tag === "Static" && skill._tag === "Static" && old.manifest === skill.manifest && old.listed === skill.listed &&

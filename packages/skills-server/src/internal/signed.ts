@@ -19,15 +19,22 @@ import * as Effect from "effect/Effect"
 export const entryOf = (skill: CoreSkill.Skill, signatures: ReadonlyArray<Signing.Signature> | undefined): CoreSkill.Skill =>
   signatures === undefined || signatures.length === 0 ? skill : Signing.withSignatures(skill, signatures)
 
-/** The signature records an entry relays, for comparing two versions of a skill. */
-export const relayed = (entry: CoreSkill.Skill | undefined): string | undefined => {
-  const records = entry?._meta?.[Signing.MetaKey]
-  return records === undefined ? undefined : JSON.stringify(records)
-}
+/** The signature records a static skill's entry relays, for comparing two versions of a skill. */
+export const relayed = (signatures: ReadonlyArray<Signing.Signature> | undefined): string | undefined =>
+  signatures === undefined || signatures.length === 0 ? undefined : JSON.stringify(signatures)
 
-/** What is being admitted: a static skill's entry, or a skill of a kind that carries no signature. */
+/**
+ * What is being admitted: a static skill (its entry made only if a signature must be checked), or
+ * a skill of a kind that carries no signature.
+ */
 export type Candidate =
-  | { readonly _tag: "Static"; readonly uri: string; readonly entry: CoreSkill.Skill; readonly judged: boolean }
+  | {
+    readonly _tag: "Static"
+    readonly uri: string
+    readonly signatures: ReadonlyArray<Signing.Signature> | undefined
+    readonly entry: () => CoreSkill.Skill
+    readonly judged: boolean
+  }
   | { readonly _tag: "Unsignable"; readonly uri: string; readonly kind: string }
 
 const short = (keyId: Signing.KeyId | undefined) => keyId === undefined ? "a malformed record" : keyId
@@ -47,7 +54,7 @@ export const admit = (candidate: Candidate, requireSigned: boolean): Effect.Effe
       : Effect.succeed(true)
   }
   if (candidate.judged) return Effect.succeed(true)
-  const verdict = Signing.evaluate(candidate.entry)
+  const verdict: Signing.Verdict = relayed(candidate.signatures) === undefined ? { _tag: "Unsigned" } : Signing.evaluate(candidate.entry())
   switch (verdict._tag) {
     case "Verified":
       return Effect.succeed(true)

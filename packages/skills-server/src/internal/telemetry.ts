@@ -18,7 +18,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Tracer from "effect/Tracer"
 import * as HttpServerRequest from "effect/http/HttpServerRequest"
-import type { Changes } from "../Snapshot.js"
+import type { Changes, Snapshot } from "../Snapshot.js"
 
 /** The series of the server, by their OpenTelemetry names (Prometheus: dots become underscores). */
 export const metrics = {
@@ -316,14 +316,19 @@ export const applied = <E, R>(
     })
   })
 
-/** What the catalogue gauges show of one snapshot: its skills, and its files and their bytes. */
-export const catalogueOf = (snapshot: {
-  readonly skills: ReadonlyArray<unknown>
-  readonly files: ReadonlyMap<string, { readonly size: number }>
-}): { readonly skills: number; readonly files: number; readonly bytes: number } => {
+/**
+ * What the catalogue gauges show of one snapshot: its skills, and its files and their bytes (a
+ * skill inside another lists files its outermost static skill lists too: each counts once).
+ */
+export const catalogueOf = (snapshot: Pick<Snapshot, "skills">): { readonly skills: number; readonly files: number; readonly bytes: number } => {
+  let files = 0
   let bytes = 0
-  for (const file of snapshot.files.values()) bytes += file.size
-  return { skills: snapshot.skills.length, files: snapshot.files.size, bytes }
+  for (const skill of snapshot.skills) {
+    if (skill._tag !== "Static" || skill.enclosedBy.length > 0) continue
+    files += skill.manifest.files.length
+    for (let index = 0; index < skill.manifest.files.length; index++) bytes += skill.manifest.files.size(index)
+  }
+  return { skills: snapshot.skills.length, files, bytes }
 }
 
 /**

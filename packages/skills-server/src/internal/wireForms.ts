@@ -15,13 +15,16 @@ export const Budget = 32 * 1024 * 1024
 
 const weightOf = (content: WireContent) => "text" in content ? content.text.length : content.blob.length
 
-/** The wire forms of one registry's files, by the files' bytes (shared by every copy of a file entry). */
+/**
+ * The wire forms of one registry's files, by the files' digests: the same bytes have the same wire
+ * form in every skill and snapshot that holds them.
+ */
 export interface WireForms {
-  readonly of: (bytes: Uint8Array) => WireContent
+  readonly of: (digest: string, bytes: () => Uint8Array) => WireContent
 }
 
 /** A registry's wire forms, at most `budget` characters of them. */
 export const make = (budget = Budget): WireForms => {
-  const kept = new Lru<Uint8Array, WireContent>(budget, weightOf)
-  return { of: (bytes) => kept.getOrCompute(bytes, () => wireContent(bytes)) }
+  const kept = new Lru<string, WireContent>(budget, weightOf)
+  return { of: (digest, bytes) => kept.getOrCompute(digest, () => wireContent(bytes())) }
 }

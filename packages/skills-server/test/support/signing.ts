@@ -15,7 +15,7 @@ export const makeKey = () => {
 
 /** The entry of a static skill as the registry builds it (no nested skills). */
 export const entryOf = (skill: Skill.Static): CoreSkill.Skill =>
-  Result.getOrThrow(Manifest.make({ uri: Result.getOrThrow(SkillUri.skillMd(skill.scheme, skill.path)), files: skill.files })).skill
+  Manifest.entry(Result.getOrThrow(Manifest.make({ uri: Result.getOrThrow(SkillUri.skillMd(skill.scheme, skill.path)), files: skill.files })))
 
 /** The skill with signatures by these keys over its current files. */
 export const signed = (skill: Skill.Static, ...keys: ReadonlyArray<Signing.PrivateKey>): Skill.Static => ({

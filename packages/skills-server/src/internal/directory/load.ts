@@ -2,7 +2,7 @@
  * Loading one root: what was found under it (kept between scans, walked again whole or only where
  * a watcher saw changes), and each skill read, validated and kept as its last good version.
  */
-import { type Digest, Limits, Manifest, type Signing, SkillUri } from "@mcp-skills/core"
+import { Limits, Manifest, type Signing, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
@@ -217,19 +217,16 @@ const refresh = Effect.fnUntraced(function*(
 
 /**
  * Whether `contents` are the files `previous` was made from, one by one in the same order: the
- * very buffer held, or a file on disk with the same digest.
+ * same bytes held, or a file on disk with the same digest.
  */
 const sameFiles = (previous: DirectoryModel.LoadedSkill, contents: ReadonlyArray<Content>) => {
-  if (previous.files.length + previous.onDisk.length !== contents.length) return false
-  let held = 0
-  let onDisk = 0
-  for (const content of contents) {
-    if (content._tag === "InMemory") {
-      const file = previous.files[held++]
-      if (file === undefined || file.path !== content.path || file.bytes !== content.bytes) return false
-    } else {
-      const file = previous.onDisk[onDisk++]
-      if (file === undefined || file.path !== content.path || file.digest !== content.digest) return false
+  const files = previous.manifest.files
+  if (files.length !== contents.length) return false
+  for (let index = 0; index < contents.length; index++) {
+    const content = contents[index]!
+    if (files.path(index) !== content.path) return false
+    if (content._tag === "InMemory" ? !files.sameBytes(index, content.bytes) : files.held(index) || files.digest(index) !== content.digest) {
+      return false
     }
   }
   return true
@@ -375,15 +372,18 @@ export const loadRoot = Effect.fnUntraced(function*(
       got = read(true)
       if (got instanceof UnreadableFile || got instanceof Manifest.InvalidSkill) return Result.fail(got)
     }
-    // A file whose bytes are the very buffer of the last good version keeps its digest.
-    const digests = new Map<Uint8Array, Digest.Digest>()
-    for (const file of previous?.files ?? []) if (file.digest !== undefined) digests.set(file.bytes, file.digest)
+    // A file whose bytes are those of the last good version keeps its digest.
+    const before = previous?.manifest.files
+    const knownDigest = (path: string, bytes: Uint8Array) => {
+      const index = before === undefined ? -1 : before.indexOf(path)
+      return index !== -1 && before!.sameBytes(index, bytes) ? before!.digest(index) : undefined
+    }
     const inputs: Array<Manifest.FileInput> = []
     const disk: Array<Skill.DiskFile> = []
     for (const content of got.contents) {
       switch (content._tag) {
         case "InMemory": {
-          const digest = digests.get(content.bytes)
+          const digest = knownDigest(content.path, content.bytes)
           if (digest === undefined) {
             state.counters.hashedFiles++
             state.counters.hashedBytes += content.bytes.byteLength
@@ -403,20 +403,19 @@ export const loadRoot = Effect.fnUntraced(function*(
     const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
-      (manifest) => signed({
-        directory: folder === "" ? "." : folder,
-        path: skillPath,
-        files: disk.length === 0 ? manifest.files : manifest.files.filter((file) => !located.has(file.path)),
-        onDisk: disk,
-        // Without its body (a slice of the decoded SKILL.md), and without the bytes of files on
-        // disk, so that the snapshot does not hold them either.
-        manifest: disk.length === 0 ? viewOf(manifest) : {
-          ...viewOf(manifest),
-          files: manifest.files.map((file) =>
-            located.has(file.path) ? { uri: file.uri, path: file.path, digest: file.digest, size: file.size } : file
-          )
-        }
-      })
+      (manifest) => {
+        const view = viewOf(manifest)
+        return signed({
+          directory: folder === "" ? "." : folder,
+          path: skillPath,
+          // Without its body (a slice of the decoded SKILL.md), and without the bytes of files on
+          // disk, so that the snapshot does not hold them either.
+          manifest: disk.length === 0
+            ? view
+            : { ...view, files: view.files.withoutBytes((index) => located.has(view.files.path(index))) },
+          onDisk: disk
+        })
+      }
     )
   }
 
@@ -452,7 +451,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     return yield* new InvalidSkills({ root, invalid: [...skipped, ...kept.map((entry) => entry.problem)] })
   }
   for (const entry of kept) skills.push(entry.skill)
-  skills.sort(Order.mapInput(Order.String, (skill: DirectoryModel.LoadedSkill) => skill.manifest.skill.uri))
+  skills.sort(Order.mapInput(Order.String, (skill: DirectoryModel.LoadedSkill) => skill.manifest.uri))
   skipped.sort(Order.mapInput(Order.String, (problem: InvalidSkillDirectory) => problem.directory))
   // A signatures file left out is its skill's problem (or, beside no skill, nobody's), and so is
   // what cannot be read inside a skill; what cannot be read elsewhere is said here.

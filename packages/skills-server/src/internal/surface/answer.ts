@@ -148,14 +148,16 @@ export const AnswerWeight = 1024
 /** Answers without content (pages, entries) kept per snapshot. */
 export const MemoSize = MemoBytes / AnswerWeight
 
+// An answer carrying more than `MaxKeptBytes` of content weighs more than the memo holds: it is
+// computed per request, not kept.
 const weightOf = (answer: Answer | undefined) => {
   const contents = answer === undefined ? undefined : (answer.body as { readonly contents?: unknown }).contents
   if (!Array.isArray(contents)) return AnswerWeight
-  let weight = AnswerWeight
+  let carried = 0
   for (const item of contents as ReadonlyArray<{ readonly text?: string; readonly blob?: string }>) {
-    weight += 2 * (item.text ?? item.blob ?? "").length
+    carried += (item.text ?? item.blob ?? "").length
   }
-  return weight
+  return carried > MaxKeptBytes ? Infinity : AnswerWeight + 2 * carried
 }
 
 /** One layer's memo (state lives in the layer, not the module). */

@@ -57,15 +57,32 @@ export const answerStatic = (
   visible: Visibility.Visible,
   uri: string,
   cursor: string | undefined
-): Answer.Answer<Protocol.ReadResourceDirectoryResult> | undefined => {
+): Answer.Answer<Protocol.ReadResourceDirectoryResult> | undefined =>
+  // Unchecked, the page is the snapshot's alone: kept by URI and cursor (the URI's length first,
+  // and a cursor, even an empty one, after a space: no other pair spells the same key), a repeated
+  // read finds it without deriving it again.
+  visible.checked
+    ? pageAt(state, snapshot, visible, uri, cursor)
+    : state.answers.keep(
+      snapshot,
+      `dir ${uri.length} ${uri}${cursor === undefined ? "" : ` ${cursor}`}`,
+      () => pageAt(state, snapshot, visible, uri, cursor)
+    )
+
+const pageAt = (
+  state: State,
+  snapshot: SkillRegistry.Snapshot,
+  visible: Visibility.Visible,
+  uri: string,
+  cursor: string | undefined
+) => {
   const directory = snapshot.directories.get(uri)
   const owner = directory?.owners.find(visible.skill)
   if (directory === undefined || owner === undefined || snapshot.skills[owner]!._tag !== "Static") return undefined
   const children = Kind.staticChildren(visible, directory)
   const start = startOf(uri, children, cursor)
   if (start === undefined) return undefined
-  const compute = () => pageOf(state, uri, children, start, skillsOf(snapshot, directory.owners), visible.checked)
-  return visible.checked ? compute() : state.answers.keep(snapshot, `dir ${start} ${uri}`, compute)
+  return pageOf(state, uri, children, start, skillsOf(snapshot, directory.owners), visible.checked)
 }
 
 export const readDirectory = Effect.fnUntraced(function*(

@@ -42,19 +42,22 @@ export const answerStatic = (
   snapshot: SkillRegistry.Snapshot,
   visible: Visibility.Visible,
   uri: string
-) => {
+) =>
+  // Unchecked, the answer is the snapshot's alone: kept by URI, a repeated read finds it without
+  // looking the file up in its skill's manifest again (large files' answers are not kept).
+  visible.checked ? lookUp(state, snapshot, visible, uri) : state.answers.keep(snapshot, `read ${uri}`, () => lookUp(state, snapshot, visible, uri))
+
+const lookUp = (state: State, snapshot: SkillRegistry.Snapshot, visible: Visibility.Visible, uri: string) => {
   const file = snapshot.files.get(uri)
   // A file served on demand is read and verified per request (`onDemand.ts`).
   if (file === undefined || file._tag !== "InMemory" || !visible.file(file.owners)) return undefined
   if (snapshot.skills[Registry.innermost(snapshot.skills, file.owners)]!._tag !== "Static") return undefined
-  const compute = () =>
-    Answer.make(
-      { contents: [{ uri, mimeType: file.mimeType, ...file.content }] },
-      hintOfAll(state, skillsOf(snapshot, file.owners)),
-      visible.checked,
-      "Leading"
-    )
-  return visible.checked || file.size > Answer.MaxKeptBytes ? compute() : state.answers.keep(snapshot, `read ${uri}`, compute)
+  return Answer.make(
+    { contents: [{ uri, mimeType: file.mimeType, ...file.content }] },
+    hintOfAll(state, skillsOf(snapshot, file.owners)),
+    visible.checked,
+    "Leading"
+  )
 }
 
 export const readResource: Interceptor = Effect.fnUntraced(function*(

@@ -45,14 +45,9 @@ const rootOf = (uri: string) => uri.slice(0, -(Extension.SkillFileName.length + 
 export const originOfDefinition = (definition: Skill.Definition): string | undefined =>
   definition._tag === "Static" || definition._tag === "Dynamic" ? definition.provenance?.source : undefined
 
-/** The origin of a skill of a snapshot, from the provenance its entry relays. */
-export const originOfEntry = (skill: Snapshot.SkillEntry): string | undefined => {
-  if (skill._tag === "Rendered") return undefined
-  const provenance = skill.entry._meta?.[Skill.ProvenanceMetaKey]
-  return typeof provenance === "object" && provenance !== null && "source" in provenance && typeof provenance.source === "string"
-    ? provenance.source
-    : undefined
-}
+/** The origin of a skill of a snapshot: the source its provenance names, or local. */
+export const originOfEntry = (skill: Snapshot.SkillEntry): string | undefined =>
+  skill._tag === "Static" ? skill.provenance?.source : skill._tag === "Dynamic" ? skill.definition.provenance?.source : undefined
 
 const describe = (origin: string | undefined) => origin === undefined ? "a local skill" : `a skill of the upstream ${origin}`
 
