@@ -246,7 +246,7 @@ export const checkSize = (
  *
  * const bytes = new TextEncoder().encode("---\nname: refunds\ndescription: Refunds\n---\n")
  * const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"]))
- * const { skill } = Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes }] }))
+ * const skill = Manifest.entry(Result.getOrThrow(Manifest.make({ uri, files: [{ path: "SKILL.md", bytes }] })))
  * const resource = Skill.findResource(skill, uri)! // SKILL.md: its uri, digest and size
  *
  * Result.isSuccess(Verification.checkContent(uri, resource, bytes)) // true

@@ -378,10 +378,10 @@ export type Verdict =
  * const program = Effect.gen(function*() {
  *   const keys = yield* Signing.generateKeyPair
  *   const uri = Result.getOrThrow(SkillUri.skillMd("skill", ["refunds"]))
- *   const { skill } = Result.getOrThrow(Manifest.make({
+ *   const skill = Manifest.entry(Result.getOrThrow(Manifest.make({
  *     uri,
  *     files: [{ path: "SKILL.md", bytes: new TextEncoder().encode("---\nname: refunds\ndescription: Refunds\n---\n") }]
- *   }))
+ *   })))
  *   const signature = Result.getOrThrow(Signing.sign(skill, Result.getOrThrow(Signing.privateKey(keys.privateKey))))
  *   const signed = Signing.withSignatures(skill, [signature])
  *   return Signing.evaluate(signed, (keyId) => keyId === keys.keyId) // { _tag: "Verified", keyIds: [keys.keyId] }
