@@ -9,7 +9,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Skill, SkillRegistry } from "../src/index.js"
-import type { RequestInfo } from "../src/internal/port.js"
+import type { RequestInfo } from "../src/internal/effect/port.js"
 import * as Faults from "../src/internal/faults.js"
 import * as Kind from "../src/internal/kind.js"
 

@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as Types from "effect/Types"
-import * as Learning from "./learning.js"
+import * as Learning from "./effect/learning.js"
 import * as Nesting from "./nesting.js"
 
 const INVALID_REQUEST = -32600

@@ -11,7 +11,7 @@ import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { McpSchema } from "effect/ai"
-import type { WireError } from "./port.js"
+import type { WireError } from "./effect/port.js"
 
 /** The least time between two lines about one skill. */
 export const Interval = 60_000

@@ -13,7 +13,7 @@ import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
 import { readAt } from "./directory/guard.js"
-import type { WireError } from "./port.js"
+import type { WireError } from "./effect/port.js"
 import * as Telemetry from "./telemetry.js"
 import type { Visible } from "./visibility.js"
 

@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import type * as SkillRegistry from "../SkillRegistry.js"
 import type { Method, VisibilityRequest } from "../Visibility.js"
 import * as Registry from "./registry.js"
-import type { RequestInfo, WireError } from "./port.js"
+import type { RequestInfo, WireError } from "./effect/port.js"
 
 export type { Method, VisibilityRequest }
 

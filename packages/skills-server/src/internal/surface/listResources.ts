@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as SkillRegistry from "../../SkillRegistry.js"
-import type { Interceptor } from "../port.js"
+import type { Interceptor } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"

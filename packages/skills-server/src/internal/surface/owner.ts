@@ -9,7 +9,7 @@ import { SkillUri } from "@mcp-skills/core"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
 import * as Registry from "../registry.js"
-import type { WireError } from "../port.js"
+import type { WireError } from "../effect/port.js"
 import type { Call } from "../kind.js"
 import { invalidParams, skillsOf } from "./request.js"
 

@@ -7,8 +7,8 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import { isWireError } from "../port.js"
-import type { Interceptor, WireError } from "../port.js"
+import { isWireError } from "../effect/port.js"
+import type { Interceptor, WireError } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import * as Sessions from "../sessions.js"
 import { ownerOf } from "./owner.js"

@@ -15,7 +15,7 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as Telemetry from "./telemetry.js"
+import * as Telemetry from "../telemetry.js"
 
 /** A change one listener is told of: effect's canonical notification tags. */
 export type Notice =

@@ -76,7 +76,7 @@ import * as ListenPacing from "./listenPacing.js"
 import type { Notice } from "./listenPacing.js"
 import { isWireError } from "./port.js"
 import type { Connection, Extension, Handler, RequestInfo, WireError } from "./port.js"
-import * as Telemetry from "./telemetry.js"
+import * as Telemetry from "../telemetry.js"
 
 const MCP_SESSION_ID_HEADER = "mcp-session-id"
 
