@@ -8,7 +8,6 @@
  * @since 0.1.0
  */
 import { EffectSupport, Extension } from "@mcp-skills/core"
-import * as Context from "effect/Context"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,9 +17,7 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpRouter } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
-import { McpSchema, McpServer } from "effect/ai"
-import * as Rpc from "effect/rpc/Rpc"
-import * as RpcGroup from "effect/rpc/RpcGroup"
+import { McpServer } from "effect/ai"
 import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
@@ -29,12 +26,10 @@ import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
-import * as EffectMcp from "./internal/effect/adapter.js"
-import * as Faults from "./internal/faults.js"
 import * as Port from "./internal/effect/port.js"
+import * as Faults from "./internal/faults.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
-import * as Learning from "./internal/effect/learning.js"
 import * as Notices from "./internal/notices.js"
 import * as OnDemand from "./internal/onDemand.js"
 import * as SessionRoute from "./internal/sessionRoute.js"
@@ -173,31 +168,6 @@ export interface ProtocolOptions {
   readonly directoryRead?: boolean | undefined
 }
 
-const WireError = Schema.Struct({
-  code: Schema.Int,
-  message: Schema.String,
-  data: Schema.optionalKey(Schema.Unknown)
-})
-const Meta = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-const Cursor = Schema.optionalKey(Schema.String)
-
-// Params are optional on 2025-11-25 (every field of skills/list is), as for effect's own list methods.
-const ListSkills = Rpc.make(Extension.ListSkillsMethod, {
-  payload: Schema.UndefinedOr(Schema.Struct({ cursor: Cursor, _meta: Meta })),
-  success: Schema.Unknown,
-  error: WireError
-})
-const GetSkill = Rpc.make(Extension.GetSkillMethod, {
-  payload: { uri: Schema.String, _meta: Meta },
-  success: Schema.Unknown,
-  error: WireError
-})
-const ReadResourceDirectory = Rpc.make(Extension.ReadResourceDirectoryMethod, {
-  payload: { uri: Schema.String, cursor: Cursor, _meta: Meta },
-  success: Schema.Unknown,
-  error: WireError
-})
-
 /**
  * Wraps effect protocol adapters so they serve the Skills extension. Pass the result as
  * `protocols` to `McpServer.layerHttp`, `layerStdio`, `layer` or `run`, and add `SkillsServer.layer`
@@ -245,7 +215,6 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
     served: Request.serves,
-    rpcs: directoryRead ? RpcGroup.make(ListSkills, GetSkill, ReadResourceDirectory) : RpcGroup.make(ListSkills, GetSkill),
     handlers: {
       [Extension.ListSkillsMethod]: ListSkillsSurface.listSkills,
       [Extension.GetSkillMethod]: GetSkillSurface.getSkill,
@@ -257,9 +226,10 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/subscribe": Subscriptions.subscribe,
       "resources/unsubscribe": Subscriptions.unsubscribe
     },
+    seen: Notices.remember,
     notices: Notices.listen
   }
-  return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
+  return adapters.map((adapter) => Port.wrapAdapter(adapter, extension, answeredElsewhere)) as unknown as P
 }
 
 const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
@@ -285,6 +255,31 @@ export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistry
       `put their skills in one SkillsServer.layer({ skills: SkillsServer.combine(...) })`
   }
 }
+
+/**
+ * The `McpServer` already answers the Skills extension's methods: effect's own skills (an effect
+ * whose `McpServer` has skills of its own, such as `McpServer.skill` on effect's main branch) or a
+ * protocol adapter that carries them. Two answerers of `skills/list` on one server would each
+ * hide the other's catalogue, so the skills layer refuses to be the second, naming the first and
+ * what to do. Raised when the layer is built (it sees the server's adapters when it is one of the
+ * server's `registrations`), and as a defect when the server starts otherwise.
+ *
+ * @since 0.1.0
+ */
+export class AnswererConflictError extends Schema.TaggedError<AnswererConflictError>()("AnswererConflictError", {
+  answerer: Schema.String,
+  methods: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.methods.join(", ")} ${this.methods.length === 1 ? "is" : "are"} already answered on this McpServer by ` +
+      `${this.answerer}, and one server has one answerer of the Skills extension: serve these skills with ` +
+      `SkillsServer on an effect whose McpServer has no skills of its own (effect ${EffectSupport.range}), or register ` +
+      `them with effect's own McpServer skills and leave out SkillsServer.protocols and SkillsServer.layer`
+  }
+}
+
+const answeredElsewhere = (other: Port.Answerer) =>
+  new AnswererConflictError({ answerer: other.answerer, methods: [...other.methods] })
 
 /**
  * Where skills may come from in `combine`: one definition, a list of them, or an Effect producing
@@ -339,7 +334,8 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
 
 /**
  * The registration layer: checks that the installed effect has the hooks the server relies on
- * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones), builds the registry
+ * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones) and that nothing else
+ * answers the extension's methods on the server (`AnswererConflictError`), builds the registry
  * (failing with `RegistrationError` listing every problem) and attaches it to the `McpServer`.
  * Per-request services the visibility check reads are `McpServer.McpRequest<"Requires", R>`
  * requirements, met like those of effect's own registrations (MCP middleware, or `HttpRouter`
@@ -390,11 +386,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | DuplicateRegistryError | EffectSupport.UnsupportedEffect | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | AnswererConflictError | EffectSupport.UnsupportedEffect | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
-    yield* EffectMcp.verify
+    yield* Port.verify
     const pageSize = options.pageSize ?? 50
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))
@@ -404,6 +400,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
+    const other = Port.otherAnswerer(server, yield* Effect.context<never>(), Port.methods)
+    if (other !== undefined) return yield* answeredElsewhere(other)
     // Clients learn about a changed catalogue from the registry's commits, each listener judging
     // what of each it may hear (`Notices`); the registry lives in this layer's scope, so closing
     // it ends every listener (an open stream would hold the HTTP server's graceful shutdown).
@@ -413,7 +411,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       requireSigned: options.requireSigned
     })
     // Checked before registering anything on the server, and again (atomically) when attaching.
-    const present = EffectMcp.attached<Request.State>(server)
+    const present = Port.attached<Request.State>(server)
     if (present !== undefined) {
       return yield* new DuplicateRegistryError({
         first: present.label,
@@ -439,26 +437,12 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
         Telemetry.visibility(visibility)(request)
       )
-    const handle = Effect.gen(function*() {
-      const slot = yield* Visible.CurrentSlot
-      if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      if (slot._tag === "Probe") return yield* Effect.fail(new Error(Visible.ProbeMarker))
-      // What the middleware provided, for a skill family's callbacks.
-      slot.out.services = yield* Effect.context<never>()
-      if (slot._tag === "Decide" && check !== undefined) slot.out.decision = yield* check(slot.request)
-      return { contents: [] }
-    })
-    // Registered even without a check: it makes effect declare (and, over stdio, honour)
-    // `resources.subscribe`, which it does only for servers with a resource of its own. It is
-    // never listed and never read from outside.
-    yield* server.addResource({
-      resource: new McpSchema.Resource({ uri: Visible.VisibilityResourceUri, name: "skills-visibility" }),
-      annotations: Context.empty(),
-      services: yield* Effect.context<never>(),
-      // The check's error and service types are carried by this layer's type; effect's
-      // registration signature cannot express them.
-      handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
-    })
+    // The check runs inside effect's MCP middleware, so the services it provides reach it.
+    const bridge = yield* Port.registerVisibility(
+      server,
+      check === undefined ? undefined : (request, method) => check(Visible.requestOf(method as Visible.Method, request))
+    )
+    const decide = bridge.decide
     const state: Request.State = {
       label: options.name ?? describeRegistry(yield* registry.snapshot),
       registry,
@@ -466,8 +450,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
-      decide: check === undefined ? undefined : Visible.decideThroughEffect,
-      sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
+      // Hidden by an `McpServer.visibility` around the skills layer: every skill is.
+      decide: decide === undefined ? undefined : (request, method) =>
+        Effect.map(decide(request, method), (verdict) => ({ decision: verdict.decision ?? false, services: verdict.services })),
+      services: bridge.services,
+      sessions: yield* Sessions.make(options.sessions, (id) => Port.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
       answers: Answer.makeMemo()
@@ -478,51 +465,34 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
-      const context = yield* Effect.context<never>()
-      const middleware = EffectMcp.routeMiddleware(context)
+      const endpoint = Port.endpointOf(yield* Effect.context<never>())
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
-      if (!middleware.some(Learning.isAdmission)) {
+      if (!endpoint.admission) {
         yield* router.value.addGlobalMiddleware(Admission.guard(HttpAdmission.defaultMaxBodySize) as any)
       }
       // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
       // the endpoint, so its presence keeps the fast route off; a layer outside the server's own
       // (provided on top of it) cannot see that middleware, so it installs no fast route either.
-      const guarded = !EffectMcp.isInsideServer(context) || middleware.some((fn) => !Learning.isAdmission(fn))
-      if (options.fastRoute !== false && !guarded) {
+      if (options.fastRoute !== false && endpoint.insideServer && !endpoint.otherMiddleware) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
       yield* router.value.addGlobalMiddleware(SessionRoute.make(state, new Set()) as any)
     }
     yield* Effect.mapError(
-      EffectMcp.attach(server, state),
+      Port.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
-    yield* refuseSkillUris(server, registry)
+    // A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
+    // `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
+    // one of the two, and `resources/list` would list both.
+    yield* Port.guardRegistrations(server, (uri) =>
+      Effect.flatMap(registry.snapshot, (snapshot) => {
+        const problems = Build.collisions(snapshot, [uri])
+        return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : Effect.void
+      }))
     return registry
   })) as any
-
-// A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
-// `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
-// one of the two, and `resources/list` would list both. effect's `addResource` has no error
-// channel, so the refusal is a defect carrying the `RegistrationError`, failing that layer.
-const refuseSkillUris = (server: McpServer.McpServer["Service"], registry: SkillRegistry.SkillRegistry["Service"]) => {
-  const target = server as { addResource: McpServer.McpServer["Service"]["addResource"] }
-  const original = target.addResource
-  return Effect.acquireRelease(
-    Effect.sync(() => {
-      target.addResource = (resource) =>
-        Effect.flatMap(registry.snapshot, (snapshot) => {
-          const problems = Build.collisions(snapshot, [resource.resource.uri])
-          return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : original(resource)
-        })
-    }),
-    () =>
-      Effect.sync(() => {
-        target.addResource = original
-      })
-  )
-}
 
 /**
  * A skill declared next to the code that owns it: added to the server's registry (provided by

@@ -11,9 +11,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as SkillRegistry from "../SkillRegistry.js"
 import { familyKey } from "../Snapshot.js"
-import { attached } from "./effect/adapter.js"
-import type { Listener, RequestInfo } from "./effect/port.js"
-import type { Notice } from "./effect/listenPacing.js"
+import { attached } from "./effect/port.js"
+import type { Listener, Notice, RequestInfo } from "./effect/port.js"
 import { begin, eachInstance } from "./surface/request.js"
 import type { State } from "./surface/request.js"
 import type { Method } from "./visibility.js"
@@ -109,4 +108,17 @@ export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>,
   return listener._tag === "Listen"
     ? notices(state, () => listener.request, () => true)
     : notices(state, listener.connection.latest, listener.connection.subscribed)
+}
+
+/**
+ * Keeps `request` as its listener's latest (see `Port.Extension.seen`): with a check configured,
+ * what a 2025-11-25 HTTP session or a stdio connection hears is decided with the eyes of its latest
+ * request. A 2026-07-28 listen is judged by its own request.
+ */
+export const remember = (request: RequestInfo): Effect.Effect<void> => {
+  const state = attached<State>(request.server)
+  if (state === undefined || state.decide === undefined || request.modern) return Effect.void
+  if (request.sessionId !== undefined) return state.sessions.remember(request.sessionId, request)
+  request.connection?.remember(request)
+  return Effect.void
 }

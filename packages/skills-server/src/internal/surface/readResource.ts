@@ -63,7 +63,6 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   next
 ) {
   const uri = params.uri
-  if (uri === Visibility.VisibilityResourceUri) return yield* Effect.fail(notFound(uri))
   const state = stateFor(request)
   if (state === undefined) return yield* next
   const snapshot = yield* state.registry.snapshot

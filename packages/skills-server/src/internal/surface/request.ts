@@ -13,12 +13,12 @@ import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
-import { attached } from "../effect/adapter.js"
-import type * as Faults from "../faults.js"
+import type * as Context from "effect/Context"
+import { attached } from "../effect/port.js"
 import type { RequestInfo, WireError } from "../effect/port.js"
+import type * as Faults from "../faults.js"
 import * as Kind from "../kind.js"
 import type { Call } from "../kind.js"
-import * as Learning from "../effect/learning.js"
 import type * as Sessions from "../sessions.js"
 import * as Visibility from "../visibility.js"
 import type * as Answer from "./answer.js"
@@ -37,6 +37,8 @@ export interface State {
   readonly decide:
     | ((request: RequestInfo, method: Visibility.Method) => Effect.Effect<Visibility.Verdict, WireError>)
     | undefined
+  /** The services the middleware around the endpoint provides to this request (for a family's callbacks). */
+  readonly services: (request: RequestInfo) => Effect.Effect<Context.Context<never>, WireError>
   /**
    * 2025-11-25 HTTP sessions and their `resources/subscribe` URIs: effect keeps subscriptions only
    * for stdio connections, so the session stream filters updates with these.
@@ -49,7 +51,7 @@ export interface State {
   readonly answers: Answer.Memo
 }
 
-/** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
+/** The state of the skills layer serving this request's server (see `Port.attach`). */
 export const stateFor = (request: RequestInfo): State | undefined => attached<State>(request.server)
 
 /** Whether a skills layer serves `server` (and so whether it declares the extension). */
@@ -75,7 +77,7 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
 
 /**
  * Starts one request: its snapshot (unless the caller read it already) and its one visibility
- * decision (the fast route's, when it made one before leaving the request to effect).
+ * decision.
  */
 export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Visibility.Method, read?: {
   readonly state: State
@@ -83,23 +85,9 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
-  const decided = state.decide === undefined ? undefined : yield* Learning.Decided
   const verdict: Visibility.Verdict = state.decide === undefined
     ? { decision: true, services: undefined }
-    : decided !== undefined && decided.method === method
-    ? { decision: decided.decision as Visibility.Decision, services: undefined }
     : yield* state.decide(request, method)
-  // A request the fast route learns from tells it whether effect's middleware wraps the check.
-  if (state.decide !== undefined && request.modern) {
-    const learning = yield* Learning.CurrentSlot
-    if (learning !== undefined && learning.seen._tag === "Reached" && learning.seen.middleware === undefined) {
-      learning.seen = { ...learning.seen, middleware: yield* Visibility.probeMiddleware(request) }
-    }
-  }
-  if (!request.modern && state.decide !== undefined) {
-    if (request.sessionId !== undefined) yield* state.sessions.remember(request.sessionId, request)
-    else request.connection?.remember(request)
-  }
   // Only a family's callbacks need the services: without a check they are captured on first use.
   let services = verdict.services
   const checked = state.decide !== undefined
@@ -117,7 +105,7 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
     services: Effect.suspend(() =>
       services !== undefined
         ? Effect.succeed(services)
-        : Effect.map(Visibility.servicesOf(request, method), (captured) => (services = captured))
+        : Effect.map(state.services(request), (captured) => (services = captured))
     )
   }
   return { state, call }
