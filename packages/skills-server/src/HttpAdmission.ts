@@ -37,15 +37,8 @@
  * ```
  *
  * The middleware applies to the routes of the layer it is provided to (`layerHttp`'s endpoint),
- * not to other routes of the same router.
- *
- * `SkillsServer.layer` needs no extra line: where it serves HTTP and sees no `HttpAdmission`
- * provided to its endpoint, it puts this admission, with the default limit, in front of its
- * router itself. A global router middleware runs before the route is known, so that guard admits
- * every POST an MCP endpoint of the router would read (JSON sent with `Accept` listing
- * `application/json` and `text/event-stream`), whatever its path. Provide this layer to choose the
- * limit; a skills layer provided on top of the server (not as its `registrations`) cannot see it
- * and keeps its guard at the default limit in front.
+ * not to other routes of the same router. `SkillsServer.layer` needs no extra line: it puts the
+ * same admission in front of its router where none is provided (see {@link middleware}).
  *
  * @since 0.1.0
  */
@@ -75,6 +68,14 @@ export interface Options {
 /**
  * The route middleware: provide it to `McpServer.layerHttp` (it needs the `HttpRouter` only
  * through that layer).
+ *
+ * `SkillsServer.layer` needs no extra line: where it serves HTTP and sees no `HttpAdmission`
+ * provided to its endpoint, it puts this admission, with the default limit, in front of its
+ * router itself. A global router middleware runs before the route is known, so that guard admits
+ * every POST an MCP endpoint of the router would read (JSON sent with `Accept` listing
+ * `application/json` and `text/event-stream`), whatever its path. Provide this middleware to
+ * choose the limit; a skills layer provided on top of the server (not as its `registrations`)
+ * cannot see it and keeps its guard at the default limit in front.
  *
  * @since 0.1.0
  */
