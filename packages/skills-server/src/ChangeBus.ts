@@ -53,6 +53,7 @@ import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import { normalizeHint } from "./internal/registry.js"
 import * as Telemetry from "./internal/telemetry.js"
+import type * as Snapshot from "./Snapshot.js"
 
 const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
 
@@ -437,7 +438,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
     // announced by its revision, which makes the other replicas reload theirs; an edit in code
     // travels whole, so the others make it too and reload nothing; an edit heard from the bus
     // is not sent back.
-    const describeSnapshot = (snapshot: SkillRegistry.Snapshot) =>
+    const describeSnapshot = (snapshot: Snapshot.Snapshot) =>
       `catalogue revision ${snapshot.revision} (${plural(snapshot.skills.length, "skill")})`
     const first = yield* registry.snapshot
     yield* log(describeSnapshot(first))

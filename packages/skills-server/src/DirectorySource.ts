@@ -46,6 +46,7 @@ import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
 import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
+import type * as Snapshot from "./Snapshot.js"
 
 export * from "./DirectoryModel.js"
 
@@ -175,12 +176,12 @@ export interface WatchOptions {
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
   /** Called after every reload with what changed, or why it failed (the previous catalogue stays). */
   readonly onReload?: ((
-    result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+    result: Exit.Exit<Snapshot.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
   ) => Effect.Effect<void>) | undefined
 }
 
 const describeReload = (
-  result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+  result: Exit.Exit<Snapshot.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
 ) =>
   Exit.match(result, {
     onFailure: (cause) => Effect.logWarning("reload failed, still serving the previous skills", cause),
@@ -220,7 +221,7 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
   const inStep = Effect.gen(function*() {
     return { snapshot: yield* registry.snapshot, scans: (yield* source.stats).scans }
   })
-  let synced: { readonly snapshot: SkillRegistry.Snapshot; readonly scans: number } | undefined = yield* inStep
+  let synced: { readonly snapshot: Snapshot.Snapshot; readonly scans: number } | undefined = yield* inStep
   const reloadWhatChanged = (paths: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
       const now = yield* inStep

@@ -22,6 +22,7 @@ import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
 import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import type * as Snapshot from "./Snapshot.js"
 import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
@@ -326,7 +327,7 @@ export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any
     (groups) => groups.flatMap((group) => [...group])
   ) as Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>>
 
-const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
+const describeRegistry = (snapshot: Snapshot.Snapshot) => {
   const shown = snapshot.skills.slice(0, 3).map((skill) => skill.uri)
   return `the registry of ${snapshot.skills.length} skill${snapshot.skills.length === 1 ? "" : "s"}` +
     (shown.length === 0 ? "" : ` (${shown.join(", ")}${snapshot.skills.length > shown.length ? ", ..." : ""})`)
@@ -420,7 +421,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     // The catalogue gauges read the latest snapshot when metrics are read, measured once per
     // snapshot: a swap (an upsert of one skill too) does not walk every file to report them.
-    const measured = new WeakMap<SkillRegistry.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
+    const measured = new WeakMap<Snapshot.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
     yield* Telemetry.observe(
       { skills: Telemetry.metrics.skills, files: Telemetry.metrics.files, bytes: Telemetry.metrics.bytes },
       () => {

@@ -10,7 +10,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, Skill, SkillRegistry } from "../src/index.js"
+import { DirectorySource, Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import { tree, write } from "./support/tree.js"
 
 // Files older than the racy window: a scan trusts their size, mtime and inode alone.
@@ -124,7 +124,7 @@ layer(NodeServices.layer)("reload", (it) => {
     Effect.gen(function*() {
       const root = tree({ "acme/billing/refunds/SKILL.md": skillMd("refunds") })
       const { registry, lines } = yield* open([{ path: root }])
-      const good = ((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill).entry
+      const good = ((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as Snapshot.StaticSkill).entry
 
       write(root, "acme/billing/refunds/SKILL.md", "---\nname: refunds\ndescription: &x anchored\n---\n")
       expect((yield* registry.reload).changed).toEqual([])
@@ -132,7 +132,7 @@ layer(NodeServices.layer)("reload", (it) => {
       expect(lines).toEqual([
         "acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version"
       ])
-      expect(((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill).entry).toStrictEqual(good)
+      expect(((yield* registry.snapshot).byUri.get("skill://acme/billing/refunds/SKILL.md") as Snapshot.StaticSkill).entry).toStrictEqual(good)
 
       write(root, "acme/billing/refunds/SKILL.md", skillMd("refunds", "Fixed."))
       const fixed = yield* registry.reload
@@ -200,7 +200,7 @@ layer(NodeServices.layer)("reload", (it) => {
       const seen = new Set<string>()
       for (let i = 0; i < 60; i++) {
         yield* Effect.ignore(registry.reload)
-        const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as SkillRegistry.StaticSkill
+        const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as Snapshot.StaticSkill
         const description = String(skill.frontmatter.description)
         const data = new TextDecoder().decode(skill.inputs.find((file) => file.path === "data.md")!.bytes)
         const versions = new Set([/Version (\d+)/.exec(description)![1], /version (\d+)/.exec(data)![1]])

@@ -8,7 +8,7 @@ import { Context, Effect } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Skill, SkillRegistry } from "../src/index.js"
+import { Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import type { RequestInfo } from "../src/internal/effect/port.js"
 import * as Faults from "../src/internal/faults.js"
 import * as Kind from "../src/internal/kind.js"
@@ -48,7 +48,7 @@ const noRegistry = new Proxy({}, {
 }) as SkillRegistry.SkillRegistry["Service"]
 
 // One request: a fresh Call on the snapshot, as the handlers make one.
-const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
+const renderFor = (snapshot: Snapshot.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
   Effect.map(
     Effect.flatMap(Faults.make, (faults) => Kind.render({
       snapshot,
@@ -64,7 +64,7 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
       faults,
       renders: new Map(),
       services: Effect.succeed(Context.empty())
-    }, snapshot.skills[0] as SkillRegistry.RenderedSkill)),
+    }, snapshot.skills[0] as Snapshot.RenderedSkill)),
     (rendering) => String(rendering.manifest.frontmatter.description)
   )
 

@@ -6,18 +6,18 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Skill, SkillRegistry } from "../src/index.js"
+import { Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import * as Directories from "../src/internal/directories.js"
 import * as Answer from "../src/internal/surface/answer.js"
 import { skillMd } from "./support/fixtures.js"
 
 // The oracle: every directory at or below a skill root that holds a file of the catalogue, its
 // children and owners, computed from the whole file map (not from any one manifest).
-const listing = (snapshot: SkillRegistry.Snapshot) => {
-  const owner = (file: SkillRegistry.FileEntry) =>
+const listing = (snapshot: Snapshot.Snapshot) => {
+  const owner = (file: Snapshot.FileEntry) =>
     file.owners.reduce((best, index) => snapshot.skills[index]!.root.length > snapshot.skills[best]!.root.length ? index : best)
   const roots = snapshot.skills.filter((skill) => skill._tag === "Static").map((skill) => skill.root)
-  const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: SkillRegistry.FileEntry }> }>()
+  const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: Snapshot.FileEntry }> }>()
   for (const file of snapshot.files.values()) {
     const holder = owner(file)
     let child = file.uri
@@ -103,7 +103,7 @@ describe("Snapshot.directories", () => {
 
   it("answers carrying content weigh what they carry: fewer of them are kept, up to MemoBytes", () => {
     const memo = Answer.makeMemo()
-    const snapshot = {} as SkillRegistry.Snapshot
+    const snapshot = {} as Snapshot.Snapshot
     // Each weighs a little over a quarter of the budget: three are kept, not four.
     const text = "x".repeat(Answer.MemoBytes / 8)
     let computed = 0
@@ -126,7 +126,7 @@ describe("Snapshot.directories", () => {
 
   it("a layer keeps at most MemoSize answers per snapshot, forgetting the least recently used", () => {
     const memo = Answer.makeMemo()
-    const snapshot = {} as SkillRegistry.Snapshot
+    const snapshot = {} as Snapshot.Snapshot
     let computed = 0
     const answer = (key: string) =>
       memo.keep(snapshot, key, () => {

@@ -16,6 +16,7 @@ import type { Listener, Notice, RequestInfo } from "./effect/port.js"
 import { begin, eachInstance } from "./surface/request.js"
 import type { State } from "./surface/request.js"
 import type { Method } from "./visibility.js"
+import type * as Snapshot from "../Snapshot.js"
 
 interface Told {
   readonly listChanged: boolean
@@ -71,7 +72,7 @@ export const visibleChange = (
 
 // A listed family's instances changed: told to a listener that may see one of them now (its
 // `list` run for that listener, as its `skills/list` would, stopping at the first visible instance).
-const familyChange = (state: State, latest: unknown, snapshot: SkillRegistry.Snapshot, key: string): Effect.Effect<Told> => {
+const familyChange = (state: State, latest: unknown, snapshot: Snapshot.Snapshot, key: string): Effect.Effect<Told> => {
   const family = snapshot.families.find((candidate) => familyKey(candidate) === key)
   if (family === undefined || !family.listed) return Effect.succeed(nothing)
   if (state.decide === undefined) return Effect.succeed({ listChanged: true, updated: [] })

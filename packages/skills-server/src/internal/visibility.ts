@@ -8,10 +8,10 @@
  * @internal
  */
 import type * as Context from "effect/Context"
-import type * as SkillRegistry from "../SkillRegistry.js"
 import type { Method, VisibilityRequest } from "../Visibility.js"
 import * as Registry from "./registry.js"
 import type { RequestInfo } from "./effect/port.js"
+import type * as Snapshot from "../Snapshot.js"
 
 export type { Method, VisibilityRequest }
 
@@ -28,7 +28,7 @@ export const requestOf = (
 })
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */
-export type Decision = boolean | ((skill: SkillRegistry.ServedSkill) => boolean)
+export type Decision = boolean | ((skill: Snapshot.ServedSkill) => boolean)
 
 /** A check's decision, and the request's services as the check saw them. */
 export interface Verdict {
@@ -40,7 +40,7 @@ export interface Verdict {
 export interface Visible {
   readonly skill: (index: number) => boolean
   /** Whether a family instance is visible (decided once per instance URI per request). */
-  readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
+  readonly instance: (skill: Snapshot.InstanceSkill) => boolean
   /** Whether any of these skills (by index) is visible: a directory holding files of several is. */
   readonly any: (owners: ReadonlyArray<number>) => boolean
   /**
@@ -62,7 +62,7 @@ export const everyone: Visible = {
 }
 
 /** What one request may see of `snapshot` under `decision`. */
-export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
+export const visibleFor = (snapshot: Snapshot.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
     if (decision && !checked) return everyone
     return {
@@ -74,7 +74,7 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     }
   }
   const instances = new Map<string, boolean>()
-  const instance = (skill: SkillRegistry.InstanceSkill) => {
+  const instance = (skill: Snapshot.InstanceSkill) => {
     const known = instances.get(skill.uri)
     if (known !== undefined) return known
     const visible = decision(skill)

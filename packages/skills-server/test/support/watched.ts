@@ -14,6 +14,7 @@ import * as DirectorySource from "../../src/DirectorySource.js"
 import * as SkillRegistry from "../../src/SkillRegistry.js"
 import * as Serve from "../../src/bin/serve.js"
 import { modernHttp } from "./wire.js"
+import type * as Snapshot from "../../src/Snapshot.js"
 
 export const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -89,7 +90,7 @@ export const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =
  */
 export const watchReloads = (source: DirectorySource.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
   Effect.gen(function*() {
-    const reloads: Array<SkillRegistry.Changes> = []
+    const reloads: Array<Snapshot.Changes> = []
     yield* DirectorySource.watch(source, {
       sweep: false,
       onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))

@@ -8,7 +8,6 @@
 import { SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import { McpSchema } from "effect/ai"
-import * as SkillRegistry from "../../SkillRegistry.js"
 import * as Registry from "../registry.js"
 import { isWireError } from "../effect/port.js"
 import type { Interceptor } from "../effect/port.js"
@@ -18,6 +17,7 @@ import * as Answer from "./answer.js"
 import { ownerOf } from "./owner.js"
 import { begin, hintOfAll, invalidParams, skillsOf, stateFor } from "./request.js"
 import type { State } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 /** The one answer to a skill URI that is absent, hidden or malformed: they are indistinguishable. */
 export const notFound = (uri: string) => invalidParams("Resource not found", { uri })
@@ -28,7 +28,7 @@ const schemeOf = (uri: string) => {
 }
 
 /** Whether `uri` is ours to answer: a URI without a scheme is no URI at all, and gets the same -32602. */
-export const isSkillScheme = (snapshot: SkillRegistry.Snapshot, uri: string) => {
+export const isSkillScheme = (snapshot: Snapshot.Snapshot, uri: string) => {
   const scheme = schemeOf(uri)
   return scheme === undefined || snapshot.schemes.has(scheme)
 }
@@ -39,7 +39,7 @@ const LegacyResourceNotFound = -32002
 /** The read of a static skill's file held in memory; `undefined` when `readResource` must answer. */
 export const answerStatic = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   uri: string
 ) => {

@@ -22,6 +22,7 @@ import type { Call } from "../kind.js"
 import type * as Sessions from "../sessions.js"
 import * as Visibility from "../visibility.js"
 import type * as Answer from "./answer.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
@@ -81,7 +82,7 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
  */
 export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Visibility.Method, read?: {
   readonly state: State
-  readonly snapshot: SkillRegistry.Snapshot
+  readonly snapshot: Snapshot.Snapshot
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
@@ -112,11 +113,11 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
 })
 
 /** The cache hint a result about `skill` alone would carry. */
-export const hintOf = (state: State, skill: SkillRegistry.ServedSkill): SkillRegistry.Hint =>
+export const hintOf = (state: State, skill: Snapshot.ServedSkill): Snapshot.Hint =>
   skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: Kind.kindOf(skill).perCaller ? "private" : state.cacheScope }
 
 /** The hint of a result about several skills: the shortest ttl, public only if every one is. */
-export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSkill>): SkillRegistry.Hint => {
+export const hintOfAll = (state: State, skills: Iterable<Snapshot.ServedSkill>): Snapshot.Hint => {
   let ttlMs = Infinity
   let cacheScope: "public" | "private" = "public"
   for (const skill of skills) {
@@ -128,7 +129,7 @@ export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSki
 }
 
 /** The skills of `owners` (indexes into `snapshot.skills`). */
-export const skillsOf = (snapshot: SkillRegistry.Snapshot, owners: ReadonlyArray<number>) =>
+export const skillsOf = (snapshot: Snapshot.Snapshot, owners: ReadonlyArray<number>) =>
   owners.map((index) => snapshot.skills[index]!)
 
 /** A position in a family's listing: the family, its own cursor of the page, the offset in it. */
@@ -149,9 +150,9 @@ const MaxFamilyPages = 1000
  */
 export const eachInstance = Effect.fnUntraced(function*(
   call: Call,
-  family: SkillRegistry.FamilyEntry,
+  family: Snapshot.FamilyEntry,
   from: Position | undefined,
-  visit: (skill: SkillRegistry.InstanceSkill, after: Position) => boolean
+  visit: (skill: Snapshot.InstanceSkill, after: Position) => boolean
 ) {
   const key = familyKey(family)
   let cursor = from?.cursor ?? null
@@ -187,8 +188,8 @@ const RenderConcurrency = 8
  * rendered is left out (`undefined`, its error logged), never failing the listing.
  */
 export const eachListed = <A>(
-  skills: ReadonlyArray<SkillRegistry.ServedSkill>,
-  answer: (skill: SkillRegistry.ServedSkill) => Effect.Effect<A, WireError>
+  skills: ReadonlyArray<Snapshot.ServedSkill>,
+  answer: (skill: Snapshot.ServedSkill) => Effect.Effect<A, WireError>
 ) =>
   Effect.forEach(
     skills,
