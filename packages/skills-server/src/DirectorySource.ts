@@ -48,7 +48,6 @@ import * as SkillsServer from "./SkillsServer.js"
 import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
 import type * as Snapshot from "./Snapshot.js"
 
-export * from "./DirectoryModel.js"
 
 /**
  * The file at a skill's root that holds its signatures (written by `mcp-skills-server sign`):
@@ -67,11 +66,11 @@ export const SignaturesFileName = Signatures.FileName
 export const SignaturesFile = Signatures.File
 
 /**
- * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
- * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid;
- * otherwise a skill that fails validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name
- * equals folder name, URI rules, limits) is reported in `skipped` with its typed error while the
- * others are loaded.
+ * Loads every skill under `root` (see the module description; its types and errors are
+ * `DirectoryModel`'s). Fails with `SourceDirectoryError` when the root cannot be used, and in
+ * `strict` mode with `InvalidSkills` when any skill folder is invalid; otherwise a skill that fails
+ * validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name equals folder name, URI
+ * rules, limits) is reported in `skipped` with its typed error while the others are loaded.
  *
  * **Torn files.** Each skill's changed files are read and then stat'ed again; if any changed while
  * it was read (size, modification or change time, inode), or read empty within a second of a write

@@ -10,13 +10,14 @@ import * as MimeType from "../src/MimeType.js"
 import { exampleUris, examples } from "./support/cli-server.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 import { tree } from "./support/tree.js"
+import type * as DirectoryModel from "../src/DirectoryModel.js"
 
 
 const skillMd = (name: string, extra = "") =>
   `---\nname: ${name}\ndescription: The ${name} skill, for tests.\n${extra}---\n\n# ${name}\n`
 
-const uris = (loaded: DirectorySource.Loaded) => loaded.skills.map((skill) => skill.manifest.uri)
-const filesOf = (loaded: DirectorySource.Loaded, uri: string) =>
+const uris = (loaded: DirectoryModel.Loaded) => loaded.skills.map((skill) => skill.manifest.uri)
+const filesOf = (loaded: DirectoryModel.Loaded, uri: string) =>
   loaded.skills.find((skill) => skill.manifest.uri === uri)?.manifest.files.map((file) => file.path)
 
 layer(NodeServices.layer)("DirectorySource", (it) => {

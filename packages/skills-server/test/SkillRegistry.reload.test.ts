@@ -10,7 +10,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, Skill, SkillRegistry, Snapshot } from "../src/index.js"
+import { DirectoryModel, DirectorySource, Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import { tree, write } from "./support/tree.js"
 
 // Files older than the racy window: a scan trusts their size, mtime and inode alone.
@@ -29,7 +29,7 @@ const age = (root: string) => {
 const skillMd = (name: string, description = `The ${name} skill.`) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
 
-const open = (roots: ReadonlyArray<DirectorySource.Root>, lines: Array<string> = []) =>
+const open = (roots: ReadonlyArray<DirectoryModel.Root>, lines: Array<string> = []) =>
   Effect.gen(function*() {
     const source = yield* DirectorySource.make(roots, { log: (line) => Effect.sync(() => lines.push(line)) })
     const registry = yield* SkillRegistry.make(source.definitions)

@@ -22,6 +22,7 @@ import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import * as Serve from "./serve.js"
 import * as Signing from "./signing.js"
+import type * as DirectoryModel from "../DirectoryModel.js"
 
 const directory = Argument.String("directory").pipe(
   Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill; several may be given"),
@@ -190,7 +191,7 @@ const serve = Command.make(
       strict: input.strict,
       onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))
     }
-    const roots: Array<DirectorySource.Root> = [
+    const roots: Array<DirectoryModel.Root> = [
       ...input.directory.map((path) => ({ path, ...common, prefix: prefixed })),
       ...input.root.map((spec) => {
         const at = spec.lastIndexOf("=")

@@ -15,6 +15,7 @@ import * as SkillRegistry from "../../src/SkillRegistry.js"
 import * as Serve from "../../src/bin/serve.js"
 import { modernHttp } from "./wire.js"
 import type * as Snapshot from "../../src/Snapshot.js"
+import type * as DirectoryModel from "../../src/DirectoryModel.js"
 
 export const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -88,7 +89,7 @@ export const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =
  * Watches `source` into `registry` (events only, no periodic check) for the rest of the scope; the
  * returned array collects the changes of every reload that succeeded.
  */
-export const watchReloads = (source: DirectorySource.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
+export const watchReloads = (source: DirectoryModel.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
   Effect.gen(function*() {
     const reloads: Array<Snapshot.Changes> = []
     yield* DirectorySource.watch(source, {
