@@ -20,10 +20,9 @@ import type { McpProtocol } from "effect/ai"
 import { McpServer } from "effect/ai"
 import * as HttpAdmission from "./HttpAdmission.js"
 import type * as Skill from "./Skill.js"
-import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import type * as Snapshot from "./Snapshot.js"
-import type * as VisibilityTypes from "./Visibility.js"
+import type * as Visibility from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
@@ -47,74 +46,22 @@ import * as Visible from "./internal/visibility.js"
 import * as Telemetry from "./internal/telemetry.js"
 
 /**
- * The methods a visibility decision is made for.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Method = VisibilityTypes.Method
-
-/**
- * What a visibility check sees of the request.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type VisibilityRequest = VisibilityTypes.VisibilityRequest
-
-/**
- * What the check may look at for each skill.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type SkillInfo = VisibilityTypes.SkillInfo
-
-/**
- * The decision for one request: all skills, none, or a predicate (called at most once per skill).
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Decision = VisibilityTypes.Decision
-
-/**
- * An error a visibility check may fail with; it is sent as this JSON-RPC error.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type CheckError = VisibilityTypes.CheckError
-
-/**
- * A visibility check (see `Visibility.Check`).
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Visibility<E extends CheckError, R> = VisibilityTypes.Check<E, R>
-
-/**
- * Freshness hint for 2026-07-28 results (SEP-2549). `scope: "public"` is honoured only without a
- * visibility check.
- *
- * @since 0.1.0
- */
-export type CacheHint = Skill.CacheHint
-
-/**
  * Options of `layer`.
  *
  * @since 0.1.0
  */
-export interface Options<E extends CheckError, R, SE, SR> {
+export interface Options<E extends Visibility.CheckError, R, SE, SR> {
   /**
    * The skills, or an Effect producing them (e.g. loading a directory). An Effect runs again on
    * every `SkillRegistry.reload`.
    */
   readonly skills: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, SE, SR>
-  readonly visibility?: Visibility<E, R> | undefined
-  readonly cacheHint?: CacheHint | undefined
+  readonly visibility?: Visibility.Check<E, R> | undefined
+  /**
+   * Freshness hint of 2026-07-28 results (SEP-2549); `scope: "public"` is honoured only without a
+   * visibility check.
+   */
+  readonly cacheHint?: Skill.CacheHint | undefined
   /** Entries per page of `skills/list` and `resources/directory/read` (default 50). */
   readonly pageSize?: number | undefined
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
@@ -233,7 +180,7 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
   return adapters.map((adapter) => Port.wrapAdapter(adapter, extension, answeredElsewhere)) as unknown as P
 }
 
-const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
+const normalizeTtl = (ttl: Skill.CacheHint["ttl"]): number => {
   const hint = Registry.normalizeHint({ ttl })
   if (Result.isFailure(hint)) throw new RangeError(`SkillsServer ${hint.failure}`)
   return hint.success.ttlMs
@@ -383,7 +330,7 @@ const describeRegistry = (snapshot: Snapshot.Snapshot) => {
  * @since 0.1.0
  * @category layers
  */
-export const layer = <E extends CheckError = never, R = never, SE = never, SR = never>(
+export const layer = <E extends Visibility.CheckError = never, R = never, SE = never, SR = never>(
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
@@ -434,7 +381,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const faults = yield* Faults.make
     // A check that dies, or fails with anything but an MCP error, is the author's: -32603 and a line.
     const visibility = options.visibility
-    const check = visibility === undefined ? undefined : (request: VisibilityRequest) =>
+    const check = visibility === undefined ? undefined : (request: Visibility.VisibilityRequest) =>
       Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
         Telemetry.visibility(visibility)(request)
       )
@@ -541,7 +488,7 @@ export const skill = (
  * @since 0.1.0
  */
 export const family = <R = never>(
-  definition: SkillFamily.Family<R>
+  definition: Skill.Family<R>
 ): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
   // The requirements are carried by the type; at run time the request's services reach the
   // family's callbacks through the capture the surfaces make (`Call.services`).

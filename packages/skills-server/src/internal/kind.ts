@@ -460,7 +460,7 @@ export const listInstances = (
     runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
     Option.match({
       onNone: () => noInstances,
-      onSome: (listed: SkillFamily.Instances<PathTemplate.Params>) =>
+      onSome: (listed: Skill.Instances<PathTemplate.Params>) =>
         "instances" in listed
           ? { instances: listed.instances, nextCursor: listed.nextCursor }
           : { instances: listed, nextCursor: undefined }
