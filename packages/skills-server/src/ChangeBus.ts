@@ -49,6 +49,7 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Revision from "./Revision.js"
+import * as ServerLimits from "./ServerLimits.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import { normalizeHint } from "./internal/registry.js"
@@ -189,6 +190,11 @@ export interface RedisOptions {
 
 const defaultChannel = "mcp-skills:changes"
 
+// node-redis takes milliseconds.
+const connectMillis = Duration.toMillis(ServerLimits.BusConnectTimeout)
+const reconnectBase = Duration.toMillis(ServerLimits.BusReconnect.base)
+const reconnectCap = Duration.toMillis(ServerLimits.BusReconnect.cap)
+
 const encodeMessage = Schema.encodeSync(Schema.fromJsonString(Message))
 const decodeMessage = Schema.decodeUnknownOption(Schema.fromJsonString(Message))
 
@@ -245,7 +251,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
         const client = createClient({
           url: options.url,
           disableOfflineQueue: true,
-          socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) }
+          socket: { connectTimeout: connectMillis, reconnectStrategy: (retries) => Math.min(reconnectBase * 2 ** retries, reconnectCap) }
         })
         // Connection errors surface as failed commands; without a listener they would crash the process.
         client.on("error", () => {})
@@ -263,7 +269,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
     const connected = Effect.callback<void>((resume) => {
       if (publisher.isReady) return resume(Effect.void)
       const done = () => resume(Effect.void)
-      const timer = setTimeout(done, 2_000)
+      const timer = setTimeout(done, connectMillis)
       publisher.once("ready", done)
       return Effect.sync(() => {
         clearTimeout(timer)
@@ -278,7 +284,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
           const lost = (error: unknown) => Queue.failCauseUnsafe(queue, Cause.fail(new BusError({ reason: reasonOf(error) })))
           const subscriber = yield* Effect.acquireRelease(
             Effect.sync(() => {
-              const client = createClient({ url: options.url, socket: { connectTimeout: 2_000, reconnectStrategy: false } })
+              const client = createClient({ url: options.url, socket: { connectTimeout: connectMillis, reconnectStrategy: false } })
               client.on("error", lost)
               client.on("end", () => lost(new Error("connection closed")))
               return client
@@ -320,7 +326,7 @@ export const publishRedis = (
 ): Effect.Effect<number, BusError | RedisClientMissing> =>
   Effect.acquireUseRelease(
     Effect.map(redisModule, ({ createClient }) => {
-      const client = createClient({ url: options.url, socket: { connectTimeout: 5_000, reconnectStrategy: false } })
+      const client = createClient({ url: options.url, socket: { connectTimeout: Duration.toMillis(ServerLimits.BusCommandTimeout), reconnectStrategy: false } })
       client.on("error", () => {})
       return client
     }),
@@ -353,9 +359,9 @@ export interface ReplicaOptions {
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
   /** Problems, one line each: the bus down (once per outage), a failed reload or announcement. */
   readonly logProblem?: ((line: string) => Effect.Effect<void>) | undefined
-  /** Delay before subscribing again after the bus is lost: doubles from this (default 200 ms)… */
+  /** Delay before subscribing again after the bus is lost: doubles from this (default `ServerLimits.BusRetry.base`, 200 ms)… */
   readonly retryBase?: Duration.Input | undefined
-  /** …up to this (default 5 s). */
+  /** …up to this (default `ServerLimits.BusRetry.cap`, 5 s). */
   readonly retryCap?: Duration.Input | undefined
 }
 
@@ -405,8 +411,8 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
     const registry = yield* SkillRegistry.SkillRegistry
     const log = options?.log ?? ((line: string) => Effect.logInfo(line))
     const logProblem = options?.logProblem ?? ((line: string) => Effect.logWarning(line))
-    const base = Duration.fromInputUnsafe(options?.retryBase ?? "200 millis")
-    const cap = Duration.fromInputUnsafe(options?.retryCap ?? "5 seconds")
+    const base = Duration.fromInputUnsafe(options?.retryBase ?? ServerLimits.BusRetry.base)
+    const cap = Duration.fromInputUnsafe(options?.retryCap ?? ServerLimits.BusRetry.cap)
     const current = Effect.map(registry.snapshot, (snapshot) => snapshot.revision)
 
     const announce = (revision: Revision.Revision) =>

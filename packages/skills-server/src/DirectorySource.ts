@@ -27,10 +27,10 @@
  * changed and keeping the last good version of a skill an edit broke; `watch` reloads the registry
  * when files change, looking again only at the paths the file events named.
  *
- * The work is split by concern under `internal/directory/`: the one way in to the disk (`guard`)
- * and its bounds (`bounds`), the walk (`scan`), file stamps and what is kept of each file
- * (`stamps`), which files belong to which skill (`grouping`), loading one root (`load`), a source
- * over several roots (`source`), signatures files (`signatures`), and watching (`watch`).
+ * The work is split by concern under `internal/directory/`: the one way in to the disk (`guard`),
+ * the walk (`scan`), file stamps and what is kept of each file (`stamps`), which files belong to
+ * which skill (`grouping`), loading one root (`load`), a source over several roots (`source`),
+ * signatures files (`signatures`), and watching (`watch`); their bounds are `ServerLimits`'s.
  *
  * @since 0.1.0
  */
@@ -47,6 +47,7 @@ import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
 import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
 import type * as Snapshot from "./Snapshot.js"
+import * as ServerLimits from "./ServerLimits.js"
 
 
 /**
@@ -80,8 +81,8 @@ export const SignaturesFile = Signatures.File
  * before it was read is read again on the next full scan, or on a watched one whose events name it
  * (timestamps are coarser than writes), and served anew only if its bytes differ.
  *
- * **Signatures files** are stamped and read with their skill's files, bounded to 16 KiB and 16
- * records (one per key); one that cannot be read or is past a bound makes its skill invalid,
+ * **Signatures files** are stamped and read with their skill's files, bounded
+ * (`ServerLimits.SignaturesMaxBytes`, `SignaturesMaxRecords`: 16 KiB, 16 records, one per key); one that cannot be read or is past a bound makes its skill invalid,
  * naming it.
  *
  * **Files served on demand** (`onDemandAbove`): files above the threshold, except `SKILL.md`, are
@@ -154,18 +155,19 @@ export const layer = (root: string, options: Options = {}) => SkillsServer.layer
  * @since 0.1.0
  */
 export interface WatchOptions {
-  /** Quiet time after the last file event before reloading. Default 100 milliseconds. */
+  /** Quiet time after the last file event before reloading. Default `ServerLimits.WatchDebounce` (100 ms). */
   readonly debounce?: Duration.Input | undefined
   /**
    * Under a continuous stream of events (a large copy, `git checkout` of a big tree), the longest a
-   * change waits for its reload. Default 1 second.
+   * change waits for its reload. Default `ServerLimits.WatchMaxDelay` (1 second).
    */
   readonly maxDelay?: Duration.Input | undefined
   /**
    * Interval of the periodic stamp check, the safety net for file systems whose events are
    * unreliable (network volumes, containers' bind mounts): every file is stat'ed, none read, and a
    * change no event reported is logged and reloaded. The interval stretches so the check never
-   * takes more than a twentieth of the time. `false` turns it off. Default 5 seconds.
+   * takes more than a twentieth of the time. `false` turns it off. Default `ServerLimits.WatchSweep`
+   * (5 seconds).
    */
   readonly sweep?: Duration.Input | false | undefined
   /**
@@ -249,8 +251,8 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
     ),
     warn: options.log ?? ((line) => Effect.logWarning(line))
   }, {
-    debounce: Duration.fromInputUnsafe(options.debounce ?? "100 millis"),
-    maxDelay: Duration.fromInputUnsafe(options.maxDelay ?? "1 second"),
-    sweep: options.sweep === false ? undefined : Duration.fromInputUnsafe(options.sweep ?? "5 seconds")
+    debounce: Duration.fromInputUnsafe(options.debounce ?? ServerLimits.WatchDebounce),
+    maxDelay: Duration.fromInputUnsafe(options.maxDelay ?? ServerLimits.WatchMaxDelay),
+    sweep: options.sweep === false ? undefined : Duration.fromInputUnsafe(options.sweep ?? ServerLimits.WatchSweep)
   })
 })

@@ -7,10 +7,10 @@
  * route middleware, provided to `layerHttp`, puts a limit in front of the endpoint and a body on
  * each of those answers:
  *
- * - A body larger than `maxBodySize` (default 4 MiB) gets `413` with a JSON-RPC error (`-32600`,
- *   `data.maxBodySize`). A declared `Content-Length` over the limit is refused before a byte is
- *   read; a chunked body is read up to the limit and refused at the first byte past it (the
- *   server then closes the connection rather than drain the rest).
+ * - A body larger than `maxBodySize` (default `ServerLimits.MaxBodySize`, 4 MiB) gets `413` with a
+ *   JSON-RPC error (`-32600`, `data.maxBodySize`). A declared `Content-Length` over the limit is
+ *   refused before a byte is read; a chunked body is read up to the limit and refused at the first
+ *   byte past it (the server then closes the connection rather than drain the rest).
  * - A message nesting arrays and objects more than 128 levels deep gets `-32600` with its id
  *   (HTTP 200, as effect answers other invalid messages) before anything decodes it: effect and
  *   the fast route would overflow the stack on it and answer an empty 500.
@@ -46,14 +46,7 @@ import * as ByteSize from "effect/ByteSize"
 import type * as Layer from "effect/Layer"
 import { HttpRouter } from "effect/http"
 import * as Admission from "./internal/admission.js"
-
-/**
- * The body limit when none is given: 4 MiB, far above any MCP request a client sends to this
- * server and far below what a server can hold for many clients at once.
- *
- * @since 0.1.0
- */
-export const defaultMaxBodySize: ByteSize.ByteSize = ByteSize.mebibytes(4)
+import * as ServerLimits from "./ServerLimits.js"
 
 /**
  * Options of {@link layer}.
@@ -61,7 +54,7 @@ export const defaultMaxBodySize: ByteSize.ByteSize = ByteSize.mebibytes(4)
  * @since 0.1.0
  */
 export interface Options {
-  /** Largest request body accepted (`4194304`, `"4 MiB"`, ...); default {@link defaultMaxBodySize}. */
+  /** Largest request body accepted (`4194304`, `"4 MiB"`, ...); default `ServerLimits.MaxBodySize` (4 MiB). */
   readonly maxBodySize?: ByteSize.Input | undefined
 }
 
@@ -81,7 +74,7 @@ export interface Options {
  */
 export const middleware = (options?: Options) =>
   HttpRouter.middleware(Admission.make(
-    options?.maxBodySize === undefined ? defaultMaxBodySize : ByteSize.fromInputUnsafe(options.maxBodySize)
+    options?.maxBodySize === undefined ? ServerLimits.MaxBodySize : ByteSize.fromInputUnsafe(options.maxBodySize)
   ))
 
 /**

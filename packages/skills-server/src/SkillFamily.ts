@@ -74,13 +74,6 @@ export class NoSuchInstance extends Schema.TaggedError<NoSuchInstance>()("NoSuch
 export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {}) {}
 
 /**
- * The time limit of `render` and `list` when a family sets none.
- *
- * @since 0.1.0
- */
-export const DefaultTimeout = Skill.DefaultFamilyTimeout
-
-/**
  * A skill family (see the module description); the same constructor as `Skill.family`. Nothing
  * is validated here: the registry parses the template and reports an invalid one with every other
  * registration problem.

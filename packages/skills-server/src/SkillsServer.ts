@@ -8,7 +8,7 @@
  * @since 0.1.0
  */
 import { EffectSupport, Extension } from "@mcp-skills/core"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,7 +18,7 @@ import { HttpRouter } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
 import { McpServer } from "effect/ai"
-import * as HttpAdmission from "./HttpAdmission.js"
+import * as ServerLimits from "./ServerLimits.js"
 import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import type * as Snapshot from "./Snapshot.js"
@@ -62,7 +62,7 @@ export interface Options<E extends Visibility.CheckError, R, SE, SR> {
    * visibility check.
    */
   readonly cacheHint?: Skill.CacheHint | undefined
-  /** Entries per page of `skills/list` and `resources/directory/read` (default 50). */
+  /** Entries per page of `skills/list` and `resources/directory/read` (default `ServerLimits.PageSize`). */
   readonly pageSize?: number | undefined
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
@@ -73,11 +73,10 @@ export interface Options<E extends Visibility.CheckError, R, SE, SR> {
   readonly requireSigned?: boolean | undefined
   /**
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
-   * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
-   * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs. At most `maxSessions`
-   * (default 10,000) live at once, `maxSessionsPerClient` (default 1,000) per remote address; an
-   * `initialize` past either is answered 503 with `Retry-After`. A session stream whose reader
-   * leaves more than `maxPendingBytes` (default 1 MiB) untaken is cut.
+   * or after `idleTimeout` without a request or an open stream, and holds at most
+   * `maxSubscriptions` `resources/subscribe` URIs. At most `maxSessions` live at once,
+   * `maxSessionsPerClient` per remote address; an `initialize` past either is answered 503 with
+   * `Retry-After`. A session stream whose reader leaves more than `maxPendingBytes` untaken is cut.
    */
   readonly sessions?: SessionOptions | undefined
   /** How errors name this registry (default: its skill count and first skill URIs). */
@@ -96,15 +95,43 @@ export interface Options<E extends Visibility.CheckError, R, SE, SR> {
  * @since 0.1.0
  */
 export interface SessionOptions {
+  /** Default `ServerLimits.SessionIdleTimeout` (30 minutes). */
   readonly idleTimeout?: Duration.Input | undefined
+  /** Default `ServerLimits.MaxSubscriptions` (1,000). */
   readonly maxSubscriptions?: number | undefined
-  /** Sessions held at once (default 10,000). */
+  /** Sessions held at once; default `ServerLimits.MaxSessions` (10,000). */
   readonly maxSessions?: number | undefined
-  /** Sessions one remote address holds at once (default 1,000). */
+  /** Sessions one remote address holds at once; default `ServerLimits.MaxSessionsPerClient` (1,000). */
   readonly maxSessionsPerClient?: number | undefined
-  /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
+  /**
+   * Bytes of notifications a session stream holds that its reader has not taken; default
+   * `ServerLimits.MaxPendingBytes` (1 MiB).
+   */
   readonly maxPendingBytes?: number | undefined
 }
+
+const count = (name: string, value: number | undefined, fallback: number, least: number) => {
+  const chosen = value ?? fallback
+  return Number.isSafeInteger(chosen) && chosen >= least
+    ? Effect.succeed(chosen)
+    : Effect.die(new RangeError(`SkillsServer sessions.${name} must be an integer of at least ${least}, got ${chosen}`))
+}
+
+// The session bounds of `options`, checked, the defaults filled in.
+const sessionBounds = (options: SessionOptions = {}): Effect.Effect<Sessions.Bounds> =>
+  Effect.gen(function*() {
+    const idleTimeout = options.idleTimeout === undefined ? ServerLimits.SessionIdleTimeout : Duration.fromInputUnsafe(options.idleTimeout)
+    if (!(Duration.toMillis(idleTimeout) > 0)) {
+      return yield* Effect.die(new RangeError(`SkillsServer sessions.idleTimeout must be positive, got ${String(options.idleTimeout)}`))
+    }
+    return {
+      idleTimeout,
+      maxSubscriptions: yield* count("maxSubscriptions", options.maxSubscriptions, ServerLimits.MaxSubscriptions, 0),
+      maxSessions: yield* count("maxSessions", options.maxSessions, ServerLimits.MaxSessions, 1),
+      maxSessionsPerClient: yield* count("maxSessionsPerClient", options.maxSessionsPerClient, ServerLimits.MaxSessionsPerClient, 1),
+      maxPendingBytes: yield* count("maxPendingBytes", options.maxPendingBytes, ServerLimits.MaxPendingBytes, 1)
+    }
+  })
 
 /**
  * Options of `protocols`.
@@ -339,7 +366,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
     yield* Port.verify
-    const pageSize = options.pageSize ?? 50
+    const pageSize = options.pageSize ?? ServerLimits.PageSize
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))
     }
@@ -402,7 +429,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       decide: decide === undefined ? undefined : (request, method) =>
         Effect.map(decide(request, method), (verdict) => ({ decision: verdict.decision ?? false, services: verdict.services })),
       services: bridge.services,
-      sessions: yield* Sessions.make(options.sessions, (id) => Port.endHttpSession(server, id)),
+      sessions: yield* Sessions.make(yield* sessionBounds(options.sessions), (id) => Port.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
       answers: Answer.makeMemo()
@@ -417,7 +444,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
       if (!endpoint.admission) {
-        yield* router.value.addGlobalMiddleware(Admission.guard(HttpAdmission.defaultMaxBodySize) as any)
+        yield* router.value.addGlobalMiddleware(Admission.guard(ServerLimits.MaxBodySize) as any)
       }
       // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
       // the endpoint, so its presence keeps the fast route off; a layer outside the server's own

@@ -19,7 +19,7 @@ import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
 import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
-import * as StdioFraming from "../StdioFraming.js"
+import * as ServerLimits from "../ServerLimits.js"
 import * as Serve from "./serve.js"
 import * as Signing from "./signing.js"
 import type * as DirectoryModel from "../DirectoryModel.js"
@@ -203,7 +203,7 @@ const serve = Command.make(
     if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
     if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
     const limit = Option.getOrUndefined(input.maxBodySize)
-    if (input.stdio && limit !== undefined && limit > StdioFraming.largestMaxLineSize) {
+    if (input.stdio && limit !== undefined && limit > ServerLimits.LargestLineSize) {
       return yield* fail("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
     }
     const source = yield* Serve.openReported(roots, { log })

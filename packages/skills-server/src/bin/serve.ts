@@ -235,7 +235,7 @@ export interface HttpOptions {
   readonly replication?: Replication.Options | undefined
   /** Entries per page of `skills/list` and directory reads (default 50). */
   readonly pageSize?: number | undefined
-  /** Largest request body accepted (default `HttpAdmission.defaultMaxBodySize`). */
+  /** Largest request body accepted (default `ServerLimits.MaxBodySize`). */
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined

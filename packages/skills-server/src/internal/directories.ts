@@ -12,9 +12,10 @@ import * as Order from "effect/Order"
 import type { DirectoryChild, DirectoryEntry, Directories, Snapshot, StaticSkill } from "../Snapshot.js"
 import { Lru } from "./lru.js"
 import { enclosing, innermost } from "./registry.js"
+import * as ServerLimits from "../ServerLimits.js"
 
 /** Directories kept per snapshot, the most recently read (each at most one skill's file list). */
-export const Kept = 1024
+export const Kept = ServerLimits.KeptDirectories
 
 const byUri = Order.mapInput(Order.String, (child: DirectoryChild) => child.uri)
 

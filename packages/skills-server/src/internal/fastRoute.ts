@@ -35,12 +35,11 @@ import type { State } from "./surface/request.js"
 import type { Check, CheckError } from "../Visibility.js"
 import * as Visibility from "./visibility.js"
 import * as Telemetry from "./telemetry.js"
+import * as ServerLimits from "../ServerLimits.js"
 
-/** Most distinct request metadata whose decoding one layer keeps. */
-const MaxProfiles = 256
+const MaxProfiles = ServerLimits.FastRouteProfiles
 
-/** Most endpoint paths one layer learns (a router with path parameters could offer many). */
-const MaxRoutes = 64
+const MaxRoutes = ServerLimits.FastRouteEndpoints
 
 interface Route extends FastAdmission.Endpoint {
   /** effect runs `McpServer` middleware around the visibility check: requests under it are effect's. */
@@ -99,7 +98,7 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
         protocolVersion: endpoint.protocolVersion,
         profile: endpoint.profile,
         directoryRead: endpoint.directoryRead,
-        maxBody: Math.min(FastAdmission.MaxBody, learnt.maxBodySize ?? FastAdmission.MaxBody),
+        maxBody: Math.min(ServerLimits.FastRouteMaxBody, learnt.maxBodySize ?? ServerLimits.FastRouteMaxBody),
         toBytes: Answer.bytesFor(endpoint.serverInfo)
       })
       return response

@@ -39,6 +39,7 @@ import * as Registry from "./registry.js"
 import { requestOf } from "./visibility.js"
 import type { Method, Visible } from "./visibility.js"
 import type * as Snapshot from "../Snapshot.js"
+import * as ServerLimits from "../ServerLimits.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
 export interface Rendering {
@@ -349,14 +350,12 @@ const renderNow = Effect.fnUntraced(function*(
   return yield* renderingOf(faults, uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
-/** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
-export const RenderCacheCapacity = 1024
 
 /** The render cache of one layer: renderings expire after their skill's `shareFor` (on `Clock`). */
 export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
   (key: RenderKey) => renderNow(key.definition, key.uri, key.request, key.limits, key.faults),
   {
-    capacity: RenderCacheCapacity,
+    capacity: ServerLimits.RenderCacheCapacity,
     // A failed rendering is not kept: the next request renders again.
     timeToLive: (exit, key) => Exit.isSuccess(exit) ? key.keep : Duration.zero
   }

@@ -44,6 +44,7 @@ import { answererIn, exposeSessionEnd, markAnswered } from "./server.js"
 import type { Answerer } from "./server.js"
 import type { Connection, Extension, Handler, Method, RequestInfo } from "./shapes.js"
 import { effectRequest } from "./visibility.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 const WireErrorSchema = Schema.Struct({
   code: Schema.Int,
@@ -319,7 +320,7 @@ const listening = (context: any, extension: Extension, currentRequest: Effect.Ef
   }),
   // Over HTTP effect ends the stream without a message (`protocol.end`); the client is told
   // first which listen ended and why, so it can listen again (unless it stopped reading: then
-  // the stream ends after a second without it).
+  // the stream ends without it after `ServerLimits.CancelNoticeTimeout`).
   ...(context.terminateSubscription === undefined ? {} : {
     terminateSubscription: (protocolVersion: string, clientId: number, requestId: unknown, reason: string) =>
       Effect.flatMap(Effect.serviceOption(HttpServerRequest.HttpServerRequest), (http) =>
@@ -330,7 +331,7 @@ const listening = (context: any, extension: Extension, currentRequest: Effect.Ef
                 tag: "notifications/cancelled",
                 payload: { requestId, reason }
               }),
-              "1 second"
+              ServerLimits.CancelNoticeTimeout
             ))
             : Effect.void,
           context.terminateSubscription(protocolVersion, clientId, requestId, reason)

@@ -10,6 +10,7 @@
  */
 import { Lru } from "../lru.js"
 import type * as Snapshot from "../../Snapshot.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /**
  * Where the envelope (`resultType`, the cache fields, `_meta`) stands in a result, as effect's
@@ -69,8 +70,8 @@ export const toObject = <Body extends object>(
 
 const scopeOf = (answer: Answer) => answer.checked ? "private" : answer.hint.cacheScope
 
-/** Largest answer whose bytes are kept with it (bigger ones, i.e. large files, are encoded per request). */
-export const MaxKeptBytes = 64 * 1024
+/** Largest answer whose bytes are kept with it (see `ServerLimits.MaxKeptAnswerBytes`). */
+export const MaxKeptBytes = ServerLimits.MaxKeptAnswerBytes
 
 const encoder = new TextEncoder()
 const comma = encoder.encode(",")
@@ -139,11 +140,11 @@ export interface Memo {
   readonly keep: <A extends Answer>(snapshot: Snapshot.Snapshot, key: string, compute: () => A | undefined) => A | undefined
 }
 
-/** What the answers kept per snapshot may weigh together. */
-export const MemoBytes = 4 * 1024 * 1024
+/** What the answers kept per snapshot may weigh together (see `ServerLimits.AnswerMemoBytes`). */
+export const MemoBytes = ServerLimits.AnswerMemoBytes
 
 /** What an answer weighs besides its content: a page or an entry. */
-export const AnswerWeight = 1024
+export const AnswerWeight = ServerLimits.AnswerWeight
 
 /** Answers without content (pages, entries) kept per snapshot. */
 export const MemoSize = MemoBytes / AnswerWeight

@@ -23,6 +23,7 @@ import type * as Sessions from "../sessions.js"
 import * as Visibility from "../visibility.js"
 import type * as Answer from "./answer.js"
 import type * as Snapshot from "../../Snapshot.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
@@ -139,9 +140,6 @@ export interface Position {
   readonly offset: number
 }
 
-// The most pages one request asks of one family: cursors that go round in a circle end here.
-const MaxFamilyPages = 1000
-
 /**
  * Calls `visit` with each instance of a listed family the caller may see, in the family's order,
  * from `from` on, with the position after it, until `visit` says stop (`false`). A `list` that fails
@@ -157,7 +155,7 @@ export const eachInstance = Effect.fnUntraced(function*(
   const key = familyKey(family)
   let cursor = from?.cursor ?? null
   let offset = from?.offset ?? 0
-  for (let pages = 0; pages < MaxFamilyPages; pages++) {
+  for (let pages = 0; pages < ServerLimits.MaxFamilyPages; pages++) {
     const page = yield* Effect.option(Kind.listInstances(call, family, cursor ?? undefined))
     if (Option.isNone(page)) return true
     const { instances, nextCursor } = page.value
@@ -175,13 +173,9 @@ export const eachInstance = Effect.fnUntraced(function*(
     cursor = nextCursor
     offset = 0
   }
-  yield* Effect.logWarning(`the family ${key} gave ${MaxFamilyPages} pages in one request; the rest is not listed`)
+  yield* Effect.logWarning(`the family ${key} gave ${ServerLimits.MaxFamilyPages} pages in one request; the rest is not listed`)
   return true
 })
-
-// How many skills of one listing render at once: a page of slow renders takes a fraction of their
-// sum, without starting a whole page's renders at the same moment.
-const RenderConcurrency = 8
 
 /**
  * What a listing shows of each skill, rendered concurrently; a family instance that cannot be
@@ -194,5 +188,5 @@ export const eachListed = <A>(
   Effect.forEach(
     skills,
     (skill) => skill._tag === "Instance" ? Effect.map(Effect.option(answer(skill)), Option.getOrUndefined) : answer(skill),
-    { concurrency: RenderConcurrency }
+    { concurrency: ServerLimits.RenderConcurrency }
   )
