@@ -14,28 +14,14 @@ const MaxHeaderLines = 45
 /** The server's fence: the one folder that touches effect's internals, and its one door. */
 const fence = { folder: "internal/effect/", port: "internal/effect/port.ts" }
 
-const packages: ReadonlyArray<{ readonly name: string; readonly knownCycles: ReadonlyArray<ReadonlyArray<string>> }> = [
-  // KNOWN CYCLE (issue 28, branch rooms-client fixes it): delete this entry's cycle at that merge.
-  {
-    name: "skills-core",
-    knownCycles: [["SkillFrontmatter.ts", "internal/plainFrontmatter.ts", "internal/yamlFrontmatter.ts"]]
-  },
-  // KNOWN CYCLE (issue 28, branch rooms-client fixes it): delete this entry's cycle at that merge.
-  { name: "skills-client", knownCycles: [["SkillsClient.ts", "internal/settings.ts"]] },
-  { name: "skills-server", knownCycles: [] }
-]
+const packages = ["skills-core", "skills-client", "skills-server"]
 
-for (const { knownCycles, name } of packages) {
+for (const name of packages) {
   describe(`packages/${name}/src`, () => {
     const graph = modules(path.join(root, "packages", name, "src"))
 
     it("has no import cycle, type-only imports included", () => {
-      const found = cycles(graph)
-      const known = (members: ReadonlyArray<string>) => knownCycles.some((cycle) => cycle.join() === members.join())
-      expect(found.filter((cycle) => !known(cycle.members)).map((cycle) => `${cycle.path.join(" -> ")} (members: ${cycle.members.join(", ")})`))
-        .toEqual([])
-      // A known cycle that is gone must leave the list.
-      expect(found.filter((cycle) => known(cycle.members)).map((cycle) => cycle.members)).toEqual(knownCycles)
+      expect(cycles(graph).map((cycle) => `${cycle.path.join(" -> ")} (members: ${cycle.members.join(", ")})`)).toEqual([])
     })
 
     it(`has no module over ${MaxLines} lines`, () => {

@@ -8,6 +8,7 @@
  */
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SkillsClient } from "@mcp-skills/client"
+import { CliReport } from "@mcp-skills/core"
 import { Skill, SkillsServer, Visibility } from "@mcp-skills/server"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -135,9 +136,10 @@ const program = Effect.gen(function*() {
 }).pipe(
   Effect.scoped,
   Effect.catch((error) =>
-    Effect.andThen(Console.error(`family demo: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))
+    // effect's ServeError has no message of its own: Node's error says which address and why.
+    CliReport.fail("family demo")(error._tag !== "ServeError"
+      ? error.message
+      : `cannot listen: ${error.cause instanceof Error ? error.cause.message : String(error.cause)}`)
   )
 )
 

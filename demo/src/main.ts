@@ -9,7 +9,7 @@
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { SkillsClient } from "@mcp-skills/client"
-import { Skill } from "@mcp-skills/core"
+import { CliReport, Skill } from "@mcp-skills/core"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Data from "effect/Data"
@@ -97,11 +97,8 @@ const program = Effect.gen(function*() {
   return yield* Effect.never
 }).pipe(
   Effect.scoped,
-  Effect.catch((error) =>
-    Effect.andThen(Console.error(`demo: ${error.message}`), Effect.sync(() => {
-      process.exitCode = 1
-    }))
-  )
+  // A listen failure names the listener, its address and the errno (`Serve.ListenError`).
+  Effect.catch((error) => CliReport.fail("demo")(error.message))
 )
 
 program.pipe(

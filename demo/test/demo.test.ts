@@ -2,9 +2,9 @@
  * `npm start` (demo/dist/src/main.js): serves examples/skills and shows SkillsClient verifying them.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { run as runScript } from "./run.js"
+import { run as runScript, withPortInUse } from "./run.js"
 
-const run = (args: ReadonlyArray<string>) => runScript("main.js", args)
+const run = (args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) => runScript("main.js", args, env)
 
 describe.concurrent("npm start", () => {
   it("--once serves the examples, runs the client transcript and exits 0", async () => {
@@ -18,6 +18,15 @@ describe.concurrent("npm start", () => {
     expect(out).toContain("skill://pdf-processing/references  (inode/directory)")
     expect(out).toContain('"../git-workflow/SKILL.md" → refused before any request')
     expect(out).toContain("Every check passed")
+  })
+
+  it("a port in use: one line naming the listener, its address and the errno, exit 1", async () => {
+    const [code, stderr, port] = await withPortInUse(async (port) => {
+      const demo = run(["--once"], { PORT: String(port) })
+      return [await demo.exited, demo.stderr(), port] as const
+    })
+    expect(stderr).toBe(`demo: cannot listen for the MCP endpoint on 127.0.0.1:${port}: address already in use (EADDRINUSE)\n`)
+    expect(code).toBe(1)
   })
 
   it("without --once it keeps serving until SIGTERM, then exits 0", async () => {

@@ -3,7 +3,7 @@
  * x-team header, verified for two teams through SkillsClient.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { run } from "./run.js"
+import { run, withPortInUse } from "./run.js"
 
 describe("family demo", () => {
   it("--once shows each team its own customers, verified, and exits 0", async () => {
@@ -21,5 +21,14 @@ describe("family demo", () => {
     expect(stdout).toMatch(/team sales[\s\S]*skills\/get globex: refused/)
     expect(stdout).toContain("skills/get customers/%2E%2E: refused")
     expect(stdout).toContain("Every check passed")
+  })
+
+  it("a port in use: one line naming the address and the errno, exit 1", async () => {
+    const [code, stderr, port] = await withPortInUse(async (port) => {
+      const demo = run("family.js", ["--once"], { PORT: String(port) })
+      return [await demo.exited, demo.stderr(), port] as const
+    })
+    expect(stderr).toBe(`family demo: cannot listen: listen EADDRINUSE: address already in use 127.0.0.1:${port}\n`)
+    expect(code).toBe(1)
   })
 })

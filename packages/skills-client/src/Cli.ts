@@ -7,6 +7,7 @@
 import * as ByteSize from "effect/ByteSize"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -18,10 +19,12 @@ import { McpClientError } from "effect/ai/McpClientError"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
+import { CliReport, McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
+import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
+import * as ClientLimits from "./ClientLimits.js"
 import * as Pull from "./Pull.js"
-import type * as PullError from "./PullError.js"
+import * as PullError from "./PullError.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import * as Verification from "./Verification.js"
@@ -33,8 +36,8 @@ const common = {
     Flag.optional
   ),
   timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription("Seconds to wait for each request (default 60)"),
-    Flag.withDefault(60)
+    Flag.withDescription(`Seconds to wait for each request (default ${Duration.toSeconds(ClientLimits.Timeout)})`),
+    Flag.withDefault(Duration.toSeconds(ClientLimits.Timeout))
   ),
   protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
     Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25 (default auto)"),
@@ -73,12 +76,30 @@ const common = {
   trustUnsigned: Flag.String("trust-unsigned").pipe(
     Flag.withDescription("With --trust: a SKILL_URI read without a signature (dynamic and rendered skills cannot be signed); repeatable"),
     Flag.atLeast(0)
-  ),
-  args: Argument.String("args").pipe(
-    Argument.withDescription("TARGET (an MCP URL, omitted with --stdio) followed by the command's arguments"),
-    Argument.variadic()
   )
 }
+
+/**
+ * A command's operands, named in its help: TARGET (the MCP URL, left out with --stdio), then
+ * what the command takes. `operands` is what follows TARGET.
+ */
+const operandsOf = (names: string, description: string) =>
+  Argument.String(names).pipe(
+    Argument.withDescription(`TARGET: an MCP URL, left out with --stdio${description}`),
+    Argument.withMetavar(""),
+    Argument.variadic()
+  )
+
+const operands = (input: Common) => Option.isSome(input.stdio) ? input.args : input.args.slice(1)
+
+const program = "mcp-skills"
+
+// The arguments of each command, checked before anything is read or asked.
+const arity = <I extends Common>(command: string, check: (operands: ReadonlyArray<string>, input: I) => string | undefined) =>
+  Command.validate((input: I) => {
+    const problem = check(operands(input), input)
+    return problem === undefined ? Effect.void : CliReport.usage(`${command} ${problem}`)
+  })
 
 interface Common {
   readonly stdio: Option.Option<string>
@@ -147,6 +168,7 @@ const trustOf = (input: Common): Verification.Trust | undefined => {
 
 /** The client layer of a target and the arguments after it. */
 const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
+  const rest = operands(input)
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
   const bound = { maxBytes: Option.getOrUndefined(input.cacheMaxSize) }
   const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value, bound) : SkillCache.layerMemory(bound)
@@ -164,9 +186,9 @@ const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) 
     const layer = SkillsClient.layerStdio({ ...options, command, args, server: input.stdio.value.trim() }).pipe(
       Layer.provide([NodeServices.layer, cache])
     )
-    return { layer, rest: input.args, trust }
+    return { layer, rest, trust }
   }
-  const [url, ...rest] = input.args
+  const url = input.args[0]
   if (url === undefined || !/^https?:\/\//.test(url)) throw new Usage("TARGET must be an http(s) MCP URL, or use --stdio \"command args\"")
   const layer = SkillsClient.layerHttp({ ...options, url, headers: headersOf(input.header, token), readTransport: "lean" }).pipe(
     Layer.provide([FetchHttpClient.layer, cache])
@@ -176,40 +198,37 @@ const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) 
 
 /**
  * Runs `f` with a client for the target (and the `--trust` keys it was made with, read once); any
- * failure becomes one line on stderr and exit status 1.
+ * failure becomes one line on stderr and exit status 1, an option the target cannot be made with
+ * a usage error of `command`.
  */
 const withTarget = <A>(
+  command: string,
   input: Common,
   f: (
     client: SkillsClient.Service,
     rest: ReadonlyArray<string>,
     trust: Verification.Trust | undefined
-  ) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.Error, FileSystem.FileSystem>
+  ) => Effect.Effect<A, SkillsClientError | McpClientError | PullError.Error, FileSystem.FileSystem>
 ) =>
   Effect.gen(function*() {
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
     const { layer, rest, trust } = target(input, token)
     return yield* SkillsClient.SkillsClient.use((client) => f(client, rest, trust)).pipe(Effect.provide(layer))
   }).pipe(
-    Effect.catchDefect((defect) =>
-      defect instanceof Usage ? Effect.fail(new Pull.PullError({ check: "usage", detail: defect.message })) : Effect.die(defect)
-    ),
-    Effect.catch((error) =>
-      Effect.gen(function*() {
-        // An unsupported effect is no failure of a skill or file: its message says what to install.
-        yield* Console.error(`mcp-skills: ${error._tag === "UnsupportedEffect" ? error.message : Pull.toPullError(error).message}`)
-        process.exitCode = 1
-      })
-    )
+    // An unsupported effect is no failure of a skill or file: its message says what to install.
+    Effect.catch((error) => fail(error._tag === "UnsupportedEffect" ? error.message : PullError.toPullError(error).message)),
+    Effect.catchDefect((defect) => defect instanceof Usage ? CliReport.usageIn([program, command])(defect.message) : Effect.die(defect))
   )
+
+const fail = CliReport.fail(program)
 
 const list = Command.make("list", {
   ...common,
+  args: operandsOf("TARGET", ""),
   json: Flag.Boolean("json").pipe(Flag.withDescription("Print the listing as JSON"), Flag.withDefault(false))
 }, (input) =>
-  withTarget(input, (client, rest, trust) =>
+  withTarget("list", input, (client, _, trust) =>
     Effect.gen(function*() {
-      if (rest.length > 0) return yield* new Pull.PullError({ check: "usage", detail: `unexpected arguments ${rest.join(" ")}` })
       const listing = yield* client.listSkills()
       // With --trust, each skill's signature as the client judges it (no file is read).
       const policy = trust === undefined ? undefined : Result.getOrThrow(Verification.trustPolicy(trust))
@@ -237,9 +256,15 @@ const list = Command.make("list", {
           )
         }
       }
-      for (const invalid of listing.invalid) yield* Console.error(`mcp-skills: ${Pull.toPullError(invalid, { skill: invalid.uri }).message}`)
-      if (listing.invalid.length > 0) process.exitCode = 1
-    }))).pipe(Command.withDescription("List the skills of a server; reads no file"))
+      for (const invalid of listing.invalid) yield* fail(PullError.toPullError(invalid, { skill: invalid.uri }).message)
+    }))).pipe(
+  arity("list", (rest) => rest.length > 0 ? `takes no argument after TARGET, got ${rest.join(" ")}` : undefined),
+  Command.withDescription("List the skills of a server (one line each: URI, name, files, description); reads no file"),
+  Command.withExamples([
+    { command: "mcp-skills list http://127.0.0.1:3000/mcp", description: "the skills of a server over HTTP" },
+    { command: "mcp-skills list --stdio \"mcp-skills-server serve ./skills --stdio\" --json", description: "a server it spawns, as JSON" }
+  ])
+)
 
 /** What `list --trust` says of a skill's signature. */
 type Signature =
@@ -283,31 +308,76 @@ const describeSignature = (signature: Signature): string => {
   }
 }
 
-const get = Command.make("get", common, (input) =>
-  withTarget(input, (client, rest) =>
+const get = Command.make("get", {
+  ...common,
+  args: operandsOf("TARGET SKILL_URI", "; SKILL_URI: the skill's SKILL.md URI")
+}, (input) =>
+  withTarget("get", input, (client, [uri]) =>
     Effect.gen(function*() {
-      const [uri, ...extra] = rest
-      if (uri === undefined || extra.length > 0) return yield* new Pull.PullError({ check: "usage", detail: "get needs exactly one SKILL_URI" })
-      const { skill, cacheHint } = yield* client.getSkill(uri)
+      const { skill, cacheHint } = yield* client.getSkill(uri!)
       yield* Console.log(JSON.stringify({ skill, cacheHint }, null, 2))
-    }))).pipe(Command.withDescription("Print one skill entry (skills/get)"))
+    }))).pipe(
+  arity("get", (rest) => rest.length === 1 ? undefined : `needs exactly one SKILL_URI after TARGET, got ${rest.length}`),
+  Command.withDescription("Print one skill entry as JSON (skills/get): its frontmatter, files, sizes and digests"),
+  Command.withExamples([
+    { command: "mcp-skills get http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md", description: "the entry of one skill" }
+  ])
+)
 
-const read = Command.make("read", common, (input) =>
-  withTarget(input, (client, rest) =>
+// Text a terminal shows as it is: UTF-8 without NUL. Anything else would garble it.
+const isBinary = (bytes: Uint8Array) => bytes.includes(0) || !isUtf8(bytes)
+
+const read = Command.make("read", {
+  ...common,
+  args: operandsOf(
+    "TARGET SKILL_URI [FILE]",
+    "; SKILL_URI: the skill's SKILL.md URI; FILE: a file of the skill, as a path inside it or its URI (default SKILL.md)"
+  ),
+  out: Flag.String("out").pipe(
+    Flag.withDescription("Write the verified file here instead of printing it (needed for a binary file when standard output is a terminal)"),
+    Flag.optional
+  )
+}, (input) =>
+  withTarget("read", input, (client, [uri, file]) =>
     Effect.gen(function*() {
-      const [uri, file, ...extra] = rest
-      if (uri === undefined || extra.length > 0) {
-        return yield* new Pull.PullError({ check: "usage", detail: "read needs SKILL_URI and at most one FILE" })
-      }
-      const { skill } = yield* client.getSkill(uri)
+      const { skill } = yield* client.getSkill(uri!)
       yield* client.checkEntry(skill)
       // SKILL.md is always read and verified first (R127, R126).
-      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file: uri })))
-      const bytes = file === undefined
-        ? loaded.skillMd.bytes
-        : (yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file })))).bytes
-      yield* Effect.promise(() => new Promise<void>((resolve) => process.stdout.write(bytes, () => resolve())))
-    }))).pipe(Command.withDescription("Print one verified file of a skill (SKILL.md by default)"))
+      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file: uri })))
+      const read = file === undefined
+        ? { uri: skill.uri, mimeType: "text/markdown", bytes: loaded.skillMd.bytes }
+        : yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file })))
+      if (Option.isSome(input.out)) {
+        const out = input.out.value
+        return yield* Effect.try({
+          try: () => NodeFs.writeFileSync(out, read.bytes),
+          catch: (error) =>
+            new PullError.PullError({ check: "write", file: out, detail: `cannot write ${out}: ${error instanceof Error ? error.message : String(error)}` })
+        })
+      }
+      if (process.stdout.isTTY && isBinary(read.bytes)) {
+        throw new Usage(
+          `${read.uri} is binary (${read.mimeType ?? "unknown type"}, ${counted(read.bytes.byteLength, "byte")}) and standard output is a terminal: give --out FILE, or pipe it`
+        )
+      }
+      yield* Effect.promise(() => new Promise<void>((resolve) => process.stdout.write(read.bytes, () => resolve())))
+    }))).pipe(
+  arity("read", (rest) => rest.length === 1 || rest.length === 2 ? undefined : `needs SKILL_URI and at most one FILE after TARGET, got ${rest.length} arguments`),
+  Command.withDescription(
+    "Print one verified file of a skill (SKILL.md by default; SKILL.md is always read and verified first). A binary file is not printed to a terminal: give --out or pipe it"
+  ),
+  Command.withExamples([
+    { command: "mcp-skills read http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md", description: "print SKILL.md" },
+    {
+      command: "mcp-skills read http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md references/FORMS.md",
+      description: "print a file of the skill"
+    },
+    {
+      command: "mcp-skills read http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md assets/logo.png --out logo.png",
+      description: "write a binary file"
+    }
+  ])
+)
 
 const renderProgress = () => {
   let last = ""
@@ -334,6 +404,7 @@ const logOverwritten = (folder: string, local: PullError.Edits) =>
 
 const pull = Command.make("pull", {
   ...common,
+  args: operandsOf("TARGET [SKILL_URI...]", "; SKILL_URI: the SKILL.md URI of a skill to pull (or --all)"),
   all: Flag.Boolean("all").pipe(Flag.withDescription("Pull every listed skill"), Flag.withDefault(false)),
   into: Flag.String("into").pipe(Flag.withDescription("Target folder")),
   acceptChanges: Flag.Boolean("accept-changes").pipe(
@@ -355,11 +426,8 @@ const pull = Command.make("pull", {
     Flag.withDefault(false)
   )
 }, (input) =>
-  withTarget(input, (client, rest) =>
+  withTarget("pull", input, (client, rest) =>
     Effect.gen(function*() {
-      if (input.all === (rest.length > 0)) {
-        return yield* new Pull.PullError({ check: "usage", detail: "pull needs SKILL_URI arguments or --all, not both" })
-      }
       const summary = yield* Pull.pull(client, {
         into: input.into,
         uris: rest,
@@ -400,7 +468,17 @@ const pull = Command.make("pull", {
             break
         }
       }
-    }))).pipe(Command.withDescription("Verify skills into a folder, all or nothing, and record them in mcp-skills.lock.json"))
+    }))).pipe(
+  arity("pull", (rest, input) => input.all === (rest.length > 0) ? "needs SKILL_URI arguments or --all, not both" : undefined),
+  Command.withDescription("Verify skills into a folder, all or nothing, and record them in mcp-skills.lock.json"),
+  Command.withExamples([
+    { command: "mcp-skills pull http://127.0.0.1:3000/mcp --all --into ./skills", description: "every skill the server lists" },
+    {
+      command: "mcp-skills pull http://127.0.0.1:3000/mcp skill://pdf-processing/SKILL.md --into ./skills --trust acme.public.pem",
+      description: "one skill, only if a trusted key signed it"
+    }
+  ])
+)
 
 /**
  * The root command.
@@ -409,7 +487,11 @@ const pull = Command.make("pull", {
  */
 export const command = Command.make("mcp-skills").pipe(
   Command.withDescription("List, read and install MCP skills (SEP-2640) with verification"),
-  Command.withSubcommands([list, get, read, pull])
+  Command.withSubcommands([list, get, read, pull]),
+  Command.withExamples([
+    { command: "mcp-skills list http://127.0.0.1:3000/mcp", description: "what a server offers" },
+    { command: "mcp-skills pull --help", description: "every option of pull" }
+  ])
 )
 
 /**
@@ -418,16 +500,13 @@ export const command = Command.make("mcp-skills").pipe(
  * @since 0.1.0
  */
 export const main: Effect.Effect<void, unknown> = Effect.suspend(() => {
-  const run = command.pipe(Command.run({ version: "0.1.0" }))
+  const run = command.pipe(Command.run({ version: "0.1.0" }), Effect.provide(CliReport.layerPresenter))
   // A configured OTLP endpoint turns CLIENT spans (their context sent to the server in `_meta`)
   // and the client's series on, exported as the OTEL_* variables say.
   if (!McpTelemetry.otlpConfigured(process.env)) return run
   const protocol = McpTelemetry.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
   if (protocol === undefined) {
-    return Effect.andThen(
-      Console.error(`mcp-skills: OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`),
-      Effect.sync(() => void (process.exitCode = 1))
-    )
+    return fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`)
   }
   return Effect.provide(
     run,

@@ -16,9 +16,6 @@ import type { Lock } from "./LockFile.js"
 import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
 
-export { Lock, LockFileName } from "./LockFile.js"
-export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, UnsafeName, UnsafePath } from "./PullError.js"
-
 /**
  * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
  * there is refused before it is opened.
@@ -194,10 +191,10 @@ export interface Options extends Planning.Choices {
  *
  * A pull never writes through a symbolic link: every path component below the target is checked
  * with `lstat` in the plan and again just before the commit, a link anywhere on the way, at a skill
- * folder or inside one is refused with {@link UnsafePath}, and the lock file must be a regular
+ * folder or inside one is refused with `PullError.UnsafePath`, and the lock file must be a regular
  * file, checked before it is opened (a FIFO would block the reader). Names are checked from the
- * entries before anything is written: no hidden segment, no deeper than {@link MaxDepth}, no two
- * names one file system could take for one ({@link UnsafeName}).
+ * entries before anything is written: no hidden segment, no deeper than `PullError.MaxDepth`, no two
+ * names one file system could take for one (`PullError.UnsafeName`).
  *
  * @since 0.1.0
  */

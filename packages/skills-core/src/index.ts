@@ -6,6 +6,11 @@ export * as CacheHint from "./CacheHint.js"
 /**
  * @since 0.1.0
  */
+export * as CliReport from "./CliReport.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Digest from "./Digest.js"
 
 /**

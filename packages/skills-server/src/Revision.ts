@@ -12,6 +12,7 @@
  *
  * @since 0.1.0
  */
+import { Signing } from "@mcp-skills/core"
 import { createHash } from "node:crypto"
 import type * as SkillRegistry from "./Snapshot.js"
 
@@ -35,7 +36,10 @@ const skillTerm = (skill: SkillRegistry.SkillEntry): bigint => {
     case "Static":
       for (const file of skill.manifest.files) lines.push(`${file.uri} ${file.digest}`)
       // Signatures are part of what a client sees; an unsigned skill's term is unchanged by them.
-      if (skill.entry._meta !== undefined) lines.push(JSON.stringify(skill.entry._meta))
+      // Provenance is not: replicas of a gateway verify the same upstream at different times.
+      if (skill.entry._meta?.[Signing.MetaKey] !== undefined) {
+        lines.push(JSON.stringify({ [Signing.MetaKey]: skill.entry._meta[Signing.MetaKey] }))
+      }
       break
     case "Dynamic":
     case "Rendered":

@@ -3,11 +3,11 @@
  * (`@category defaults`) is what an option falls back to: the option is named with it. A bound
  * (`@category bounds`) is the server's own and has no option, because nobody gains by moving it; a
  * bound that follows from another is derived from it. The per-skill limits (files, bytes) and the
- * URI length are core's `Limits` and `SkillUri.MaxLength`, shared with the client.
+ * URI length (`MaxUriLength`) are core's `Limits`, shared with the client.
  *
  * @since 0.1.0
  */
-import { SkillUri } from "@mcp-skills/core"
+import { Limits } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Duration from "effect/Duration"
 
@@ -51,7 +51,7 @@ export const MaxDepth = 128
 
 /**
  * Largest body the fast route reads itself: 64 KiB. The reads it answers hold an id, one URI
- * (at most `SkillUri.MaxLength`, 8 KiB) and a `_meta` of a few hundred bytes; a larger request is
+ * (at most `Limits.MaxUriLength`, 8 KiB) and a `_meta` of a few hundred bytes; a larger request is
  * no such read, and goes to effect's path (under `MaxBodySize`).
  *
  * @since 0.1.0
@@ -67,7 +67,7 @@ export const FastRouteMaxBody = 64 * 1024
  * @since 0.1.0
  * @category bounds
  */
-export const MaxCursorLength = 2 * SkillUri.MaxLength
+export const MaxCursorLength = 2 * Limits.MaxUriLength
 
 /**
  * Entries per page of `skills/list` and `resources/directory/read` (`SkillsServer.Options.pageSize`,
@@ -405,7 +405,7 @@ export const LoadSlice = { skills: 64, calls: 512 } as const
 
 /**
  * Characters of one parameter of a family's path template: 255, a file name's limit on most file
- * systems; an instance URI stays within `SkillUri.MaxLength` whatever its parameters.
+ * systems; an instance URI stays within `Limits.MaxUriLength` whatever its parameters.
  *
  * @since 0.1.0
  * @category bounds

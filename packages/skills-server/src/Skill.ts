@@ -69,6 +69,30 @@ export interface CacheHint {
 }
 
 /**
+ * Where a skill a server re-serves came from (an upstream server behind a gateway): relayed in its
+ * entry's `_meta` under {@link ProvenanceMetaKey}. Signatures cover none of it: it says who served
+ * the bytes, not who wrote them.
+ *
+ * @since 0.1.0
+ */
+export interface Provenance {
+  /** The source's name (an upstream's prefix). */
+  readonly source: string
+  /** The skill's `SKILL.md` URI at its source. */
+  readonly uri: string
+  /** When the files served were verified against the source's entry (ISO 8601). */
+  readonly verifiedAt: string
+}
+
+/**
+ * The `_meta` key of an entry's {@link Provenance}: a prefix of this project's own (R139: never
+ * `io.modelcontextprotocol.skills/`).
+ *
+ * @since 0.1.0
+ */
+export const ProvenanceMetaKey = "dev.mcp-skills/provenance" as const
+
+/**
  * Options every skill shares.
  *
  * @since 0.1.0
@@ -134,6 +158,8 @@ export interface Static extends Common {
    * entry's `_meta` under `Signing.MetaKey`. The registry checks them against the files it serves.
    */
   readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
+  /** Where the skill came from, when this server re-serves it (see `Provenance`). */
+  readonly provenance?: Provenance | undefined
 }
 
 /**
@@ -149,6 +175,8 @@ export interface Dynamic extends Common {
   readonly frontmatter: Readonly<Record<string, unknown>> | undefined
   readonly read: (path: string) => Effect.Effect<Content | undefined, unknown>
   readonly list: Effect.Effect<ReadonlyArray<string>, unknown> | undefined
+  /** Where the skill came from, when this server re-serves it (see `Provenance`). */
+  readonly provenance?: Provenance | undefined
 }
 
 /**

@@ -126,12 +126,13 @@ export type Origin = "local" | "replica"
 /**
  * What asked for a change of the catalogue: code (`replace`, `upsert`, `remove`, `update`), a
  * `reload` asked in code, a watched folder (`DirectorySource.watch`), the change bus (another
- * replica's announcement or edit), or a reader that found a file changed on disk (`rescan`). The
- * reload series (`mcp_skills.reloads`) counts every change by it.
+ * replica's announcement or edit), a reader that found a file changed on disk (`rescan`), or an
+ * upstream skill server's change verified by `UpstreamSource` (`upstream`). The reload series
+ * (`mcp_skills.reloads`) counts every change by it.
  *
  * @since 0.1.0
  */
-export type Trigger = "code" | "reload" | "watch" | "bus" | "rescan"
+export type Trigger = "code" | "reload" | "watch" | "bus" | "rescan" | "upstream"
 
 /**
  * One commit of the registry's one change stream: a swap of the snapshot, with the snapshot it

@@ -23,6 +23,7 @@ import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import type * as Snapshot from "./Snapshot.js"
 import type * as Visibility from "./Visibility.js"
+import * as SkillResolver from "./SkillResolver.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
@@ -30,6 +31,7 @@ import * as Port from "./internal/effect/port.js"
 import * as Faults from "./internal/faults.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
+import * as RouterAdmission from "./internal/routerAdmission.js"
 import * as Notices from "./internal/notices.js"
 import * as OnDemand from "./internal/onDemand.js"
 import * as SessionRoute from "./internal/sessionRoute.js"
@@ -343,7 +345,9 @@ const describeRegistry = (snapshot: Snapshot.Snapshot) => {
  * - Fast route: with an `HttpRouter`, stateless 2026-07-28 reads of static skills are answered
  *   from answers encoded once per snapshot, the same results effect's path gives; `fastRoute:
  *   false` turns it off. Without an `HttpAdmission` on the endpoint, its admission (4 MiB body
- *   limit, nesting bound) guards every MCP POST of the router.
+ *   limit, nesting bound) guards every MCP POST of the router; without an
+ *   `HttpAdmission.layerRouter` provided, every route of a router listening on loopback admits
+ *   only loopback `Host` names.
  *
  * **Gotchas**
  *
@@ -432,7 +436,8 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       sessions: yield* Sessions.make(yield* sessionBounds(options.sessions), (id) => Port.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
-      answers: Answer.makeMemo()
+      answers: Answer.makeMemo(),
+      resolver: Option.getOrUndefined(yield* Effect.serviceOption(SkillResolver.SkillResolver))
     }
     yield* Telemetry.observe(
       { sessions: Telemetry.metrics.sessions, streams: Telemetry.metrics.streams, subscriptions: Telemetry.metrics.subscriptions },
@@ -441,6 +446,10 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
       const endpoint = Port.endpointOf(yield* Effect.context<never>())
+      // Every route of the router admits only the Host names its listener is reached by (DNS
+      // rebinding), unless an HttpAdmission.layerRouter provided above says more; first, so it
+      // runs ahead of the middleware below.
+      yield* RouterAdmission.installDefault(router.value)
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
       if (!endpoint.admission) {

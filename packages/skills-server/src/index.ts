@@ -1,6 +1,11 @@
 /**
  * @since 0.1.0
  */
+export * as AdmitList from "./AdmitList.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as ChangeBus from "./ChangeBus.js"
 
 /**
@@ -61,6 +66,11 @@ export * as SkillRegistry from "./SkillRegistry.js"
 /**
  * @since 0.1.0
  */
+export * as SkillResolver from "./SkillResolver.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as SkillsServer from "./SkillsServer.js"
 
 /**
@@ -72,6 +82,11 @@ export * as Snapshot from "./Snapshot.js"
  * @since 0.1.0
  */
 export * as StdioFraming from "./StdioFraming.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as UpstreamSource from "./UpstreamSource.js"
 
 /**
  * @since 0.1.0

@@ -253,7 +253,7 @@ describe("mcp-skills-server serve --stdio under hostile input", () => {
       yield* Effect.addFinalizer(() => Effect.promise(() => stop(running)))
       expect(yield* Effect.promise(() => running.exited)).toBe(1)
       expect(running.stderr()).toBe(
-        "mcp-skills-server: --max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)\n"
+        "mcp-skills-server: --max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes); run 'mcp-skills-server serve --help'\n"
       )
       expect(running.stdout()).toBe("")
     }))

@@ -9,39 +9,12 @@ import { SkillCache, SkillsClient } from "@mcp-skills/client"
 import { NodeServices } from "@effect/platform-node"
 import { Context, Deferred, Effect, Layer } from "effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import { execFile } from "node:child_process"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import * as Serve from "../src/bin/serve.js"
 import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
-import { examples, httpServer, repoRoot, serveExamples } from "./support/cli-server.js"
+import { examples, httpServer, serveExamples } from "./support/cli-server.js"
 import { skillMd } from "./support/fixtures.js"
+import { conformance, expectStrictPass } from "./support/conformance.js"
 import * as Wire from "./support/wire.js"
-
-const script = path.join(repoRoot, "scripts/conformance.sh")
-
-const conformance = (url: string) =>
-  Effect.promise(() =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "skills-conformance-live-"))
-      execFile("bash", [script, "--out", out, url], { cwd: repoRoot, timeout: 240_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
-    })
-  )
-
-const expectStrictPass = (result: { code: number; stdout: string; stderr: string }) => {
-  const report = `${result.stdout}\n${result.stderr}`
-  expect(result.code, report).toBe(0)
-  for (const revision of ["2026-07-28", "2025-11-25"]) {
-    for (const scenario of ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]) {
-      expect(result.stdout, report).toMatch(
-        new RegExp(`^PASS server/${scenario}@${revision} \\(\\d+ success, 0 failure, 0 warning`, "m")
-      )
-    }
-  }
-  expect(result.stdout).toMatch(/^conformance: 6 passed, 0 failed$/m)
-}
 
 const greeting = Skill.rendered({
   path: "greeting",
@@ -76,13 +49,13 @@ describe("conformance (live catalogue)", () => {
   it.live("passes strictly on both revisions with --watch on", () =>
     Effect.gen(function*() {
       const { url } = yield* httpServer(examples, ["--watch"])
-      expectStrictPass(yield* conformance(url))
+      expectStrictPass(yield* conformance([url]))
     }), { timeout: 300_000 })
 
   it.live("passes strictly with a rendered skill, which our client verifies for two callers with different bytes", () =>
     Effect.gen(function*() {
       const url = yield* serveExamples([greeting])
-      expectStrictPass(yield* conformance(url))
+      expectStrictPass(yield* conformance([url]))
       const ann = yield* profileFor(url, "ann")
       const bob = yield* profileFor(url, "bob")
       expect([ann.description, ann.profile]).toEqual(["Greets ann by name.", "# Profile of ann\n"])
@@ -124,6 +97,6 @@ describe("conformance (live catalogue)", () => {
       expect(changes.added).toEqual(["skill://runtime/upserted/SKILL.md"])
       const listed = yield* Wire.modernHttp(url).call("skills/list", {})
       expect(listed.nextCursor).toBeDefined()
-      expectStrictPass(yield* conformance(url))
+      expectStrictPass(yield* conformance([url]))
     }), { timeout: 300_000 })
 })

@@ -5,22 +5,11 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { examples, httpServer, repoRoot } from "./support/cli-server.js"
-
-const script = path.join(repoRoot, "scripts/conformance.sh")
-
-const conformance = (args: ReadonlyArray<string>) =>
-  Effect.promise(() =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const out = fs.mkdtempSync(path.join(os.tmpdir(), "skills-conformance-test-"))
-      execFile("bash", [script, "--out", out, ...args], { cwd: repoRoot, timeout: 240_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : typeof error.code === "number" ? error.code : 1, stdout, stderr }))
-    })
-  )
+import { examples, httpServer } from "./support/cli-server.js"
+import { conformance } from "./support/conformance.js"
 
 const scenarios = ["sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"]
 

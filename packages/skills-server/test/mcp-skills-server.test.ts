@@ -98,15 +98,6 @@ describe.concurrent("mcp-skills-server serve (HTTP)", () => {
       })
       expect(legacy).toBeGreaterThanOrEqual(400)
     }))
-
-  it.live("a port in use is one readable error", () =>
-    Effect.gen(function*() {
-      const { url } = yield* httpServer(examples)
-      const port = new URL(url).port
-      const running = spawnBin("mcp-skills-server", ["serve", examples, "--port", port])
-      expect(yield* Effect.promise(() => running.exited)).toBe(1)
-      expect(running.stderr()).toMatch(/^mcp-skills-server: cannot listen: /m)
-    }))
 })
 
 describe("mcp-skills-server serve --watch", () => {

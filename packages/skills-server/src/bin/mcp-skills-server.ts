@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { McpTelemetry } from "@mcp-skills/core"
+import { CliReport, McpTelemetry } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -14,14 +14,17 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Result from "effect/Result"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
+import * as RouterAdmission from "../internal/routerAdmission.js"
 import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
 import * as ServerLimits from "../ServerLimits.js"
 import * as Serve from "./serve.js"
 import * as Signing from "./signing.js"
+import * as Upstreams from "./upstreams.js"
 import type * as DirectoryModel from "../DirectoryModel.js"
 
 const directory = Argument.String("directory").pipe(
@@ -39,10 +42,14 @@ const host = Flag.String("host").pipe(
   Flag.withDefault("127.0.0.1")
 )
 
-const port = Flag.Int("port").pipe(
-  Flag.withDescription("TCP port to listen on (HTTP); 0 picks a free one (default 3000)"),
-  Flag.withDefault(3000)
-)
+// Checked here, so a port out of range is a usage error before anything loads (Node throws on it).
+const portFlag = (name: string, description: string) =>
+  Flag.Int(name).pipe(
+    Flag.withDescription(description),
+    Flag.filter((value) => value >= 0 && value <= 65535, () => "a TCP port from 0 to 65535")
+  )
+
+const port = portFlag("port", "TCP port to listen on (HTTP); 0 picks a free one (default 3000)").pipe(Flag.withDefault(3000))
 
 const path = Flag.String("path").pipe(
   Flag.withDescription("HTTP path of the MCP endpoint (default /mcp)"),
@@ -76,7 +83,8 @@ const watchCheck = Flag.Finite("watch-check").pipe(
   Flag.withDescription(
     "With --watch: seconds between stamp checks that catch changes no file event reported (network volumes, bind mounts); 0 turns them off (default 5)"
   ),
-  Flag.withDefault(5)
+  Flag.filter((seconds) => seconds >= 0, () => "a number of seconds, 0 or more"),
+  Flag.optional
 )
 
 const prefix = Flag.String("prefix").pipe(
@@ -85,16 +93,35 @@ const prefix = Flag.String("prefix").pipe(
 )
 
 const allowOrigin = Flag.String("allow-origin").pipe(
-  Flag.withDescription("Browser Origin allowed to call the HTTP endpoint; repeatable (default: none)"),
+  Flag.withDescription(
+    "Browser Origin (e.g. https://app.example.com) allowed to call the HTTP listeners, MCP endpoint and metrics; repeatable (default: none but the listener's own, e.g. http://127.0.0.1:PORT)"
+  ),
   Flag.atLeast(0)
 )
 
-const redis = Flag.String("redis").pipe(
+const allowHost = Flag.String("allow-host").pipe(
   Flag.withDescription(
-    "Redis URL of the change bus shared with other replicas (redis://host:port): they follow each other's catalogue revision"
+    "A name HTTP requests may give in Host (no port), besides localhost, 127.0.0.1, [::1] and --host; repeatable; '*' admits any. Without it a loopback --host admits only those (a DNS-rebinding page is refused), any other --host every Host"
   ),
-  Flag.optional
+  Flag.filterMap((name) => Option.fromUndefinedOr(RouterAdmission.normalizeName(name)), () => "a host name without a port (an IPv6 address in brackets), or '*'"),
+  Flag.atLeast(0)
 )
+
+const redisUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === "redis:" || url.protocol === "rediss:" ? Option.some(value) : Option.none()
+  } catch {
+    return Option.none()
+  }
+}
+
+const redisFlag = (description: string) =>
+  Flag.String("redis").pipe(Flag.withDescription(description), Flag.filterMap(redisUrl, () => "a redis:// or rediss:// URL"))
+
+const redis = redisFlag(
+  "Redis URL of the change bus shared with other replicas (redis://host:port): they follow each other's catalogue revision"
+).pipe(Flag.optional)
 
 const sizeFlag = (name: string, description: string) =>
   Flag.String(name).pipe(
@@ -129,6 +156,7 @@ const requireSigned = Flag.Boolean("require-signed").pipe(
 
 const pageSize = Flag.Int("page-size").pipe(
   Flag.withDescription("Entries per page of skills/list and directory reads (HTTP) (default 50)"),
+  Flag.filter((n) => n >= 1, () => "a positive integer"),
   Flag.withDefault(50)
 )
 
@@ -154,10 +182,10 @@ const metrics = Flag.Boolean("metrics").pipe(
   Flag.withDefault(false)
 )
 
-const metricsPort = Flag.Int("metrics-port").pipe(
-  Flag.withDescription("Serve Prometheus metrics at GET /metrics on this port of --host instead (HTTP or stdio); 0 picks a free one"),
-  Flag.optional
-)
+const metricsPort = portFlag(
+  "metrics-port",
+  "Serve Prometheus metrics at GET /metrics on this port of --host instead (HTTP or stdio); 0 picks a free one. It admits the Host and Origin the MCP endpoint admits (--allow-host, --allow-origin)"
+).pipe(Flag.optional)
 
 const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
   Flag.withDescription("text, or json: one JSON object per line on stderr, trace and span ids included (default text)"),
@@ -167,8 +195,8 @@ const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
 const serve = Command.make(
   "serve",
   {
-    directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, redis, pageSize, maxBodySize,
-    onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat
+    directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, allowHost, redis, pageSize,
+    maxBodySize, onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat, ...Upstreams.flags
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
@@ -178,64 +206,49 @@ const serve = Command.make(
       : input.stdio
       ? Console.error
       : Console.log
-    if (input.metrics && input.stdio) return yield* fail("--metrics needs the HTTP listener; with --stdio use --metrics-port")
     const otlp = McpTelemetry.otlpConfigured(process.env)
     const otlpProtocol = Observability.otlpProtocol(process.env.OTEL_EXPORTER_OTLP_PROTOCOL)
     if (otlp && otlpProtocol === undefined) {
       return yield* fail(`OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or http/json, got ${process.env.OTEL_EXPORTER_OTLP_PROTOCOL}`)
     }
     const observed = input.metrics || Option.isSome(input.metricsPort) || otlp
-    const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
-    const prefixed = input.prefix._tag === "Some" ? segments(input.prefix.value) : undefined
-    const common = {
-      strict: input.strict,
-      onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))
-    }
-    const roots: Array<DirectoryModel.Root> = [
-      ...input.directory.map((path) => ({ path, ...common, prefix: prefixed })),
-      ...input.root.map((spec) => {
-        const at = spec.lastIndexOf("=")
-        return at === -1
-          ? { path: spec, ...common }
-          : { path: spec.slice(0, at), ...common, prefix: segments(spec.slice(at + 1)) }
-      })
-    ]
-    if (roots.length === 0) return yield* fail("give at least one skills folder (DIRECTORY or --root DIR=PREFIX)")
-    if (input.pageSize < 1) return yield* fail(`--page-size must be a positive integer, got ${input.pageSize}`)
     const limit = Option.getOrUndefined(input.maxBodySize)
-    if (input.stdio && limit !== undefined && limit > ServerLimits.LargestLineSize) {
-      return yield* fail("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
-    }
-    const source = yield* Serve.openReported(roots, { log })
+    const upstreams = Upstreams.parse(input)
+    if (Result.isFailure(upstreams)) return yield* fail(upstreams.failure)
+    const source = yield* Serve.openReported(rootsOf(input), { log })
     const watching = input.watch
-      ? { log, sweep: input.watchCheck > 0 ? `${input.watchCheck} seconds` as const : false as const }
+      ? { log, sweep: Option.match(input.watchCheck, { onNone: () => `5 seconds` as const, onSome: sweepOf }) }
       : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
-    const server = input.stdio
-      ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
-        Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned))
-      )
-      : Serve.http(source, {
-        host: input.host,
-        port: input.port,
-        path: input.path,
-        protocols: input.protocol,
-        allowedOrigins: input.allowOrigin,
-        watch: watching,
-        replication,
-        pageSize: input.pageSize,
-        maxBodySize: limit,
-        sessions: {
-          maxSessions: Option.getOrUndefined(input.maxSessions),
-          maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
-        },
-        requireSigned: input.requireSigned,
-        metrics: input.metrics,
-        onListening: (url) => log(`listening ${url}`)
-      })
+    const admitted = { allowedOrigins: input.allowOrigin, allowedHosts: input.allowHost }
+    const server = Upstreams.serving(upstreams.success, { log }, (followed) =>
+      input.stdio
+        ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
+          Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned, followed))
+        )
+        : Serve.http(source, {
+          ...admitted,
+          host: input.host,
+          port: input.port,
+          path: input.path,
+          protocols: input.protocol,
+          watch: watching,
+          replication,
+          pageSize: input.pageSize,
+          maxBodySize: limit,
+          sessions: {
+            maxSessions: Option.getOrUndefined(input.maxSessions),
+            maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
+          },
+          requireSigned: input.requireSigned,
+          upstreams: followed,
+          metrics: input.metrics,
+          onListening: (url) => log(`listening ${url}`)
+        }))
     const metricsServer = Option.match(input.metricsPort, {
       onNone: () => Layer.empty,
-      onSome: (port) => Serve.metricsListener({ host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
+      onSome: (port) =>
+        Serve.metricsListener({ ...admitted, host: input.host, port, onListening: (url) => log(`metrics at ${url}`) })
     })
     const observability = Layer.mergeAll(
       // Spans only where they go somewhere: without an OTLP endpoint nothing would export them.
@@ -256,10 +269,25 @@ const serve = Command.make(
       InvalidSkills: (error) => fail(error.message),
       RegistrationError: (error) => fail(error.message),
       UriCollision: (error) => fail(error.message),
-      ServeError: (error) => fail(`cannot listen: ${error.message}`)
+      UpstreamError: (error) => fail(error.message),
+      AdmitListError: (error) => fail(error.message),
+      ListenError: (error) => fail(error.message)
     }), // The JSON logger is in place before anything logs.
   (effect, input) => input.logFormat === "json" ? Effect.provide(effect, Observability.layerJsonLogs) : effect)
 ).pipe(
+  // Every rule between options is checked here, before a file is read.
+  Command.validate((input) => {
+    if (rootsOf(input).length === 0 && input.upstream.length === 0 && input.upstreamStdio.length === 0) {
+      return CliReport.usage("give at least one skills folder (DIRECTORY or --root DIR=PREFIX) or upstream (--upstream PREFIX=URL)")
+    }
+    if (Option.isSome(input.watchCheck) && !input.watch) return CliReport.usage("--watch-check needs --watch")
+    if (input.metrics && input.stdio) return CliReport.usage("--metrics needs the HTTP listener; with --stdio use --metrics-port")
+    const limit = Option.getOrUndefined(input.maxBodySize)
+    if (input.stdio && limit !== undefined && limit > ServerLimits.LargestLineSize) {
+      return CliReport.usage("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
+    }
+    return Effect.void
+  }),
   Command.withDescription("Serve every skill under DIRECTORY over MCP (Skills extension, SEP-2640)"),
   Command.withExamples([
     { command: "mcp-skills-server serve ./skills", description: "HTTP on http://127.0.0.1:3000/mcp" },
@@ -267,13 +295,47 @@ const serve = Command.make(
     { command: "mcp-skills-server serve ./skills --stdio", description: "stdio, for clients that spawn the server" },
     { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" },
     { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" },
-    { command: "mcp-skills-server serve ./skills --watch --redis redis://127.0.0.1:6379", description: "one replica of several" }
+    { command: "mcp-skills-server serve ./skills --watch --redis redis://127.0.0.1:6379", description: "one replica of several" },
+    {
+      command: "mcp-skills-server serve ./skills --host 0.0.0.0 --allow-host skills.example.com --metrics-port 9464",
+      description: "every interface, answering only that name (and loopback); metrics on their own port"
+    },
+    {
+      command: "mcp-skills-server serve --upstream team=https://skills.team.example/mcp --upstream-stdio docs=./docs-server",
+      description: "a gateway: other servers' skills under skill://team/ and skill://docs/, every file verified"
+    }
   ])
 )
 
+const segments = (value: string) => value.split("/").filter((s) => s.length > 0)
+
+/** The folders `serve` was given: DIRECTORY arguments (under --prefix) and --root DIR=PREFIX. */
+const rootsOf = (input: {
+  readonly directory: ReadonlyArray<string>
+  readonly root: ReadonlyArray<string>
+  readonly prefix: Option.Option<string>
+  readonly strict: boolean
+  readonly onDemandAbove: Option.Option<ByteSize.ByteSize>
+}): Array<DirectoryModel.Root> => {
+  const common = {
+    strict: input.strict,
+    onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))
+  }
+  const prefixed = Option.getOrUndefined(Option.map(input.prefix, segments))
+  return [
+    ...input.directory.map((path) => ({ path, ...common, prefix: prefixed })),
+    ...input.root.map((spec) => {
+      const at = spec.lastIndexOf("=")
+      return at === -1 ? { path: spec, ...common } : { path: spec.slice(0, at), ...common, prefix: segments(spec.slice(at + 1)) }
+    })
+  ]
+}
+
+const sweepOf = (seconds: number) => seconds > 0 ? `${seconds} seconds` as const : false as const
+
 const reload = Command.make(
   "reload",
-  { redis: Flag.String("redis").pipe(Flag.withDescription("Redis URL of the replicas' change bus")) },
+  { redis: redisFlag("Redis URL of the replicas' change bus (redis://host:port)") },
   (input) => Effect.catchTag(Replication.reloadAll(input.redis), "BusError", (error) => fail(error.message))
 ).pipe(
   Command.withDescription("Ask every replica on the change bus to reload its skills (after a deploy)"),
@@ -330,16 +392,17 @@ const sign = Command.make(
   Command.withExamples([{ command: "mcp-skills-server sign ./skills --key ~/keys/acme.private.pem", description: "sign, then serve ./skills" }])
 )
 
-const fail = (message: string) =>
-  Effect.andThen(Console.error(`mcp-skills-server: ${message}`), Effect.sync(() => {
-    process.exitCode = 1
-  }))
+const fail = CliReport.fail("mcp-skills-server")
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve, reload, keygen, sign]),
+  Command.withSubcommands([serve, reload, keygen, sign, Upstreams.inventory]),
+  Command.withExamples([
+    { command: "mcp-skills-server serve ./skills", description: "serve a folder of skills on http://127.0.0.1:3000/mcp" },
+    { command: "mcp-skills-server serve --help", description: "every option of serve" }
+  ]),
   Command.run({ version: Serve.serverInfo.version }),
-  Effect.provide(NodeServices.layer),
+  Effect.provide([CliReport.layerPresenter, NodeServices.layer]),
   NodeRuntime.runMain({
     // Ctrl-C or SIGTERM is how a server is meant to stop: exit status 0, not 130.
     teardown: (exit, onExit) =>

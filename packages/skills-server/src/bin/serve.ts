@@ -12,11 +12,15 @@ import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { McpProtocol, McpServer } from "effect/ai"
 import { HttpRouter, HttpServer } from "effect/http"
+import type * as NodeHttp from "node:http"
 import { createServer } from "node:http"
+import * as NodeUtil from "node:util"
 import * as DirectorySource from "../DirectorySource.js"
 import * as HttpAdmission from "../HttpAdmission.js"
+import * as RouterAdmission from "../internal/routerAdmission.js"
 import * as Observability from "../Observability.js"
 import type * as Skill from "../Skill.js"
 import * as SkillRegistry from "../SkillRegistry.js"
@@ -24,6 +28,7 @@ import * as SkillsServer from "../SkillsServer.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
 import type * as DirectoryModel from "../DirectoryModel.js"
+import type * as UpstreamSource from "../UpstreamSource.js"
 
 /**
  * The name and version the server reports in `server/discover` and `initialize`.
@@ -208,13 +213,18 @@ const registrations = (
     readonly fastRoute?: boolean | undefined
     readonly sessions?: SkillsServer.SessionOptions | undefined
     readonly requireSigned?: boolean | undefined
+    readonly upstreams?: UpstreamSource.Upstreams | undefined
   }
 ) => {
-  const { pageSize, fastRoute, sessions, requireSigned } = options
+  const { pageSize, fastRoute, sessions, requireSigned, upstreams } = options
   const settings = { pageSize, fastRoute, sessions, requireSigned }
-  if (!isSource(skills)) return SkillsServer.layer({ skills, ...settings })
-  const layer = SkillsServer.layer({ skills: skills.definitions, ...settings })
-  return watch === undefined ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
+  const local = isSource(skills) ? skills.definitions : skills
+  const layer = upstreams === undefined
+    ? SkillsServer.layer({ skills: local, ...settings })
+    : upstreams.follow.pipe(
+      Layer.provideMerge(SkillsServer.layer({ skills: upstreams.catalogue(local), ...settings }).pipe(Layer.provide(upstreams.resolver)))
+    )
+  return watch === undefined || !isSource(skills) ? layer : watcher(skills, watch).pipe(Layer.provideMerge(layer))
 }
 
 /**
@@ -227,7 +237,10 @@ export interface HttpOptions {
   readonly port: number
   readonly path: `/${string}`
   readonly protocols: ReadonlyArray<Revision>
+  /** Browser origins every route admits (`HttpAdmission.RouterOptions.allowedOrigins`). */
   readonly allowedOrigins: ReadonlyArray<string>
+  /** Host names every route admits (`HttpAdmission.RouterOptions.allowedHosts`). */
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
   /** Runs once the server accepts requests, with its full MCP endpoint URL. */
   readonly onListening: (url: string) => Effect.Effect<void>
   readonly watch?: Watch | undefined
@@ -245,6 +258,8 @@ export interface HttpOptions {
   readonly sessions?: SkillsServer.SessionOptions | undefined
   /** Serve only skills whose signature verifies (`SkillsServer.Options.requireSigned`). */
   readonly requireSigned?: boolean | undefined
+  /** Upstream skill servers served beside `definitions` (`UpstreamSource`). */
+  readonly upstreams?: UpstreamSource.Upstreams | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -261,25 +276,103 @@ const closingStreams = () => {
 }
 
 /**
- * Serves skills over streamable HTTP at `http://host:port/path`.
+ * Serves skills over streamable HTTP at `http://host:port/path`; fails with {@link ListenError}
+ * when it cannot listen.
  *
  * @since 0.1.0
  */
-export const http = (definitions: Skills, options: HttpOptions) => {
-  const mcp = McpServer.layerHttp({
-    ...serverInfo,
-    path: options.path,
-    protocols: protocolsFor(options.protocols),
-    allowedOrigins: options.allowedOrigins,
-    allowSessionTermination: true,
-    registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
-  }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
-  const routes = options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
-  const served = HttpRouter.serve(routes, { disableListenLog: true, disableLogger: true }).pipe(
-    Layer.provideMerge(NodeHttpServer.layer(closingStreams, { port: options.port, host: options.host }))
+export const http = (definitions: Skills, options: HttpOptions) =>
+  listen("MCP endpoint", (allowedOrigins) => {
+    const mcp = McpServer.layerHttp({
+      ...serverInfo,
+      path: options.path,
+      protocols: protocolsFor(options.protocols),
+      allowedOrigins,
+      allowSessionTermination: true,
+      registrations: Replication.replicate(options.replication)(registrations(definitions, options.watch, options))
+    }).pipe(Layer.provide(HttpAdmission.layer({ maxBodySize: options.maxBodySize })))
+    return options.metrics === true ? Layer.merge(mcp, Observability.layerPrometheus()) : mcp
+  }, options, options.path, closingStreams)
+
+/**
+ * A listener that could not be opened: which one (`listener`), the address it was given, and
+ * the system's reason (`code` is the errno name, e.g. `EADDRINUSE`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
+  listener: Schema.Literals(["MCP endpoint", "metrics endpoint"]),
+  host: Schema.String,
+  port: Schema.Number,
+  code: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `cannot listen for the ${this.listener} on ${bracketed(this.host)}:${this.port}: ${this.reason}` +
+      (this.code === undefined ? "" : ` (${this.code})`)
+  }
+}
+
+const bracketed = (host: string) => host.includes(":") ? `[${host}]` : host
+
+// Node's listen errors carry the errno name (`code`), its number and the failing call.
+const listenError = (
+  listener: ListenError["listener"],
+  options: { readonly host: string; readonly port: number },
+  cause: unknown
+) => {
+  const error = cause as { readonly code?: unknown; readonly errno?: unknown; readonly syscall?: unknown; readonly message?: unknown }
+  const code = typeof error.code === "string" ? error.code : undefined
+  const system = typeof error.errno === "number" ? NodeUtil.getSystemErrorMap().get(error.errno)?.[1] : undefined
+  // libuv's name for ENOTFOUND's errno reads "unknown node or service".
+  const reason = code === "ENOTFOUND"
+    ? "no such host"
+    : system !== undefined
+    ? system
+    : typeof error.message === "string" && error.message !== ""
+    ? error.message
+    : String(cause)
+  return new ListenError({ listener, host: options.host, port: options.port, code, reason })
+}
+
+/**
+ * The one way this program opens an HTTP listener: `routes` behind `HttpAdmission.layerRouter`
+ * (every route admits the same Host and Origin), served on `host:port`; a listen failure becomes
+ * a `ListenError` naming `listener`; `onListening` is told the URL of `path` once requests are
+ * handled. `routes` gets the one list of admitted origins (effect's endpoint checks its own): the
+ * `allowedOrigins` given and the listener's own, known once it listens.
+ */
+const listen = <E, R>(
+  listener: ListenError["listener"],
+  routes: (allowedOrigins: ReadonlyArray<string>) => Layer.Layer<never, E, R>,
+  options: {
+    readonly host: string
+    readonly port: number
+    readonly allowedOrigins: ReadonlyArray<string>
+    readonly allowedHosts?: ReadonlyArray<string> | undefined
+    readonly onListening: (url: string) => Effect.Effect<void>
+  },
+  path: string,
+  server: () => NodeHttp.Server
+) => {
+  const admitted = Layer.unwrap(Effect.map(HttpServer.HttpServer, (server) => {
+    const allowedOrigins = [...options.allowedOrigins, ...RouterAdmission.ownOrigins(server.address)]
+    return routes(allowedOrigins).pipe(Layer.provide(HttpAdmission.layerRouter({ allowedHosts: options.allowedHosts, allowedOrigins })))
+  }))
+  const served = HttpRouter.serve(admitted, { disableListenLog: true, disableLogger: true }).pipe(
+    Layer.provideMerge(Layer.mergeAll(
+      // NodeHttpServer.layer, with its ServeError (which has no message) named.
+      Layer.effect(HttpServer.HttpServer)(
+        NodeHttpServer.make(server, { port: options.port, host: options.host }).pipe(
+          Effect.mapError((error) => listenError(listener, options, error.cause))
+        )
+      ),
+      NodeHttpServer.layerHttpServices
+    ))
   )
   // Built after `served`, so the handler is installed before anyone is told the address.
-  return announce(options, options.path).pipe(Layer.provide(served))
+  return announce(options, path).pipe(Layer.provide(served))
 }
 
 // Tells `onListening` the URL of `path` on the server listening (the port it was given, if 0).
@@ -290,8 +383,7 @@ const announce = (
   Layer.effectDiscard(Effect.gen(function*() {
     const server = yield* HttpServer.HttpServer
     const port = server.address._tag === "UnixPathAddress" ? options.port : server.address.port
-    const host = options.host.includes(":") ? `[${options.host}]` : options.host
-    yield* options.onListening(`http://${host}:${port}${path}`)
+    yield* options.onListening(`http://${bracketed(options.host)}:${port}${path}`)
   }))
 
 /**
@@ -307,29 +399,26 @@ export const stdio = (
   watch?: Watch | undefined,
   replication?: Replication.Options | undefined,
   maxLineSize?: ByteSize.Input | undefined,
-  requireSigned?: boolean | undefined
+  requireSigned?: boolean | undefined,
+  upstreams?: UpstreamSource.Upstreams | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned }))
+    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned, upstreams }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))
 
 /**
  * Serves Prometheus text at `http://host:port/metrics` on a listener of its own (for stdio servers,
- * or to keep metrics off the MCP port); `onListening` gets its URL.
+ * or to keep metrics off the MCP port), admitting the Host and Origin the MCP endpoint admits;
+ * `onListening` gets its URL. Fails with {@link ListenError} when it cannot listen.
  *
  * @since 0.1.0
  */
 export const metricsListener = (options: {
   readonly host: string
   readonly port: number
+  readonly allowedOrigins: ReadonlyArray<string>
+  readonly allowedHosts?: ReadonlyArray<string> | undefined
   readonly onListening: (url: string) => Effect.Effect<void>
-}) =>
-  announce(options, "/metrics").pipe(
-    Layer.provide(
-      HttpRouter.serve(Observability.layerPrometheus(), { disableListenLog: true, disableLogger: true }).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(createServer, { port: options.port, host: options.host }))
-      )
-    )
-  )
+}) => listen("metrics endpoint", () => Observability.layerPrometheus(), options, "/metrics", () => createServer())

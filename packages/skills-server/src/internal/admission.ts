@@ -15,7 +15,7 @@ import type * as Types from "effect/Types"
 import * as Port from "./effect/port.js"
 import * as Nesting from "./nesting.js"
 
-const INVALID_REQUEST = -32600
+export const INVALID_REQUEST = -32600
 const SESSION_NOT_FOUND = -32001
 const INTERNAL_ERROR = -32603
 
@@ -26,6 +26,9 @@ export const errorResponse = (
   error: { readonly code: number; readonly message: string; readonly data?: unknown },
   headers?: HttpServerResponse.Options.WithContentType["headers"]
 ) => HttpServerResponse.jsonUnsafe({ jsonrpc: "2.0", id, error }, { status, headers })
+
+/** What a refusal says of an `Origin` that is not allowed (effect's endpoint, the router's admission). */
+export const originNotAllowed = (origin: string) => `Origin ${origin} is not allowed`
 
 const refusal = (
   status: number,
@@ -65,7 +68,7 @@ const describe = (
         ? { code: INVALID_REQUEST, message: "JSON-RPC batches are not accepted here" }
         : { code: INVALID_REQUEST, message: "Bad request" }
     case 403:
-      return { code: INVALID_REQUEST, message: `Origin ${request.headers.origin ?? "(none)"} is not allowed` }
+      return { code: INVALID_REQUEST, message: originNotAllowed(request.headers.origin ?? "(none)") }
     case 404:
       return request.headers["mcp-session-id"] !== undefined
         ? { code: SESSION_NOT_FOUND, message: "Session not found" }

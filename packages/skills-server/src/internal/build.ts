@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import * as MimeType from "../MimeType.js"
 import * as PathTemplate from "../PathTemplate.js"
 import * as Revision from "../Revision.js"
@@ -90,6 +91,13 @@ export interface Settings {
 }
 
 const refused = (problems: Problems["problems"]): Problems => ({ _tag: "Problems", problems })
+
+// Where a re-served skill came from goes in its entry's `_meta`, beside its signatures (R139).
+const withProvenance = (entry: CoreSkill.Skill, provenance: Skill.Provenance | undefined): CoreSkill.Skill =>
+  provenance === undefined ? entry : { ...entry, _meta: { ...entry._meta, [Skill.ProvenanceMetaKey]: { ...provenance } } }
+
+const staticEntry = (skill: CoreSkill.Skill, definition: Skill.Static) =>
+  withProvenance(Signed.entryOf(skill, definition.signatures), definition.provenance)
 
 /** Validates and hashes definitions into a snapshot, or fails listing every problem found. */
 export const build = Effect.fnUntraced(function*(
@@ -213,7 +221,7 @@ export const build = Effect.fnUntraced(function*(
         ? before.manifest
         : undefined
       if (reused !== undefined) {
-        resolved.push({ ...skill, _tag: "Static", manifest: reused, entry: Signed.entryOf(reused.skill, definition.signatures) })
+        resolved.push({ ...skill, _tag: "Static", manifest: reused, entry: staticEntry(reused.skill, definition) })
         continue
       }
       // Only the definition's own manifest can vouch for files whose bytes the registry never sees.
@@ -236,7 +244,7 @@ export const build = Effect.fnUntraced(function*(
           ...skill,
           _tag: "Static",
           manifest: viewOf(manifest.success),
-          entry: Signed.entryOf(manifest.success.skill, definition.signatures)
+          entry: staticEntry(manifest.success.skill, definition)
         })
       }
       continue
@@ -252,7 +260,7 @@ export const build = Effect.fnUntraced(function*(
     }
     const frontmatter = definition.frontmatter !== undefined
       ? Result.mapError(
-        SkillFrontmatter.decode(definition.frontmatter as SkillFrontmatter.JsonObject),
+        SkillFrontmatter.decode(definition.frontmatter as Schema.JsonObject),
         (error) => error.reason
       )
       : yield* definition.read(Extension.SkillFileName).pipe(
@@ -441,7 +449,7 @@ const toEntry = (skill: Resolved, index: number): SkillEntry => {
       const { definition, frontmatter } = skill
       const name = String(frontmatter.name)
       const resource = skillResource(uri, frontmatter, undefined)
-      const entry = { uri, frontmatter, resources: "dynamic" as const }
+      const entry = withProvenance({ uri, frontmatter, resources: "dynamic" } as CoreSkill.Skill, definition.provenance)
       return { _tag: "Dynamic", index, uri, root, path, name, frontmatter, listed, resource, cacheHint, entry, definition }
     }
     case "Rendered": {

@@ -35,7 +35,7 @@ export const metrics = {
   bytes: Metric.gauge("mcp_skills.catalogue.bytes", { description: "Bytes of the files in the served catalogue" }),
   reloads: Metric.counter("mcp_skills.reloads", {
     description:
-      "Changes of the catalogue applied (reloads, watched updates, edits), by source (code, reload, watch, bus, rescan) and outcome (changed, unchanged, failure)",
+      "Changes of the catalogue applied (reloads, watched updates, edits), by source (code, reload, watch, bus, rescan, upstream) and outcome (changed, unchanged, failure)",
     incremental: true
   }),
   reloadDuration: Metric.histogram("mcp_skills.reload.duration", {

@@ -13,7 +13,7 @@ import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { resolveInstance } from "./owner.js"
-import { begin, hintOf, invalidParams } from "./request.js"
+import { begin, hintOf, invalidParams, stateFor } from "./request.js"
 import type { State } from "./request.js"
 import type * as Snapshot from "../../Snapshot.js"
 
@@ -30,7 +30,18 @@ export const answerStatic = (
   return visible.checked ? compute() : state.answers.keep(snapshot, `get ${skill.index}`, compute)
 }
 
+// A skill no snapshot holds may be one a source serves without listing it (`SkillResolver`): it is
+// asked before the request reads its snapshot, so the answer (and its one visibility decision)
+// sees what it registered.
+const resolveMissing = Effect.fnUntraced(function*(request: RequestInfo, uri: string) {
+  const state = stateFor(request)
+  if (state?.resolver === undefined || (yield* state.registry.snapshot).byUri.has(uri)) return
+  const parsed = SkillUri.parseSkillMd(uri)
+  if (Result.isSuccess(parsed)) yield* state.resolver.resolve(parsed.success, state.registry)
+})
+
 export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: string }, request: RequestInfo) {
+  yield* resolveMissing(request, params.uri)
   const { call, state } = yield* begin(request, "skills/get")
   const known = answerStatic(state, call.snapshot, call.visible, params.uri)
   if (known !== undefined) return Answer.toObject(known, request)

@@ -11,6 +11,7 @@ import * as Result from "effect/Result"
 import { McpSchema } from "effect/ai"
 import * as PathTemplate from "../../PathTemplate.js"
 import * as SkillRegistry from "../../SkillRegistry.js"
+import type * as SkillResolver from "../../SkillResolver.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
 import type * as Context from "effect/Context"
@@ -51,6 +52,8 @@ export interface State {
   readonly faults: Faults.Faults
   /** Answers that depend on the snapshot alone, kept with it (`answer.ts`). */
   readonly answers: Answer.Memo
+  /** Asked for a `skills/get` URI no snapshot holds (`SkillResolver`), when one is provided. */
+  readonly resolver: SkillResolver.SkillResolver["Service"] | undefined
 }
 
 /** The state of the skills layer serving this request's server (see `Port.attach`). */

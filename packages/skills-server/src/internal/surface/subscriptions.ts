@@ -6,7 +6,7 @@
  *
  * @internal
  */
-import { SkillUri } from "@mcp-skills/core"
+import { Limits } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import { isWireError } from "../effect/port.js"
 import type { Interceptor, WireError } from "../effect/port.js"
@@ -19,7 +19,7 @@ const refused = (uri: string, reason: string): WireError =>
   invalidParams(reason, { uri: uri.length > 256 ? uri.slice(0, 256) + "..." : uri })
 
 /**
- * A URI longer than `SkillUri.MaxLength` (no skill's URI is) is refused; a skill URI must name a file that exists
+ * A URI longer than `Limits.MaxUriLength` (no skill's URI is) is refused; a skill URI must name a file that exists
  * and that this request may see (otherwise the same -32602 as a read of a missing resource); an
  * HTTP session holds at most `maxSubscriptions`.
  */
@@ -27,8 +27,8 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(params: { read
   const state = stateFor(request)
   if (state === undefined || request.modern) return yield* next
   const uri = params.uri
-  if (uri.length > SkillUri.MaxLength) {
-    return yield* Effect.fail(refused(uri, `the URI is longer than ${SkillUri.MaxLength} characters`))
+  if (uri.length > Limits.MaxUriLength) {
+    return yield* Effect.fail(refused(uri, `the URI is longer than ${Limits.MaxUriLength} characters`))
   }
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)

@@ -1,0 +1,101 @@
+/**
+ * Hearing a stdio upstream's notifications: effect's stdio client reads the process's output and
+ * drops every notification, so the client is given a spawner whose processes' output is also read
+ * here, line by line, for `list_changed` and `updated` (lines longer than a notification can be
+ * are passed by without being kept), and whose input also takes the gateway's own messages
+ * (`subscriptions/listen`, `resources/subscribe`), each written whole between the client's. Their
+ * answers carry ids the client never used, so it ignores them.
+ *
+ * @internal
+ */
+import type * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Queue from "effect/Queue"
+import type * as Scope from "effect/Scope"
+import * as Sink from "effect/Sink"
+import * as Stream from "effect/Stream"
+import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import { MaxEventBytes, type Signal, signalOf } from "./listen.js"
+
+/** A spawner that taps its processes, the signals heard, and a writer to the latest process. */
+export interface Tap {
+  readonly spawner: ChildProcessSpawner.ChildProcessSpawner["Service"]
+  readonly signals: Queue.Dequeue<Signal>
+  readonly write: (message: unknown) => Effect.Effect<void>
+}
+
+// Signals waiting to be taken: a flood keeps the latest ones (any one makes the gateway look again).
+const MaxPendingSignals = 64
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const Newline = 0x0a
+
+// Finds the notifications among the output's lines, keeping at most `MaxEventBytes` of a line.
+const lineReader = (heard: (line: string) => void) => {
+  let pending: Array<Uint8Array> = []
+  let size = 0
+  let skipping = false
+  return (chunk: Uint8Array) => {
+    let start = 0
+    for (let end = chunk.indexOf(Newline); end !== -1; end = chunk.indexOf(Newline, start)) {
+      if (!skipping && size + end - start <= MaxEventBytes) {
+        pending.push(chunk.subarray(start, end))
+        heard(decoder.decode(Buffer.concat(pending)))
+      }
+      pending = []
+      size = 0
+      skipping = false
+      start = end + 1
+    }
+    if (skipping || start === chunk.length) return
+    size += chunk.length - start
+    if (size > MaxEventBytes) {
+      pending = []
+      skipping = true
+    } else {
+      pending.push(chunk.slice(start))
+    }
+  }
+}
+
+/** Wraps `spawner` for one connection (see the module description). */
+export const make = (
+  spawner: ChildProcessSpawner.ChildProcessSpawner["Service"]
+): Effect.Effect<Tap, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const signals = yield* Effect.acquireRelease(Queue.sliding<Signal>(MaxPendingSignals), Queue.shutdown)
+    let input: Queue.Queue<Uint8Array, Cause.Done> | undefined
+    const tapped = ChildProcessSpawner.make((command) =>
+      Effect.gen(function*() {
+        const handle = yield* spawner.spawn(command)
+        const merged = yield* Queue.unbounded<Uint8Array, Cause.Done>()
+        yield* Stream.fromQueue(merged).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
+        input = merged
+        const read = lineReader((line) => {
+          if (!line.includes("notifications/")) return
+          let message: unknown
+          try {
+            message = JSON.parse(line)
+          } catch {
+            return
+          }
+          const signal = signalOf(message)
+          if (signal !== undefined) Queue.offerUnsafe(signals, signal)
+        })
+        return ChildProcessSpawner.makeHandle({
+          ...handle,
+          stdout: Stream.tap(handle.stdout, (chunk) => Effect.sync(() => read(chunk))),
+          stdin: Sink.forEach((chunk: Uint8Array) => Queue.offer(merged, chunk)).pipe(Sink.ensuring(Queue.end(merged)))
+        })
+      })
+    )
+    return {
+      spawner: tapped,
+      signals,
+      write: (message) =>
+        Effect.suspend(() =>
+          input === undefined ? Effect.void : Effect.asVoid(Queue.offer(input, encoder.encode(JSON.stringify(message) + "\n")))
+        )
+    }
+  })
