@@ -308,6 +308,14 @@ describe("MimeType.fromPath", () => {
       "bundle.zip": "application/zip",
       "mod.wasm": "application/wasm",
       "LICENSE": "text/plain",
+      // Where effect's standard table types otherwise, the skill's kind wins: TypeScript, not
+      // MPEG-TS; Rust, not an RLS services list; YAML as RFC 9512 registers it.
+      "src/main.rs": "text/x-rust",
+      "a.mts": "text/typescript",
+      // What only effect's table names is served with its type, not as bytes.
+      "book.epub": "application/epub+zip",
+      "notes.log": "text/plain",
+      "clip.mov": "video/quicktime",
       "bin/tool": MimeType.fallback,
       "file.unknownext": MimeType.fallback,
       ".hidden": MimeType.fallback,
