@@ -234,6 +234,10 @@ const send = async (client: RedisClient, channel: string, message: Message): Pro
   return Number(receivers)
 }
 
+// Not effect's `persistence/Redis` (with `NodeRedis.layer`), checked against 4.1.0: its
+// subscriber reconnects by itself, so what is published meanwhile is a gap nobody is told of,
+// where a replica must know it was cut off to re-check the bus's last revision; and its layer
+// fails when Redis is down at start, where a replica starts and serves without its bus.
 /**
  * A bus over Redis pub/sub. Publishing uses one connection that reconnects by itself and refuses
  * (rather than queues) commands while it is down; each subscription uses its own connection,
