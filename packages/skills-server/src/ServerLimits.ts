@@ -447,3 +447,78 @@ export const BusReconnect = { base: Duration.millis(100), cap: Duration.seconds(
  * @category defaults
  */
 export const BusRetry = { base: Duration.millis(200), cap: Duration.seconds(5) } as const
+
+/**
+ * Deadline of every request the gateway sends an upstream (`UpstreamSource.Options.timeout`): 30
+ * seconds, past a slow upstream's listing of a large catalogue; one that answers nothing is
+ * reconnected rather than waited for.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamTimeout: Duration.Duration = Duration.seconds(30)
+
+/**
+ * Bounds of the gateway's look again after an upstream's `ttlMs` (`UpstreamSource.Options.recheck`):
+ * no sooner than 5 seconds (an upstream saying `ttlMs: 0` is not polled in a loop), no later than
+ * 10 minutes (an upstream that says nothing is still caught up with).
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamRecheck = { min: Duration.seconds(5), max: Duration.minutes(10) } as const
+
+/**
+ * Reconnection to a lost upstream (`UpstreamSource.Options.backoff`): doubling from 500
+ * milliseconds up to 30 seconds, so a restart is caught quickly and a long outage costs a request
+ * every half minute.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamBackoff = { base: Duration.millis(500), cap: Duration.seconds(30) } as const
+
+/**
+ * Quiet time after an upstream's notification before the gateway looks again
+ * (`UpstreamSource.Options.settle`): 50 milliseconds, so a burst of notifications costs one look.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamSettle: Duration.Duration = Duration.millis(50)
+
+/**
+ * How long `UpstreamSource.make` waits for each upstream's first look (`startup`): 10 seconds; one
+ * that takes longer joins when it answers, without holding the server's start.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamStartup: Duration.Duration = Duration.seconds(10)
+
+/**
+ * Get-only skills of one upstream the gateway holds (`UpstreamSource.Options.maxUnlisted`): 256,
+ * the least recently asked for going first; any caller can ask for any URI, so they are bounded.
+ *
+ * @since 0.1.0
+ * @category defaults
+ */
+export const UpstreamMaxUnlisted = 256
+
+/**
+ * Bytes of an admit list file: 64 MiB, about 300,000 entries, every skill version of a large
+ * organisation's upstreams; a file past it is refused before it is read.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const AdmitListMaxBytes = 64 * 1024 * 1024
+
+/**
+ * Quiet time after an admit list file's folder says it changed before it is read again: 100
+ * milliseconds, as `WatchDebounce` (a write comes in several events).
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const AdmitListSettle: Duration.Duration = WatchDebounce

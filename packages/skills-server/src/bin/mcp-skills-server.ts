@@ -155,9 +155,9 @@ const requireSigned = Flag.Boolean("require-signed").pipe(
 )
 
 const pageSize = Flag.Int("page-size").pipe(
-  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP) (default 50)"),
+  Flag.withDescription(`Entries per page of skills/list and directory reads (HTTP) (default ${ServerLimits.PageSize})`),
   Flag.filter((n) => n >= 1, () => "a positive integer"),
-  Flag.withDefault(50)
+  Flag.withDefault(ServerLimits.PageSize)
 )
 
 const sessionCap = (name: string, description: string) =>
@@ -217,7 +217,7 @@ const serve = Command.make(
     if (Result.isFailure(upstreams)) return yield* fail(upstreams.failure)
     const source = yield* Serve.openReported(rootsOf(input), { log })
     const watching = input.watch
-      ? { log, sweep: Option.match(input.watchCheck, { onNone: () => `5 seconds` as const, onSome: sweepOf }) }
+      ? { log, sweep: Option.match(input.watchCheck, { onNone: () => ServerLimits.WatchSweep, onSome: sweepOf }) }
       : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
     const admitted = { allowedOrigins: input.allowOrigin, allowedHosts: input.allowHost }
