@@ -8,7 +8,6 @@
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
-import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -21,6 +20,7 @@ import * as Rpc from "effect/rpc/Rpc"
 import * as RpcGroup from "effect/rpc/RpcGroup"
 import { SkillsServer } from "../src/index.js"
 import { simple } from "./support/fixtures.js"
+import { failureOf } from "./support/exit.js"
 
 // An adapter that answers `skills/list` itself, as one of an effect with native skills would.
 const answering = RpcGroup.make(Rpc.make("skills/list", {
@@ -50,11 +50,6 @@ const server = (registrations?: Layer.Layer<any, any, any>) =>
     protocols: SkillsServer.protocols([standIn, McpProtocol.v2025_11_25]),
     ...(registrations === undefined ? {} : { registrations })
   })
-
-const failureOf = (exit: Exit.Exit<unknown, unknown>) => {
-  assert.isTrue(Exit.isFailure(exit))
-  return Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-}
 
 describe("one answerer of the skills methods", () => {
   it.effect("an adapter that answers skills/list itself: the skills layer fails with AnswererConflictError", () =>
