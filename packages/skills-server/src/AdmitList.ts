@@ -28,8 +28,8 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
+import { readConfig } from "./internal/directory/guard.js"
+import { watchEntry } from "./internal/directory/watch.js"
 import * as ServerLimits from "./ServerLimits.js"
 
 /**
@@ -179,17 +179,16 @@ export interface Source {
  */
 export const fixed = (list: AdmitList): Source => ({ current: Effect.succeed(list), changes: Stream.empty })
 
-// A regular file, stat'ed first (a FIFO or device of that name is never opened), bounded in size.
+// Read through the guard: a FIFO or device of that name is never opened blocking, and nothing past
+// the bound is read.
 const readBounded = (path: string) =>
-  Effect.tryPromise({
-    try: async () => {
-      const stat = await NodeFs.promises.stat(path)
-      if (!stat.isFile()) throw new Error("not a regular file")
-      if (stat.size > MaxBytes) throw new Error(`larger than ${MaxBytes} bytes`)
-      return await NodeFs.promises.readFile(path, "utf8")
-    },
-    catch: (error) => new AdmitListError({ path, reason: error instanceof Error ? error.message : String(error) })
-  }).pipe(Effect.flatMap((text) => Effect.fromResult(parse(path, text))))
+  Effect.promise(() => readConfig(path, MaxBytes)).pipe(
+    Effect.flatMap((read) =>
+      "reason" in read
+        ? Effect.fail(new AdmitListError({ path, reason: read.reason }))
+        : Effect.fromResult(parse(path, read.text))
+    )
+  )
 
 /**
  * Follows an admit list file for as long as the scope lives: read now (failing when it cannot be
@@ -207,15 +206,7 @@ export const watch = (
     const log = options.log ?? ((line: string) => Effect.logWarning(line))
     const current = yield* SubscriptionRef.make(yield* readBounded(path))
     const events = yield* Queue.sliding<void>(1)
-    const name = NodePath.basename(path)
-    yield* Effect.acquireRelease(
-      Effect.sync(() =>
-        NodeFs.watch(NodePath.dirname(NodePath.resolve(path)), (_event, file) => {
-          if (file === null || file === name) Queue.offerUnsafe(events, undefined)
-        }).on("error", () => {})
-      ),
-      (watcher) => Effect.sync(() => watcher.close())
-    )
+    yield* watchEntry(path, () => Queue.offerUnsafe(events, undefined))
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       yield* Queue.take(events)
       // A write comes in several events: read once they settle.

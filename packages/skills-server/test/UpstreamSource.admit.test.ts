@@ -9,8 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { AdmitList, Skill, UpstreamSource } from "../src/index.js"
+import { AdmitList, ServerLimits, Skill, UpstreamSource } from "../src/index.js"
 import { eventually, gateway, hearing, ourUpstream, platform } from "./support/gateway.js"
+import { fifo, linkToZero } from "./support/hostile.js"
 
 const skillMd = (name: string) => `---\nname: ${name}\ndescription: The ${name} skill\n---\n\n# ${name}\n`
 
@@ -82,4 +83,26 @@ describe("UpstreamSource admit list", () => {
         lines.some((line) => /admit\.json: .*; still following the previous list/.test(line)) ? true : undefined))
       assert.strictEqual((yield* served(registry)).length, 2)
     }).pipe(Effect.provide(platform)))
+
+  it.live("an admit list that is a FIFO, a link to /dev/zero or too large is refused at once, naming it", () =>
+    Effect.gen(function*() {
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "gateway-admit-hostile-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const refusal = (file: string) =>
+        Effect.flip(Effect.scoped(AdmitList.watch(file))).pipe(Effect.map((error) => `${error.message}`))
+      fifo(Path.join(dir, "fifo.json"))
+      assert.match(yield* refusal(Path.join(dir, "fifo.json")), /fifo\.json.*not a regular file \(FIFO\)/)
+      linkToZero(Path.join(dir, "zero.json"))
+      assert.match(yield* refusal(Path.join(dir, "zero.json")), /zero\.json.*not a regular file/)
+      const big = Path.join(dir, "big.json")
+      Fs.writeFileSync(big, "")
+      Fs.truncateSync(big, ServerLimits.AdmitListMaxBytes + 1)
+      assert.match(yield* refusal(big), /big\.json.*larger than 67108864 bytes/)
+      // A list reached through a link (as deployments mount files) is read.
+      const real = Path.join(dir, "real.json")
+      Fs.writeFileSync(real, AdmitList.format({ version: 1, skills: [] }))
+      Fs.symlinkSync(real, Path.join(dir, "linked.json"))
+      const list = yield* Effect.scoped(Effect.flatMap(AdmitList.watch(Path.join(dir, "linked.json")), (source) => source.current))
+      assert.deepStrictEqual(list.skills, [])
+    }).pipe(Effect.timeout("10 seconds")))
 })

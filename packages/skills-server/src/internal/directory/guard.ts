@@ -303,3 +303,38 @@ export const readAt = async (location: string, size: number): Promise<Uint8Array
     await handle.close().catch(() => undefined)
   }
 }
+
+/**
+ * An operator's file named on the command line (an admit list): links are followed (deployments
+ * mount such files through links), but the descriptor is opened without blocking and must be a
+ * regular file of at most `maxBytes`, read to no more than that. The text, or why not.
+ */
+export const readConfig = async (
+  path: string,
+  maxBytes: number
+): Promise<{ readonly text: string } | { readonly reason: string }> => {
+  let handle: NodeFs.promises.FileHandle
+  try {
+    handle = await NodeFs.promises.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
+  } catch (error) {
+    return { reason: describeError(error) }
+  }
+  try {
+    const stats = await handle.stat()
+    if (!stats.isFile()) return { reason: `not a regular file (${kindOf(stats)})` }
+    if (stats.size > maxBytes) return { reason: `larger than ${maxBytes} bytes` }
+    const into = new Uint8Array(maxBytes + 1)
+    let filled = 0
+    while (filled < into.byteLength) {
+      const { bytesRead } = await handle.read(into, filled, into.byteLength - filled, filled)
+      if (bytesRead === 0) break
+      filled += bytesRead
+    }
+    if (filled > maxBytes) return { reason: `larger than ${maxBytes} bytes` }
+    return { text: new TextDecoder().decode(into.subarray(0, filled)) }
+  } catch (error) {
+    return { reason: describeError(error) }
+  } finally {
+    await handle.close().catch(() => undefined)
+  }
+}

@@ -263,3 +263,19 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
     })
     yield* Effect.forkScoped(Effect.sleep(interval).pipe(Effect.andThen(Effect.forever(sweep.pipe(survive("the periodic check", Effect.sleep(interval)))))))
   })
+
+/**
+ * Calls `changed` whenever the folder of `path` says an entry of that name changed (editors replace
+ * files by rename, so the folder is watched, not the file), until the scope closes.
+ */
+export const watchEntry = (path: string, changed: () => void): Effect.Effect<void, never, Scope.Scope> => {
+  const name = NodePath.basename(path)
+  return Effect.asVoid(Effect.acquireRelease(
+    Effect.sync(() =>
+      NodeFs.watch(NodePath.dirname(NodePath.resolve(path)), { persistent: false }, (_event, file) => {
+        if (file === null || file === name) changed()
+      }).on("error", () => {})
+    ),
+    (watcher) => Effect.sync(() => watcher.close())
+  ))
+}
