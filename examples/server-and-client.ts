@@ -1,6 +1,6 @@
 import { NodeHttpServer, NodeServices } from "@effect/platform-node"
 import { SkillsClient } from "@mcp-skills/client"
-import { DirectorySource, Skill, SkillsServer } from "@mcp-skills/server"
+import { DirectorySource, Skill, SkillsServer, Visibility } from "@mcp-skills/server"
 import { Console, Context, Effect, Layer } from "effect"
 import { McpProtocol, McpServer } from "effect/ai"
 import { FetchHttpClient, HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -41,7 +41,7 @@ const Skills = SkillsServer.layer({
   visibility: () =>
     Effect.gen(function*() {
       const { user } = yield* Caller
-      return user !== undefined || ((skill: SkillsServer.SkillInfo) => skill.path[0] !== "internal" && skill.path[0] !== "acme")
+      return user !== undefined || ((skill: Visibility.SkillInfo) => skill.path[0] !== "internal" && skill.path[0] !== "acme")
     })
 })
 

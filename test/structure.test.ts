@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { root } from "./codeBlocks.js"
-import { cycles, headerLines, lineCount, type Module, modules, specifiers } from "./structure.js"
+import { cycles, headerLines, lineCount, type Module, modules, scan, specifiers, trespasses } from "./structure.js"
 
 /** The most lines a module may have: past it, a module holds more than one idea. */
 const MaxLines = 600
@@ -11,14 +11,12 @@ const MaxLines = 600
 /** The most lines of a module's header: its purpose, not the manual of its details. */
 const MaxHeaderLines = 45
 
-const packages = [
-  { name: "skills-core", headers: true },
-  { name: "skills-client", headers: true },
-  // The server's three long headers are issue 28's server phase.
-  { name: "skills-server", headers: false }
-] as const
+/** The server's fence: the one folder that touches effect's internals, and its one door. */
+const fence = { folder: "internal/effect/", port: "internal/effect/port.ts" }
 
-for (const { headers, name } of packages) {
+const packages = ["skills-core", "skills-client", "skills-server"]
+
+for (const name of packages) {
   describe(`packages/${name}/src`, () => {
     const graph = modules(path.join(root, "packages", name, "src"))
 
@@ -30,12 +28,22 @@ for (const { headers, name } of packages) {
       expect(graph.filter((module) => module.lines > MaxLines).map((module) => `${module.file}: ${module.lines} lines`)).toEqual([])
     })
 
-    it.runIf(headers)(`has no module header over ${MaxHeaderLines} lines`, () => {
+    it(`has no module header over ${MaxHeaderLines} lines`, () => {
       expect(graph.filter((module) => module.header > MaxHeaderLines).map((module) => `${module.file}: a header of ${module.header} lines`))
         .toEqual([])
     })
   })
 }
+
+describe("packages/skills-server/src: the fence", () => {
+  it("only internal/effect/ touches effect's internals, and the rest of the server enters it by its port", () => {
+    expect(trespasses(path.join(root, "packages", "skills-server", "src"), fence)).toEqual([])
+  })
+
+  it("the fence holds its port", () => {
+    expect(fs.existsSync(path.join(root, "packages", "skills-server", "src", fence.port))).toBe(true)
+  })
+})
 
 describe("the structure check", () => {
   const graph = (edges: Record<string, ReadonlyArray<string>>): ReadonlyArray<Module> =>
@@ -94,23 +102,90 @@ describe("the structure check", () => {
     ])
     expect(cycles(graph({ "a.ts": ["b.ts"], "b.ts": ["c.ts"], "c.ts": [] }))).toEqual([])
   })
+
+  it("reads code apart from comments, strings and regular expressions, and knows an import's specifier", () => {
+    const { code, literals } = scan([
+      "// a.installHandlers \"effect/x\"",
+      "import * as A from \"effect/ai\"",
+      "const k = \"effect/http/Key\" /* mapUnsafe */",
+      "const r = /[\"']effect\\//g, half = 4 / 2",
+      "const t = `x ${\"y\"}`",
+      "adapter.installHandlers()"
+    ].join("\n"))
+    expect(literals.map(({ line, specifier, value }) => [line, specifier, value])).toEqual([
+      [2, true, "effect/ai"],
+      [3, false, "effect/http/Key"],
+      [5, false, "x ${\"y\"}"]
+    ])
+    expect(code).not.toContain("mapUnsafe")
+    expect(code.match(/installHandlers/g)).toHaveLength(1)
+    expect(code.split("\n")).toHaveLength(6)
+  })
 })
 
-describe("the structure check on a package", () => {
-  it("counts type-only imports, an internal module's of a public module's types included", () => {
+describe("the fence rule on a package", () => {
+  const withPackage = (files: Record<string, string>, check: (src: string) => void) => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "structure-"))
-    const write = (file: string, text: string) => {
-      fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
-      fs.writeFileSync(path.join(dir, file), text)
-    }
-    write("Public.ts", "import * as Impl from \"./internal/impl.js\"\nexport const run = Impl.run\n")
-    write("internal/impl.ts", "import type { Options } from \"../Public.js\"\nexport const run = (o: Options) => o\n")
-    write("A.ts", "import type { B } from \"./B.js\"\nexport type A = B\n")
-    write("B.ts", "import type { A } from \"./A.js\"\nexport type B = A\n")
     try {
-      expect(cycles(modules(dir)).map((cycle) => cycle.members)).toEqual([["A.ts", "B.ts"], ["Public.ts", "internal/impl.ts"]])
+      for (const [file, text] of Object.entries(files)) {
+        fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
+        fs.writeFileSync(path.join(dir, file), text)
+      }
+      check(dir)
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
+  }
+
+  it("finds each way in to effect's internals outside the fence, and none inside it or in comments", () => {
+    withPackage({
+      "internal/effect/port.ts": "export { wrap } from \"./adapter.js\"\n",
+      "internal/effect/adapter.ts": [
+        "import * as Rpc from \"effect/rpc/Rpc\"",
+        "const key = \"effect/ai/McpRuntime/ServerRuntime\"",
+        "export const wrap = (base: any) => ({ ...base, installHandlers: base.installHandlers })",
+        "Object.defineProperty(server, key, { value: 1 })"
+      ].join("\n"),
+      "Public.ts": [
+        "/**",
+        " * import { McpServer } from \"effect/ai\" (an example: not code) and installHandlers, mapUnsafe",
+        " */",
+        "import * as Port from \"./internal/effect/port.js\"",
+        "import { McpServer } from \"effect/ai\"",
+        "export const ok = Port.wrap"
+      ].join("\n"),
+      "internal/a.ts": [
+        "import * as RpcGroup from \"effect/rpc/RpcGroup\"",
+        "import type * as Core from \"effect/ai/internal/mcpCore\"",
+        "import * as Adapter from \"./effect/adapter.js\"",
+        "const key = \"effect/http/HttpRouter/Middleware-\"",
+        "export const f = (context: any, adapter: any) => [context.mapUnsafe, adapter.installHandlers]",
+        "Object.defineProperty(adapter, \"x\", { value: 1 })",
+        "server.addResource = (resource: unknown) => resource",
+        "const same = server.addResource === undefined || ((x: number) => x)"
+      ].join("\n")
+    }, (src) => {
+      expect(trespasses(src, { folder: "internal/effect/", port: "internal/effect/port.ts" })).toEqual([
+        "internal/a.ts:1: imports effect/rpc/RpcGroup",
+        "internal/a.ts:2: imports effect/ai/internal/mcpCore",
+        "internal/a.ts:3: enters the fence by internal/effect/adapter.ts, not by internal/effect/port.ts",
+        "internal/a.ts:4: names effect's key \"effect/http/HttpRouter/Middleware-\"",
+        "internal/a.ts:5: names effect's hook mapUnsafe",
+        "internal/a.ts:5: names effect's hook installHandlers",
+        "internal/a.ts:6: patches an object (Object.defineProperty)",
+        "internal/a.ts:7: patches effect's McpServer service (addResource)"
+      ])
+    })
+  })
+
+  it("counts type-only imports, an internal module's of a public module's types included", () => {
+    withPackage({
+      "Public.ts": "import * as Impl from \"./internal/impl.js\"\nexport const run = Impl.run\n",
+      "internal/impl.ts": "import type { Options } from \"../Public.js\"\nexport const run = (o: Options) => o\n",
+      "A.ts": "import type { B } from \"./B.js\"\nexport type A = B\n",
+      "B.ts": "import type { A } from \"./A.js\"\nexport type B = A\n"
+    }, (src) => {
+      expect(cycles(modules(src)).map((cycle) => cycle.members)).toEqual([["A.ts", "B.ts"], ["Public.ts", "internal/impl.ts"]])
+    })
   })
 })

@@ -9,7 +9,7 @@
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { SkillsClient } from "@mcp-skills/client"
 import { CliReport } from "@mcp-skills/core"
-import { Skill, SkillsServer } from "@mcp-skills/server"
+import { Skill, SkillsServer, Visibility } from "@mcp-skills/server"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Context from "effect/Context"
@@ -66,7 +66,7 @@ const Skills = SkillsServer.layer({
   cacheHint: { ttl: "1 minute" },
   // A customer outside the caller's team is hidden everywhere, not only left out of the listing.
   visibility: ({ headers }) =>
-    Effect.succeed((skill: SkillsServer.SkillInfo) =>
+    Effect.succeed((skill: Visibility.SkillInfo) =>
       skill.path[0] !== "customers" || customersOf(teamOf(headers)).includes(skill.path[1]!)
     )
 })

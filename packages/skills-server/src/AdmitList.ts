@@ -30,6 +30,7 @@ import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import { readConfig } from "./internal/directory/guard.js"
 import { watchEntry } from "./internal/directory/watch.js"
+import * as ServerLimits from "./ServerLimits.js"
 
 /**
  * The `digestSet` of a `"dynamic"` skill: its content cannot be pinned.
@@ -82,12 +83,8 @@ export type AdmitList = typeof AdmitList.Type
  */
 export type Mode = "observe" | "admit"
 
-/**
- * The largest admit list read, in bytes (about 300,000 entries).
- *
- * @since 0.1.0
- */
-export const MaxBytes = 64 * 1024 * 1024
+// The largest admit list read (`ServerLimits.AdmitListMaxBytes`).
+const MaxBytes = ServerLimits.AdmitListMaxBytes
 
 /**
  * An admit list that cannot be used: unreadable, too large, or not in the format.
@@ -229,7 +226,7 @@ export const watch = (
     yield* Effect.forkScoped(Effect.forever(Effect.gen(function*() {
       yield* Queue.take(events)
       // A write comes in several events: read once they settle.
-      yield* Effect.sleep("100 millis")
+      yield* Effect.sleep(ServerLimits.AdmitListSettle)
       yield* Queue.clear(events)
       const read = yield* Effect.result(readBounded(path))
       if (Result.isFailure(read)) return yield* log(`${read.failure.message}; still following the previous list`)

@@ -49,10 +49,12 @@ import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Revision from "./Revision.js"
+import * as ServerLimits from "./ServerLimits.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import { normalizeHint } from "./internal/registry.js"
 import * as Telemetry from "./internal/telemetry.js"
+import type * as Snapshot from "./Snapshot.js"
 
 const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
 
@@ -188,6 +190,11 @@ export interface RedisOptions {
 
 const defaultChannel = "mcp-skills:changes"
 
+// node-redis takes milliseconds.
+const connectMillis = Duration.toMillis(ServerLimits.BusConnectTimeout)
+const reconnectBase = Duration.toMillis(ServerLimits.BusReconnect.base)
+const reconnectCap = Duration.toMillis(ServerLimits.BusReconnect.cap)
+
 const encodeMessage = Schema.encodeSync(Schema.fromJsonString(Message))
 const decodeMessage = Schema.decodeUnknownOption(Schema.fromJsonString(Message))
 
@@ -227,6 +234,10 @@ const send = async (client: RedisClient, channel: string, message: Message): Pro
   return Number(receivers)
 }
 
+// Not effect's `persistence/Redis` (with `NodeRedis.layer`), checked against 4.1.0: its
+// subscriber reconnects by itself, so what is published meanwhile is a gap nobody is told of,
+// where a replica must know it was cut off to re-check the bus's last revision; and its layer
+// fails when Redis is down at start, where a replica starts and serves without its bus.
 /**
  * A bus over Redis pub/sub. Publishing uses one connection that reconnects by itself and refuses
  * (rather than queues) commands while it is down; each subscription uses its own connection,
@@ -244,7 +255,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
         const client = createClient({
           url: options.url,
           disableOfflineQueue: true,
-          socket: { connectTimeout: 2_000, reconnectStrategy: (retries) => Math.min(100 * 2 ** retries, 5_000) }
+          socket: { connectTimeout: connectMillis, reconnectStrategy: (retries) => Math.min(reconnectBase * 2 ** retries, reconnectCap) }
         })
         // Connection errors surface as failed commands; without a listener they would crash the process.
         client.on("error", () => {})
@@ -262,7 +273,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
     const connected = Effect.callback<void>((resume) => {
       if (publisher.isReady) return resume(Effect.void)
       const done = () => resume(Effect.void)
-      const timer = setTimeout(done, 2_000)
+      const timer = setTimeout(done, connectMillis)
       publisher.once("ready", done)
       return Effect.sync(() => {
         clearTimeout(timer)
@@ -277,7 +288,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
           const lost = (error: unknown) => Queue.failCauseUnsafe(queue, Cause.fail(new BusError({ reason: reasonOf(error) })))
           const subscriber = yield* Effect.acquireRelease(
             Effect.sync(() => {
-              const client = createClient({ url: options.url, socket: { connectTimeout: 2_000, reconnectStrategy: false } })
+              const client = createClient({ url: options.url, socket: { connectTimeout: connectMillis, reconnectStrategy: false } })
               client.on("error", lost)
               client.on("end", () => lost(new Error("connection closed")))
               return client
@@ -319,7 +330,7 @@ export const publishRedis = (
 ): Effect.Effect<number, BusError | RedisClientMissing> =>
   Effect.acquireUseRelease(
     Effect.map(redisModule, ({ createClient }) => {
-      const client = createClient({ url: options.url, socket: { connectTimeout: 5_000, reconnectStrategy: false } })
+      const client = createClient({ url: options.url, socket: { connectTimeout: Duration.toMillis(ServerLimits.BusCommandTimeout), reconnectStrategy: false } })
       client.on("error", () => {})
       return client
     }),
@@ -352,9 +363,9 @@ export interface ReplicaOptions {
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
   /** Problems, one line each: the bus down (once per outage), a failed reload or announcement. */
   readonly logProblem?: ((line: string) => Effect.Effect<void>) | undefined
-  /** Delay before subscribing again after the bus is lost: doubles from this (default 200 ms)… */
+  /** Delay before subscribing again after the bus is lost: doubles from this (default `ServerLimits.BusRetry.base`, 200 ms)… */
   readonly retryBase?: Duration.Input | undefined
-  /** …up to this (default 5 s). */
+  /** …up to this (default `ServerLimits.BusRetry.cap`, 5 s). */
   readonly retryCap?: Duration.Input | undefined
 }
 
@@ -420,8 +431,8 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
     const registry = yield* SkillRegistry.SkillRegistry
     const log = options?.log ?? ((line: string) => Effect.logInfo(line))
     const logProblem = options?.logProblem ?? ((line: string) => Effect.logWarning(line))
-    const base = Duration.fromInputUnsafe(options?.retryBase ?? "200 millis")
-    const cap = Duration.fromInputUnsafe(options?.retryCap ?? "5 seconds")
+    const base = Duration.fromInputUnsafe(options?.retryBase ?? ServerLimits.BusRetry.base)
+    const cap = Duration.fromInputUnsafe(options?.retryCap ?? ServerLimits.BusRetry.cap)
     const current = Effect.map(registry.snapshot, (snapshot) => snapshot.revision)
 
     const announce = (revision: Revision.Revision) =>
@@ -453,7 +464,7 @@ export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never
     // announced by its revision, which makes the other replicas reload theirs; an edit in code
     // travels whole, so the others make it too and reload nothing; an edit heard from the bus
     // is not sent back.
-    const describeSnapshot = (snapshot: SkillRegistry.Snapshot) =>
+    const describeSnapshot = (snapshot: Snapshot.Snapshot) =>
       `catalogue revision ${snapshot.revision} (${plural(snapshot.skills.length, "skill")})`
     const first = yield* registry.snapshot
     yield* log(describeSnapshot(first))

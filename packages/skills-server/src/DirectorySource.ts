@@ -11,57 +11,26 @@
  * - hidden entries: any file or folder whose name starts with `.` (`.git`, `.env`, `.DS_Store`), and
  *   everything below a hidden folder; a skill's signatures ({@link SignaturesFileName}) are read
  *   from one and relayed in its entry's `_meta`;
- * - symbolic links to folders: they are not followed, so a link can neither loop nor make one file
+ * - symbolic links to folders: never followed, so a link can neither loop nor make one file
  *   appear under two paths;
  * - symbolic links to files whose real path is outside the root, or inside it under a hidden name;
  *   a link to a regular file inside the root is served under the link's own path;
  * - anything that is not a regular file (sockets, pipes, devices): never opened.
- * Links and special files that are left out are listed in `ignored`, so a user can see why, and so
- * is a `skill.md` spelt in another case outside every skill (a skill needs exactly `SKILL.md`). A
- * folder or file inside a skill that cannot be listed or stat'ed (`UnreadableFolder`,
- * `UnreadableFile`) skips that skill; elsewhere it is listed in `ignored`. Every path is read
- * through one guard (`internal/directory/guard`): `lstat` first, opened without blocking or
- * following a link, checked with `fstat` to be the regular file stamped, read no further than its
- * stamped size.
+ * What is left out is listed in `ignored`, so a user can see why (so is a `skill.md` spelt in
+ * another case). A folder or file inside a skill that cannot be listed or stat'ed
+ * (`UnreadableFolder`, `UnreadableFile`) skips that skill. Every path is read through one guard
+ * (`internal/directory/guard`): `lstat` first, opened without blocking or following a link,
+ * checked with `fstat` to be the regular file stamped, read no further than its stamped size.
  *
- * `load` reads a folder once. `make` gives a `Source` that can scan again: its `definitions`
- * Effect (hand it to `SkillsServer.layer({ skills: source.definitions })`, so `SkillRegistry.reload`
- * rescans) re-reads only files whose size, modification time or inode changed, and a skill whose
- * files are all unchanged keeps its manifest (nothing is hashed again). `watch` reloads the registry
- * when files change, looking again only at the paths the file events named. A `Source` may hold
- * several roots, each with its own prefix, scheme and cache hint; two roots producing the same skill
- * URI is an error naming both folders.
+ * `load` reads a folder once (how invalid skills, torn reads, signatures files and files served on
+ * demand are handled: see there). `make` gives a `Source` that can scan again, re-reading only what
+ * changed and keeping the last good version of a skill an edit broke; `watch` reloads the registry
+ * when files change, looking again only at the paths the file events named.
  *
- * The work is split by concern: the one way in to the disk (`internal/directory/guard`) and its
- * bounds (`bounds`), the walk (`scan`), file stamps and what is kept of each file (`stamps`), which
- * files belong to which skill (`grouping`), loading one root (`load`), a source over several roots
- * (`source`), signatures files (`signatures`), and watching (`watch`).
- *
- * Torn files: each skill's changed files are read and then stat'ed again; if any changed while it
- * was read (size, modification or change time, inode), or read empty within a second of a write
- * where it had bytes before (a rewrite in place, between its truncation and its write), the skill
- * is read again (at most 3 times), otherwise it keeps its last good version, so a version mixing
- * old and new files, or an empty moment, is never published. A file modified less than a second
- * before it was read is read again on the next full scan, or on a watched one whose events name it
- * (timestamps are coarser than writes), and served anew only if its bytes differ.
- *
- * Signatures files are stamped and read with their skill's files, bounded to 16 KiB and 16 records
- * (one per key); one that cannot be read or is past a bound makes its skill invalid, naming it.
- *
- * Files served on demand (`onDemandAbove`): files above the threshold, except `SKILL.md`, are read
- * and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they are;
- * the stamps keep their digest); a read takes them from disk and sends them only if they still have
- * the entry's size and digest (see docs/live-catalogues.md). A new version of a skill reads its files on disk
- * once more, since a manifest is made from bytes.
- *
- * Bad edits: a skill that was served and becomes invalid keeps being served as its last good
- * version, with one line naming the file and the rule
- * (`acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version`);
- * once fixed, the new version is served.
- *
- * A skill that fails validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name equals
- * folder name, URI rules, limits) is reported in `skipped` with its typed error while the others are
- * loaded, or fails the whole load in `strict` mode.
+ * The work is split by concern under `internal/directory/`: the one way in to the disk (`guard`),
+ * the walk (`scan`), file stamps and what is kept of each file (`stamps`), which files belong to
+ * which skill (`grouping`), loading one root (`load`), a source over several roots (`source`),
+ * signatures files (`signatures`), and watching (`watch`); their bounds are `ServerLimits`'s.
  *
  * @since 0.1.0
  */
@@ -77,8 +46,9 @@ import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
 import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
+import type * as Snapshot from "./Snapshot.js"
+import * as ServerLimits from "./ServerLimits.js"
 
-export * from "./DirectoryModel.js"
 
 /**
  * The file at a skill's root that holds its signatures (written by `mcp-skills-server sign`):
@@ -97,8 +67,29 @@ export const SignaturesFileName = Signatures.FileName
 export const SignaturesFile = Signatures.File
 
 /**
- * Loads every skill under `root` (see the module description). Fails with `SourceDirectoryError` when
- * the root cannot be used, and in `strict` mode with `InvalidSkills` when any skill folder is invalid.
+ * Loads every skill under `root` (see the module description; its types and errors are
+ * `DirectoryModel`'s). Fails with `SourceDirectoryError` when the root cannot be used, and in
+ * `strict` mode with `InvalidSkills` when any skill folder is invalid; otherwise a skill that fails
+ * validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name equals folder name, URI
+ * rules, limits) is reported in `skipped` with its typed error while the others are loaded.
+ *
+ * **Torn files.** Each skill's changed files are read and then stat'ed again; if any changed while
+ * it was read (size, modification or change time, inode), or read empty within a second of a write
+ * where it had bytes before (a rewrite in place, between its truncation and its write), the skill
+ * is read again (at most 3 times), otherwise it keeps its last good version, so a version mixing
+ * old and new files, or an empty moment, is never published. A file modified less than a second
+ * before it was read is read again on the next full scan, or on a watched one whose events name it
+ * (timestamps are coarser than writes), and served anew only if its bytes differ.
+ *
+ * **Signatures files** are stamped and read with their skill's files, bounded
+ * (`ServerLimits.SignaturesMaxBytes`, `SignaturesMaxRecords`: 16 KiB, 16 records, one per key); one that cannot be read or is past a bound makes its skill invalid,
+ * naming it.
+ *
+ * **Files served on demand** (`onDemandAbove`): files above the threshold, except `SKILL.md`, are
+ * read and hashed when scanned but their bytes are not kept (`LoadedSkill.onDisk` says where they
+ * are; the stamps keep their digest); a read takes them from disk and sends them only if they still
+ * have the entry's size and digest. A new version of a skill reads its files on disk once more,
+ * since a manifest is made from bytes.
  *
  * @since 0.1.0
  */
@@ -108,8 +99,17 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
 })
 
 /**
- * A `Source` over one or more roots. `log` receives the problem lines of `definitions`, and the
- * entries newly left out (default: `Effect.logWarning`).
+ * A `Source` over one or more roots, each with its own prefix, scheme and cache hint (two roots
+ * producing the same skill URI is an error naming both folders). Its `definitions` Effect (hand it
+ * to `SkillsServer.layer({ skills: source.definitions })`, so `SkillRegistry.reload` rescans)
+ * re-reads only files whose size, modification time or inode changed, and a skill whose files are
+ * all unchanged keeps its manifest (nothing is hashed again). `log` receives the problem lines of
+ * `definitions`, and the entries newly left out (default: `Effect.logWarning`).
+ *
+ * **Bad edits.** A skill that was served and becomes invalid keeps being served as its last good
+ * version, with one line naming the file and the rule
+ * (`acme/billing/refunds/SKILL.md:3: anchor &x is not allowed; still serving the last good version`);
+ * once fixed, the new version is served.
  *
  * @since 0.1.0
  */
@@ -169,18 +169,19 @@ export const layer = (root: string, options: Options = {}) => SkillsServer.layer
  * @since 0.1.0
  */
 export interface WatchOptions {
-  /** Quiet time after the last file event before reloading. Default 100 milliseconds. */
+  /** Quiet time after the last file event before reloading. Default `ServerLimits.WatchDebounce` (100 ms). */
   readonly debounce?: Duration.Input | undefined
   /**
    * Under a continuous stream of events (a large copy, `git checkout` of a big tree), the longest a
-   * change waits for its reload. Default 1 second.
+   * change waits for its reload. Default `ServerLimits.WatchMaxDelay` (1 second).
    */
   readonly maxDelay?: Duration.Input | undefined
   /**
    * Interval of the periodic stamp check, the safety net for file systems whose events are
    * unreliable (network volumes, containers' bind mounts): every file is stat'ed, none read, and a
    * change no event reported is logged and reloaded. The interval stretches so the check never
-   * takes more than a twentieth of the time. `false` turns it off. Default 5 seconds.
+   * takes more than a twentieth of the time. `false` turns it off. Default `ServerLimits.WatchSweep`
+   * (5 seconds).
    */
   readonly sweep?: Duration.Input | false | undefined
   /**
@@ -190,12 +191,12 @@ export interface WatchOptions {
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
   /** Called after every reload with what changed, or why it failed (the previous catalogue stays). */
   readonly onReload?: ((
-    result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+    result: Exit.Exit<Snapshot.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
   ) => Effect.Effect<void>) | undefined
 }
 
 const describeReload = (
-  result: Exit.Exit<SkillRegistry.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
+  result: Exit.Exit<Snapshot.Changes, SkillRegistry.RegistrationError | SkillRegistry.ReloadError>
 ) =>
   Exit.match(result, {
     onFailure: (cause) => Effect.logWarning("reload failed, still serving the previous skills", cause),
@@ -235,7 +236,7 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
   const inStep = Effect.gen(function*() {
     return { snapshot: yield* registry.snapshot, scans: (yield* source.stats).scans }
   })
-  let synced: { readonly snapshot: SkillRegistry.Snapshot; readonly scans: number } | undefined = yield* inStep
+  let synced: { readonly snapshot: Snapshot.Snapshot; readonly scans: number } | undefined = yield* inStep
   const reloadWhatChanged = (paths: ReadonlySet<string> | undefined) =>
     Effect.gen(function*() {
       const now = yield* inStep
@@ -264,8 +265,8 @@ export const watch = Effect.fnUntraced(function*(source: Source, options: WatchO
     ),
     warn: options.log ?? ((line) => Effect.logWarning(line))
   }, {
-    debounce: Duration.fromInputUnsafe(options.debounce ?? "100 millis"),
-    maxDelay: Duration.fromInputUnsafe(options.maxDelay ?? "1 second"),
-    sweep: options.sweep === false ? undefined : Duration.fromInputUnsafe(options.sweep ?? "5 seconds")
+    debounce: Duration.fromInputUnsafe(options.debounce ?? ServerLimits.WatchDebounce),
+    maxDelay: Duration.fromInputUnsafe(options.maxDelay ?? ServerLimits.WatchMaxDelay),
+    sweep: options.sweep === false ? undefined : Duration.fromInputUnsafe(options.sweep ?? ServerLimits.WatchSweep)
   })
 })

@@ -1,57 +1,43 @@
 /**
  * Natural MIME types for the files a skill ships (spec R25: "other files use their natural MIME type").
  *
- * A small fixed table rather than a dependency: skills carry a handful of well-known file kinds, and a
- * stable, reviewable mapping matters more here than exhaustive coverage.
+ * effect's `Mime` (the `mime` package's standard table) names the common kinds; a short table here
+ * names what skills carry that it lacks or types otherwise (source code and scripts above all).
  *
  * @since 0.1.0
  */
+import * as Mime from "effect/http/Mime"
+import * as Option from "effect/Option"
 
 /**
- * The MIME type served for a file whose extension is not in the table.
+ * The MIME type served for a file whose kind neither table names.
  *
  * @since 0.1.0
  */
 export const fallback = "application/octet-stream"
 
 // Text types carry no charset parameter: MCP text contents are always JSON strings, i.e. Unicode.
+// The kinds skills ship that effect's standard table (mime's) lacks, or types otherwise: `.ts` is
+// TypeScript here, not an MPEG stream; `.rs` Rust, not an RLS services list; YAML is
+// `application/yaml` (RFC 9512).
 const byExtension: ReadonlyMap<string, string> = new Map([
   // documents and prose
-  ["md", "text/markdown"],
-  ["markdown", "text/markdown"],
   ["mdx", "text/markdown"],
-  ["txt", "text/plain"],
-  ["text", "text/plain"],
   ["rst", "text/x-rst"],
   ["adoc", "text/asciidoc"],
-  ["html", "text/html"],
-  ["htm", "text/html"],
-  ["css", "text/css"],
-  ["csv", "text/csv"],
-  ["tsv", "text/tab-separated-values"],
-  ["pdf", "application/pdf"],
-  ["rtf", "application/rtf"],
   ["docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
   ["xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
   ["pptx", "application/vnd.openxmlformats-officedocument.presentationml.presentation"],
   // data and configuration
-  ["json", "application/json"],
   ["jsonl", "application/jsonl"],
   ["ndjson", "application/x-ndjson"],
   ["yaml", "application/yaml"],
   ["yml", "application/yaml"],
-  ["toml", "application/toml"],
-  ["xml", "application/xml"],
-  ["ini", "text/plain"],
   ["cfg", "text/plain"],
-  ["conf", "text/plain"],
   ["env", "text/plain"],
-  ["sql", "application/sql"],
   ["graphql", "application/graphql"],
   ["gql", "application/graphql"],
   // scripts and source code
-  ["js", "text/javascript"],
-  ["mjs", "text/javascript"],
   ["cjs", "text/javascript"],
   ["jsx", "text/javascript"],
   ["ts", "text/typescript"],
@@ -80,33 +66,9 @@ const byExtension: ReadonlyMap<string, string> = new Map([
   ["ps1", "text/plain"],
   ["bat", "text/plain"],
   ["ipynb", "application/x-ipynb+json"],
-  ["wasm", "application/wasm"],
   // images
-  ["png", "image/png"],
-  ["jpg", "image/jpeg"],
-  ["jpeg", "image/jpeg"],
-  ["gif", "image/gif"],
-  ["webp", "image/webp"],
-  ["avif", "image/avif"],
-  ["bmp", "image/bmp"],
   ["ico", "image/vnd.microsoft.icon"],
-  ["svg", "image/svg+xml"],
-  ["tif", "image/tiff"],
-  ["tiff", "image/tiff"],
-  // fonts
-  ["woff", "font/woff"],
-  ["woff2", "font/woff2"],
-  ["ttf", "font/ttf"],
-  ["otf", "font/otf"],
-  // audio and video
-  ["mp3", "audio/mpeg"],
-  ["wav", "audio/wav"],
-  ["ogg", "audio/ogg"],
-  ["mp4", "video/mp4"],
-  ["webm", "video/webm"],
   // archives
-  ["zip", "application/zip"],
-  ["gz", "application/gzip"],
   ["tgz", "application/gzip"],
   ["tar", "application/x-tar"],
   ["bz2", "application/x-bzip2"],
@@ -147,5 +109,6 @@ export const fromPath = (path: string): string => {
   const dot = name.lastIndexOf(".")
   // A leading dot marks a hidden file (".env"), not an extension.
   if (dot <= 0) return byName.get(name) ?? fallback
-  return byExtension.get(name.slice(dot + 1)) ?? fallback
+  const extension = name.slice(dot + 1)
+  return byExtension.get(extension) ?? Option.getOrElse(Mime.getType(extension), () => fallback)
 }

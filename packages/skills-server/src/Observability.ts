@@ -14,13 +14,6 @@ import * as PrometheusMetrics from "effect/observability/PrometheusMetrics"
 import * as Telemetry from "./internal/telemetry.js"
 
 /**
- * What `layer` records (`spans`, `metrics`, `uriInSpanName`).
- *
- * @since 0.1.0
- */
-export type Options = McpTelemetry.Options
-
-/**
  * Turns on the instrumentation of every skills server built under it: a SERVER span per skills
  * method on every path and transport (`skills/list`, `skills/get`, `resources/directory/read`,
  * `resources/read`, `resources/list`, `resources/subscribe`, `resources/unsubscribe`) continuing
@@ -29,7 +22,7 @@ export type Options = McpTelemetry.Options
  * the app: `layerOtlp` exports both, `layerPrometheus` (or `prometheus`) serves the series.
  *
  * Without it nothing is measured: every hook reads one context reference and runs the request as
- * it was.
+ * it was. Its options (`spans`, `metrics`, `uriInSpanName`) are core's `McpTelemetry.Options`.
  *
  * ```ts
  * const Main = SkillsServerHttp.pipe(
@@ -63,21 +56,14 @@ export type Options = McpTelemetry.Options
  * @since 0.1.0
  * @category layers
  */
-export const layer: (options?: Options) => Layer.Layer<never> = McpTelemetry.layer
-
-/**
- * OTLP wire formats (`OTEL_EXPORTER_OTLP_PROTOCOL`).
- *
- * @since 0.1.0
- */
-export type OtlpProtocol = McpTelemetry.OtlpProtocol
+export const layer: (options?: McpTelemetry.Options) => Layer.Layer<never> = McpTelemetry.layer
 
 /**
  * The OTLP protocol `OTEL_EXPORTER_OTLP_PROTOCOL` names (core's `McpTelemetry.otlpProtocol`).
  *
  * @since 0.1.0
  */
-export const otlpProtocol: (value: string | undefined) => OtlpProtocol | undefined = McpTelemetry.otlpProtocol
+export const otlpProtocol: (value: string | undefined) => McpTelemetry.OtlpProtocol | undefined = McpTelemetry.otlpProtocol
 
 /**
  * OTLP/HTTP export from the standard variables (core's `McpTelemetry.layerOtlp`).

@@ -9,7 +9,7 @@
  *
  * A parameter stands for exactly one URI segment. Its value is the decoded segment and passes
  * `SkillUri.segment` from `@mcp-skills/core` (not empty, not `.` or `..`, no `/`, `\` or control
- * character), is at most `MaxParameterLength` characters, and is always spelled with the canonical
+ * character), is at most `ServerLimits.MaxParameterLength` characters, and is always spelled with the canonical
  * percent-encoding: `expand` encodes it, `match` decodes it and refuses any other spelling, so one
  * instance has exactly one URI (URIs are compared as exact strings, spec §7 item 9). A parameter
  * in the last position names the skill and must be a valid skill name (R4, R96).
@@ -30,6 +30,7 @@
 import { Extension, Limits, SkillName, SkillUri } from "@mcp-skills/core"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
+import * as ServerLimits from "./ServerLimits.js"
 
 /**
  * Why a template cannot address skills.
@@ -61,12 +62,8 @@ export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("In
   }
 }
 
-/**
- * The longest parameter value, in UTF-16 code units of the decoded value (like a file name).
- *
- * @since 0.1.0
- */
-export const MaxParameterLength = 255
+// The longest parameter value, in UTF-16 code units of the decoded value (like a file name).
+const MaxParameterLength = ServerLimits.MaxParameterLength
 
 /**
  * The parameter names of a template string, as a union of string literals.

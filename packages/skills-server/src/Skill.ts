@@ -37,6 +37,7 @@ import type * as Headers from "effect/http/Headers"
 import type * as Stream from "effect/Stream"
 import type { Digest, Manifest, Signing } from "@mcp-skills/core"
 import type * as PathTemplate from "./PathTemplate.js"
+import * as ServerLimits from "./ServerLimits.js"
 
 /**
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
@@ -278,12 +279,6 @@ export interface Family<R = never> {
   readonly changes: Stream.Stream<unknown> | undefined
 }
 
-/**
- * The time limit of `render` and `list` when a family sets none.
- *
- * @since 0.1.0
- */
-export const DefaultFamilyTimeout: Duration.Input = "10 seconds"
 
 /**
  * Options of `family`. The parameter names in `render`'s and `list`'s types come from `path` alone.
@@ -299,6 +294,7 @@ export interface FamilyOptions<T extends string, R> {
     request: RenderRequest
   ) => Effect.Effect<Readonly<Record<string, Content>>, unknown, R>
   readonly cacheHint?: CacheHint | undefined
+  /** Time `render` and `list` may take; default `ServerLimits.FamilyTimeout` (10 seconds). */
   readonly timeout?: Duration.Input | undefined
   readonly changes?: Stream.Stream<unknown> | undefined
 }
@@ -507,6 +503,6 @@ export const family = <const T extends string, R = never>(options: FamilyOptions
   list: options.list as Family<R>["list"],
   render: options.render as Family<R>["render"],
   cacheHint: options.cacheHint,
-  timeout: options.timeout ?? DefaultFamilyTimeout,
+  timeout: options.timeout ?? ServerLimits.FamilyTimeout,
   changes: options.changes
 })

@@ -92,48 +92,6 @@ export class NoSuchInstance extends Schema.TaggedError<NoSuchInstance>()("NoSuch
 export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {}) {}
 
 /**
- * What `list` sees: the request it enumerates for, and the cursor of the page it is asked for.
- *
- * @since 0.1.0
- */
-export type ListRequest = Skill.ListRequest
-
-/**
- * One page of instances, with the family's own cursor for the page after it.
- *
- * @since 0.1.0
- */
-export type Page<P> = Skill.Page<P>
-
-/**
- * Instances of one `list` call: all of them, or one page.
- *
- * @since 0.1.0
- */
-export type Instances<P> = Skill.Instances<P>
-
-/**
- * A family as the registry receives it (`Skill.Family`).
- *
- * @since 0.1.0
- */
-export type Family<R = never> = Skill.Family<R>
-
-/**
- * The time limit of `render` and `list` when a family sets none.
- *
- * @since 0.1.0
- */
-export const DefaultTimeout = Skill.DefaultFamilyTimeout
-
-/**
- * Options of `make`.
- *
- * @since 0.1.0
- */
-export type Options<T extends string, R> = Skill.FamilyOptions<T, R>
-
-/**
  * A skill family (see the module description); the same constructor as `Skill.family`. Nothing
  * is validated here: the registry parses the template and reports an invalid one with every other
  * registration problem.

@@ -82,34 +82,6 @@ export interface Options {
 }
 
 /**
- * The snapshot model, named here as well as in `Snapshot` (where each is documented).
- *
- * @since 0.1.0
- */
-export type {
-  Changes,
-  DirectoryChild,
-  Directories,
-  DirectoryEntry,
-  DynamicSkill,
-  FamilyEntry,
-  FileBase,
-  FileEntry,
-  Hint,
-  InMemoryFile,
-  InstanceSkill,
-  OnDiskFile,
-  RenderedSkill,
-  ServedSkill,
-  SkillBase,
-  SkillChange,
-  SkillEntry,
-  Snapshot,
-  StaticSkill,
-  WireContent
-} from "./Snapshot.js"
-
-/**
  * Validates and hashes definitions into a snapshot, or fails with every problem found. With
  * `previous`, a skill whose files are the same bytes keeps its previous manifest (not hashed again).
  *

@@ -8,8 +8,7 @@
  * @since 0.1.0
  */
 import { EffectSupport, Extension } from "@mcp-skills/core"
-import * as Context from "effect/Context"
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -18,24 +17,20 @@ import * as SubscriptionRef from "effect/SubscriptionRef"
 import { HttpRouter } from "effect/http"
 import * as Schema from "effect/Schema"
 import type { McpProtocol } from "effect/ai"
-import { McpSchema, McpServer } from "effect/ai"
-import * as Rpc from "effect/rpc/Rpc"
-import * as RpcGroup from "effect/rpc/RpcGroup"
-import * as HttpAdmission from "./HttpAdmission.js"
+import { McpServer } from "effect/ai"
+import * as ServerLimits from "./ServerLimits.js"
 import type * as Skill from "./Skill.js"
-import type * as SkillFamily from "./SkillFamily.js"
 import * as SkillRegistry from "./SkillRegistry.js"
+import type * as Snapshot from "./Snapshot.js"
+import type * as Visibility from "./Visibility.js"
 import * as SkillResolver from "./SkillResolver.js"
-import type * as VisibilityTypes from "./Visibility.js"
 import * as Admission from "./internal/admission.js"
 import * as Build from "./internal/build.js"
 import * as Registry from "./internal/registry.js"
-import * as EffectMcp from "./internal/effectMcp.js"
+import * as Port from "./internal/effect/port.js"
 import * as Faults from "./internal/faults.js"
-import * as Port from "./internal/port.js"
 import * as FastRoute from "./internal/fastRoute.js"
 import * as Kind from "./internal/kind.js"
-import * as Learning from "./internal/learning.js"
 import * as RouterAdmission from "./internal/routerAdmission.js"
 import * as Notices from "./internal/notices.js"
 import * as OnDemand from "./internal/onDemand.js"
@@ -53,75 +48,23 @@ import * as Visible from "./internal/visibility.js"
 import * as Telemetry from "./internal/telemetry.js"
 
 /**
- * The methods a visibility decision is made for.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Method = VisibilityTypes.Method
-
-/**
- * What a visibility check sees of the request.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type VisibilityRequest = VisibilityTypes.VisibilityRequest
-
-/**
- * What the check may look at for each skill.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type SkillInfo = VisibilityTypes.SkillInfo
-
-/**
- * The decision for one request: all skills, none, or a predicate (called at most once per skill).
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Decision = VisibilityTypes.Decision
-
-/**
- * An error a visibility check may fail with; it is sent as this JSON-RPC error.
- *
- * @since 0.1.0
- * @category visibility
- */
-export type CheckError = VisibilityTypes.CheckError
-
-/**
- * A visibility check (see `Visibility.Check`).
- *
- * @since 0.1.0
- * @category visibility
- */
-export type Visibility<E extends CheckError, R> = VisibilityTypes.Check<E, R>
-
-/**
- * Freshness hint for 2026-07-28 results (SEP-2549). `scope: "public"` is honoured only without a
- * visibility check.
- *
- * @since 0.1.0
- */
-export type CacheHint = Skill.CacheHint
-
-/**
  * Options of `layer`.
  *
  * @since 0.1.0
  */
-export interface Options<E extends CheckError, R, SE, SR> {
+export interface Options<E extends Visibility.CheckError, R, SE, SR> {
   /**
    * The skills, or an Effect producing them (e.g. loading a directory). An Effect runs again on
    * every `SkillRegistry.reload`.
    */
   readonly skills: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, SE, SR>
-  readonly visibility?: Visibility<E, R> | undefined
-  readonly cacheHint?: CacheHint | undefined
-  /** Entries per page of `skills/list` and `resources/directory/read` (default 50). */
+  readonly visibility?: Visibility.Check<E, R> | undefined
+  /**
+   * Freshness hint of 2026-07-28 results (SEP-2549); `scope: "public"` is honoured only without a
+   * visibility check.
+   */
+  readonly cacheHint?: Skill.CacheHint | undefined
+  /** Entries per page of `skills/list` and `resources/directory/read` (default `ServerLimits.PageSize`). */
   readonly pageSize?: number | undefined
   /** Per-skill limits; the spec's 512 files / 16 MiB unless raised explicitly. */
   readonly limits?: SkillRegistry.Options["limits"]
@@ -132,11 +75,10 @@ export interface Options<E extends CheckError, R, SE, SR> {
   readonly requireSigned?: boolean | undefined
   /**
    * 2025-11-25 HTTP sessions: a session ends on DELETE (with effect's `allowSessionTermination`)
-   * or after `idleTimeout` (default 30 minutes) without a request or an open stream, and holds at
-   * most `maxSubscriptions` (default 1,000) `resources/subscribe` URIs. At most `maxSessions`
-   * (default 10,000) live at once, `maxSessionsPerClient` (default 1,000) per remote address; an
-   * `initialize` past either is answered 503 with `Retry-After`. A session stream whose reader
-   * leaves more than `maxPendingBytes` (default 1 MiB) untaken is cut.
+   * or after `idleTimeout` without a request or an open stream, and holds at most
+   * `maxSubscriptions` `resources/subscribe` URIs. At most `maxSessions` live at once,
+   * `maxSessionsPerClient` per remote address; an `initialize` past either is answered 503 with
+   * `Retry-After`. A session stream whose reader leaves more than `maxPendingBytes` untaken is cut.
    */
   readonly sessions?: SessionOptions | undefined
   /** How errors name this registry (default: its skill count and first skill URIs). */
@@ -155,15 +97,43 @@ export interface Options<E extends CheckError, R, SE, SR> {
  * @since 0.1.0
  */
 export interface SessionOptions {
+  /** Default `ServerLimits.SessionIdleTimeout` (30 minutes). */
   readonly idleTimeout?: Duration.Input | undefined
+  /** Default `ServerLimits.MaxSubscriptions` (1,000). */
   readonly maxSubscriptions?: number | undefined
-  /** Sessions held at once (default 10,000). */
+  /** Sessions held at once; default `ServerLimits.MaxSessions` (10,000). */
   readonly maxSessions?: number | undefined
-  /** Sessions one remote address holds at once (default 1,000). */
+  /** Sessions one remote address holds at once; default `ServerLimits.MaxSessionsPerClient` (1,000). */
   readonly maxSessionsPerClient?: number | undefined
-  /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
+  /**
+   * Bytes of notifications a session stream holds that its reader has not taken; default
+   * `ServerLimits.MaxPendingBytes` (1 MiB).
+   */
   readonly maxPendingBytes?: number | undefined
 }
+
+const count = (name: string, value: number | undefined, fallback: number, least: number) => {
+  const chosen = value ?? fallback
+  return Number.isSafeInteger(chosen) && chosen >= least
+    ? Effect.succeed(chosen)
+    : Effect.die(new RangeError(`SkillsServer sessions.${name} must be an integer of at least ${least}, got ${chosen}`))
+}
+
+// The session bounds of `options`, checked, the defaults filled in.
+const sessionBounds = (options: SessionOptions = {}): Effect.Effect<Sessions.Bounds> =>
+  Effect.gen(function*() {
+    const idleTimeout = options.idleTimeout === undefined ? ServerLimits.SessionIdleTimeout : Duration.fromInputUnsafe(options.idleTimeout)
+    if (!(Duration.toMillis(idleTimeout) > 0)) {
+      return yield* Effect.die(new RangeError(`SkillsServer sessions.idleTimeout must be positive, got ${String(options.idleTimeout)}`))
+    }
+    return {
+      idleTimeout,
+      maxSubscriptions: yield* count("maxSubscriptions", options.maxSubscriptions, ServerLimits.MaxSubscriptions, 0),
+      maxSessions: yield* count("maxSessions", options.maxSessions, ServerLimits.MaxSessions, 1),
+      maxSessionsPerClient: yield* count("maxSessionsPerClient", options.maxSessionsPerClient, ServerLimits.MaxSessionsPerClient, 1),
+      maxPendingBytes: yield* count("maxPendingBytes", options.maxPendingBytes, ServerLimits.MaxPendingBytes, 1)
+    }
+  })
 
 /**
  * Options of `protocols`.
@@ -174,31 +144,6 @@ export interface ProtocolOptions {
   /** Serve `resources/directory/read` and declare `directoryRead: true` (default `true`). */
   readonly directoryRead?: boolean | undefined
 }
-
-const WireError = Schema.Struct({
-  code: Schema.Int,
-  message: Schema.String,
-  data: Schema.optionalKey(Schema.Unknown)
-})
-const Meta = Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown))
-const Cursor = Schema.optionalKey(Schema.String)
-
-// Params are optional on 2025-11-25 (every field of skills/list is), as for effect's own list methods.
-const ListSkills = Rpc.make(Extension.ListSkillsMethod, {
-  payload: Schema.UndefinedOr(Schema.Struct({ cursor: Cursor, _meta: Meta })),
-  success: Schema.Unknown,
-  error: WireError
-})
-const GetSkill = Rpc.make(Extension.GetSkillMethod, {
-  payload: { uri: Schema.String, _meta: Meta },
-  success: Schema.Unknown,
-  error: WireError
-})
-const ReadResourceDirectory = Rpc.make(Extension.ReadResourceDirectoryMethod, {
-  payload: { uri: Schema.String, cursor: Cursor, _meta: Meta },
-  success: Schema.Unknown,
-  error: WireError
-})
 
 /**
  * Wraps effect protocol adapters so they serve the Skills extension. Pass the result as
@@ -247,7 +192,6 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
     id: Extension.ExtensionId,
     capability: directoryRead ? { directoryRead: true } : {},
     served: Request.serves,
-    rpcs: directoryRead ? RpcGroup.make(ListSkills, GetSkill, ReadResourceDirectory) : RpcGroup.make(ListSkills, GetSkill),
     handlers: {
       [Extension.ListSkillsMethod]: ListSkillsSurface.listSkills,
       [Extension.GetSkillMethod]: GetSkillSurface.getSkill,
@@ -259,12 +203,13 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/subscribe": Subscriptions.subscribe,
       "resources/unsubscribe": Subscriptions.unsubscribe
     },
+    seen: Notices.remember,
     notices: Notices.listen
   }
-  return adapters.map((adapter) => EffectMcp.wrapAdapter(adapter, extension)) as unknown as P
+  return adapters.map((adapter) => Port.wrapAdapter(adapter, extension, answeredElsewhere)) as unknown as P
 }
 
-const normalizeTtl = (ttl: CacheHint["ttl"]): number => {
+const normalizeTtl = (ttl: Skill.CacheHint["ttl"]): number => {
   const hint = Registry.normalizeHint({ ttl })
   if (Result.isFailure(hint)) throw new RangeError(`SkillsServer ${hint.failure}`)
   return hint.success.ttlMs
@@ -287,6 +232,31 @@ export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistry
       `put their skills in one SkillsServer.layer({ skills: SkillsServer.combine(...) })`
   }
 }
+
+/**
+ * The `McpServer` already answers the Skills extension's methods: effect's own skills (an effect
+ * whose `McpServer` has skills of its own, such as `McpServer.skill` on effect's main branch) or a
+ * protocol adapter that carries them. Two answerers of `skills/list` on one server would each
+ * hide the other's catalogue, so the skills layer refuses to be the second, naming the first and
+ * what to do. Raised when the layer is built (it sees the server's adapters when it is one of the
+ * server's `registrations`), and as a defect when the server starts otherwise.
+ *
+ * @since 0.1.0
+ */
+export class AnswererConflictError extends Schema.TaggedError<AnswererConflictError>()("AnswererConflictError", {
+  answerer: Schema.String,
+  methods: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    return `${this.methods.join(", ")} ${this.methods.length === 1 ? "is" : "are"} already answered on this McpServer by ` +
+      `${this.answerer}, and one server has one answerer of the Skills extension: serve these skills with ` +
+      `SkillsServer on an effect whose McpServer has no skills of its own (effect ${EffectSupport.range}), or register ` +
+      `them with effect's own McpServer skills and leave out SkillsServer.protocols and SkillsServer.layer`
+  }
+}
+
+const answeredElsewhere = (other: Port.Answerer) =>
+  new AnswererConflictError({ answerer: other.answerer, methods: [...other.methods] })
 
 /**
  * Where skills may come from in `combine`: one definition, a list of them, or an Effect producing
@@ -333,7 +303,7 @@ export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any
     (groups) => groups.flatMap((group) => [...group])
   ) as Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>>
 
-const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
+const describeRegistry = (snapshot: Snapshot.Snapshot) => {
   const shown = snapshot.skills.slice(0, 3).map((skill) => skill.uri)
   return `the registry of ${snapshot.skills.length} skill${snapshot.skills.length === 1 ? "" : "s"}` +
     (shown.length === 0 ? "" : ` (${shown.join(", ")}${snapshot.skills.length > shown.length ? ", ..." : ""})`)
@@ -341,7 +311,8 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
 
 /**
  * The registration layer: checks that the installed effect has the hooks the server relies on
- * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones), builds the registry
+ * (failing with `EffectSupport.UnsupportedEffect` naming the missing ones) and that nothing else
+ * answers the extension's methods on the server (`AnswererConflictError`), builds the registry
  * (failing with `RegistrationError` listing every problem) and attaches it to the `McpServer`.
  * Per-request services the visibility check reads are `McpServer.McpRequest<"Requires", R>`
  * requirements, met like those of effect's own registrations (MCP middleware, or `HttpRouter`
@@ -402,16 +373,16 @@ const describeRegistry = (snapshot: SkillRegistry.Snapshot) => {
  * @since 0.1.0
  * @category layers
  */
-export const layer = <E extends CheckError = never, R = never, SE = never, SR = never>(
+export const layer = <E extends Visibility.CheckError = never, R = never, SE = never, SR = never>(
   options: Options<E, R, SE, SR>
 ): Layer.Layer<
   SkillRegistry.SkillRegistry,
-  SkillRegistry.RegistrationError | DuplicateRegistryError | EffectSupport.UnsupportedEffect | SE,
+  SkillRegistry.RegistrationError | DuplicateRegistryError | AnswererConflictError | EffectSupport.UnsupportedEffect | SE,
   McpServer.McpServer | SR | McpServer.McpRequest.From<"Requires", R>
 > =>
   Layer.effect(SkillRegistry.SkillRegistry)(Effect.gen(function*() {
-    yield* EffectMcp.verify
-    const pageSize = options.pageSize ?? 50
+    yield* Port.verify
+    const pageSize = options.pageSize ?? ServerLimits.PageSize
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) {
       return yield* Effect.die(new RangeError(`SkillsServer pageSize must be a positive integer, got ${pageSize}`))
     }
@@ -420,6 +391,8 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
+    const other = Port.otherAnswerer(server, yield* Effect.context<never>(), Port.methods)
+    if (other !== undefined) return yield* answeredElsewhere(other)
     // Clients learn about a changed catalogue from the registry's commits, each listener judging
     // what of each it may hear (`Notices`); the registry lives in this layer's scope, so closing
     // it ends every listener (an open stream would hold the HTTP server's graceful shutdown).
@@ -429,7 +402,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       requireSigned: options.requireSigned
     })
     // Checked before registering anything on the server, and again (atomically) when attaching.
-    const present = EffectMcp.attached<Request.State>(server)
+    const present = Port.attached<Request.State>(server)
     if (present !== undefined) {
       return yield* new DuplicateRegistryError({
         first: present.label,
@@ -438,7 +411,7 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     }
     // The catalogue gauges read the latest snapshot when metrics are read, measured once per
     // snapshot: a swap (an upsert of one skill too) does not walk every file to report them.
-    const measured = new WeakMap<SkillRegistry.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
+    const measured = new WeakMap<Snapshot.Snapshot, ReturnType<typeof Telemetry.catalogueOf>>()
     yield* Telemetry.observe(
       { skills: Telemetry.metrics.skills, files: Telemetry.metrics.files, bytes: Telemetry.metrics.bytes },
       () => {
@@ -451,30 +424,16 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     const faults = yield* Faults.make
     // A check that dies, or fails with anything but an MCP error, is the author's: -32603 and a line.
     const visibility = options.visibility
-    const check = visibility === undefined ? undefined : (request: VisibilityRequest) =>
+    const check = visibility === undefined ? undefined : (request: Visibility.VisibilityRequest) =>
       Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
         Telemetry.visibility(visibility)(request)
       )
-    const handle = Effect.gen(function*() {
-      const slot = yield* Visible.CurrentSlot
-      if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
-      if (slot._tag === "Probe") return yield* Effect.fail(new Error(Visible.ProbeMarker))
-      // What the middleware provided, for a skill family's callbacks.
-      slot.out.services = yield* Effect.context<never>()
-      if (slot._tag === "Decide" && check !== undefined) slot.out.decision = yield* check(slot.request)
-      return { contents: [] }
-    })
-    // Registered even without a check: it makes effect declare (and, over stdio, honour)
-    // `resources.subscribe`, which it does only for servers with a resource of its own. It is
-    // never listed and never read from outside.
-    yield* server.addResource({
-      resource: new McpSchema.Resource({ uri: Visible.VisibilityResourceUri, name: "skills-visibility" }),
-      annotations: Context.empty(),
-      services: yield* Effect.context<never>(),
-      // The check's error and service types are carried by this layer's type; effect's
-      // registration signature cannot express them.
-      handle: handle as unknown as Effect.Effect<McpSchema.ReadResourceResult, McpSchema.InternalError, McpSchema.McpRequestContext>
-    })
+    // The check runs inside effect's MCP middleware, so the services it provides reach it.
+    const bridge = yield* Port.registerVisibility(
+      server,
+      check === undefined ? undefined : (request, method) => check(Visible.requestOf(method as Visible.Method, request))
+    )
+    const decide = bridge.decide
     const state: Request.State = {
       label: options.name ?? describeRegistry(yield* registry.snapshot),
       registry,
@@ -482,8 +441,11 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
       pageSize,
       ttlMs,
       cacheScope: options.cacheHint?.scope ?? "private",
-      decide: check === undefined ? undefined : Visible.decideThroughEffect,
-      sessions: yield* Sessions.make(options.sessions, (id) => EffectMcp.endHttpSession(server, id)),
+      // Hidden by an `McpServer.visibility` around the skills layer: every skill is.
+      decide: decide === undefined ? undefined : (request, method) =>
+        Effect.map(decide(request, method), (verdict) => ({ decision: verdict.decision ?? false, services: verdict.services })),
+      services: bridge.services,
+      sessions: yield* Sessions.make(yield* sessionBounds(options.sessions), (id) => Port.endHttpSession(server, id)),
       renderings: yield* Kind.makeRenderCache,
       faults,
       answers: Answer.makeMemo(),
@@ -495,55 +457,38 @@ export const layer = <E extends CheckError = never, R = never, SE = never, SR = 
     )
     const router = yield* Effect.serviceOption(HttpRouter.HttpRouter)
     if (Option.isSome(router)) {
-      const context = yield* Effect.context<never>()
-      const middleware = EffectMcp.routeMiddleware(context)
+      const endpoint = Port.endpointOf(yield* Effect.context<never>())
       // Every route of the router admits only the Host names its listener is reached by (DNS
       // rebinding), unless an HttpAdmission.layerRouter provided above says more; first, so it
       // runs ahead of the middleware below.
       yield* RouterAdmission.installDefault(router.value)
       // No MCP body is read unbounded: where no HttpAdmission is provided to the endpoint, the
       // same admission guards every MCP POST of the router, ahead of this layer's other middleware.
-      if (!middleware.some(Learning.isAdmission)) {
-        yield* router.value.addGlobalMiddleware(Admission.guard(HttpAdmission.defaultMaxBodySize) as any)
+      if (!endpoint.admission) {
+        yield* router.value.addGlobalMiddleware(Admission.guard(ServerLimits.MaxBodySize) as any)
       }
       // Route middleware other than HttpAdmission (auth, logging, ...) must see every request of
       // the endpoint, so its presence keeps the fast route off; a layer outside the server's own
       // (provided on top of it) cannot see that middleware, so it installs no fast route either.
-      const guarded = !EffectMcp.isInsideServer(context) || middleware.some((fn) => !Learning.isAdmission(fn))
-      if (options.fastRoute !== false && !guarded) {
+      if (options.fastRoute !== false && endpoint.insideServer && !endpoint.otherMiddleware) {
         yield* router.value.addGlobalMiddleware(FastRoute.make(server, state, check) as any)
       }
       yield* router.value.addGlobalMiddleware(SessionRoute.make(state, new Set()) as any)
     }
     yield* Effect.mapError(
-      EffectMcp.attach(server, state),
+      Port.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
-    yield* refuseSkillUris(server, registry)
+    // A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
+    // `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
+    // one of the two, and `resources/list` would list both.
+    yield* Port.guardRegistrations(server, (uri) =>
+      Effect.flatMap(registry.snapshot, (snapshot) => {
+        const problems = Build.collisions(snapshot, [uri])
+        return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : Effect.void
+      }))
     return registry
   })) as any
-
-// A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
-// `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
-// one of the two, and `resources/list` would list both. effect's `addResource` has no error
-// channel, so the refusal is a defect carrying the `RegistrationError`, failing that layer.
-const refuseSkillUris = (server: McpServer.McpServer["Service"], registry: SkillRegistry.SkillRegistry["Service"]) => {
-  const target = server as { addResource: McpServer.McpServer["Service"]["addResource"] }
-  const original = target.addResource
-  return Effect.acquireRelease(
-    Effect.sync(() => {
-      target.addResource = (resource) =>
-        Effect.flatMap(registry.snapshot, (snapshot) => {
-          const problems = Build.collisions(snapshot, [resource.resource.uri])
-          return problems.length > 0 ? Effect.die(new SkillRegistry.RegistrationError({ problems })) : original(resource)
-        })
-    }),
-    () =>
-      Effect.sync(() => {
-        target.addResource = original
-      })
-  )
-}
 
 /**
  * A skill declared next to the code that owns it: added to the server's registry (provided by
@@ -591,7 +536,7 @@ export const skill = (
  * @since 0.1.0
  */
 export const family = <R = never>(
-  definition: SkillFamily.Family<R>
+  definition: Skill.Family<R>
 ): Layer.Layer<never, SkillRegistry.RegistrationError, SkillRegistry.SkillRegistry | McpServer.McpRequest.From<"Requires", R>> =>
   // The requirements are carried by the type; at run time the request's services reach the
   // family's callbacks through the capture the surfaces make (`Call.services`).

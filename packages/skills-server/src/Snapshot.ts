@@ -12,7 +12,6 @@ import type { Digest, Limits, Protocol, Signing, Skill as CoreSkill, SkillUri } 
 import type * as Duration from "effect/Duration"
 import type * as PathTemplate from "./PathTemplate.js"
 import type * as Skill from "./Skill.js"
-import type * as SkillFamily from "./SkillFamily.js"
 
 /**
  * A file's content on the wire: text only when the bytes round-trip UTF-8 exactly, so a client
@@ -209,7 +208,7 @@ export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
  */
 export interface FamilyEntry {
   readonly template: PathTemplate.PathTemplate
-  readonly definition: SkillFamily.Family<any>
+  readonly definition: Skill.Family<any>
   /** The family's own hint, scope `private` unless it says `public`. */
   readonly cacheHint: Hint | undefined
   readonly timeout: Duration.Duration

@@ -47,21 +47,7 @@ import * as Logger from "effect/Logger"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import * as Nesting from "./internal/nesting.js"
-
-/**
- * The longest line read when none is given: 4 MiB, as the HTTP body limit.
- *
- * @since 0.1.0
- */
-export const defaultMaxLineSize: ByteSize.ByteSize = ByteSize.mebibytes(4)
-
-/**
- * The longest line this layer can pass on: effect's stdio reader (4.1.0) fails its whole read on a
- * line over 16 MiB, so a larger `maxLineSize` is refused when the layer is made.
- *
- * @since 0.1.0
- */
-export const largestMaxLineSize: ByteSize.ByteSize = ByteSize.mebibytes(16)
+import * as ServerLimits from "./ServerLimits.js"
 
 /**
  * Options of {@link layer}.
@@ -70,8 +56,8 @@ export const largestMaxLineSize: ByteSize.ByteSize = ByteSize.mebibytes(16)
  */
 export interface Options {
   /**
-   * Longest line accepted (`4194304`, `"4 MiB"`, ...); default {@link defaultMaxLineSize}, at most
-   * {@link largestMaxLineSize}.
+   * Longest line accepted (`4194304`, `"4 MiB"`, ...); default `ServerLimits.MaxLineSize`, at most
+   * `ServerLimits.LargestLineSize`.
    */
   readonly maxLineSize?: ByteSize.Input | undefined
 }
@@ -153,7 +139,7 @@ const makeFramer = (maxBytes: number) => {
         id: Nesting.idOf(value),
         code: INVALID_REQUEST,
         message: Nesting.error.message,
-        log: `line ${lineNumber} nests deeper than ${Nesting.MaxDepth} levels`
+        log: `line ${lineNumber} nests deeper than ${ServerLimits.MaxDepth} levels`
       }
     }
     const invalid = invalidMessage(value)
@@ -259,10 +245,10 @@ const cancel = (requestId: string | number) =>
  */
 export const layer = (options?: Options): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> => {
   const maxLineSize = options?.maxLineSize === undefined
-    ? defaultMaxLineSize
+    ? ServerLimits.MaxLineSize
     : ByteSize.fromInputUnsafe(options.maxLineSize)
-  if (maxLineSize === ByteSize.zero || maxLineSize > largestMaxLineSize) {
-    throw new RangeError(`StdioFraming maxLineSize must be between 1 byte and 16 MiB, got ${maxLineSize} bytes`)
+  if (maxLineSize === ByteSize.zero || maxLineSize > ServerLimits.LargestLineSize) {
+    throw new RangeError(`StdioFraming maxLineSize must be between 1 byte and ${Number(ServerLimits.LargestLineSize) / 1024 / 1024} MiB, got ${maxLineSize} bytes`)
   }
   const maxBytes = Number(maxLineSize)
   const framed = Effect.gen(function*() {

@@ -54,6 +54,7 @@ import type * as HttpClient from "effect/http/HttpClient"
 import type * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as AdmitList from "./AdmitList.js"
 import type * as Skill from "./Skill.js"
+import * as ServerLimits from "./ServerLimits.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillResolver from "./SkillResolver.js"
 import * as Connect from "./internal/upstream/connect.js"
@@ -121,22 +122,22 @@ export interface Options {
   /** Per-skill limits an upstream skill is checked against (default the spec's 512 files / 16 MiB). */
   readonly limits?: Partial<Limits.Limits> | undefined
   /**
-   * Bounds of the look again after an upstream's `ttlMs` (default 5 seconds to 10 minutes): a
+   * Bounds of the look again after an upstream's `ttlMs` (default `ServerLimits.UpstreamRecheck`, 5 seconds to 10 minutes): a
    * `ttlMs` of 0 is not a reason to ask without pause, nor a day a reason to miss a change.
    */
   readonly recheck?: { readonly min?: Duration.Input | undefined; readonly max?: Duration.Input | undefined } | undefined
-  /** Reconnection backoff: doubling from `base` (default 500 ms) up to `cap` (default 30 s). */
+  /** Reconnection backoff: doubling from `base` up to `cap` (default `ServerLimits.UpstreamBackoff`, 500 ms to 30 s). */
   readonly backoff?: { readonly base?: Duration.Input | undefined; readonly cap?: Duration.Input | undefined } | undefined
-  /** Quiet time after a notification before looking again, so a burst costs one look (default 50 ms). */
+  /** Quiet time after a notification before looking again, so a burst costs one look (default `ServerLimits.UpstreamSettle`, 50 ms). */
   readonly settle?: Duration.Input | undefined
-  /** Deadline of every request to an upstream (default 30 seconds). */
+  /** Deadline of every request to an upstream (default `ServerLimits.UpstreamTimeout`, 30 seconds). */
   readonly timeout?: Duration.Input | undefined
   /**
-   * How long `make` waits for each upstream's first look (default 10 seconds): one that takes
+   * How long `make` waits for each upstream's first look (default `ServerLimits.UpstreamStartup`, 10 seconds): one that takes
    * longer (a hanging upstream) starts with no skills and joins the catalogue when it answers.
    */
   readonly startup?: Duration.Input | undefined
-  /** Most get-only skills held per upstream; the least recently asked for goes first (default 256). */
+  /** Most get-only skills held per upstream; the least recently asked for goes first (default `ServerLimits.UpstreamMaxUnlisted`, 256). */
   readonly maxUnlisted?: number | undefined
   /** Receives the gateway's lines (an upstream down and back, a skill refused). Default `Effect.logWarning`. */
   readonly log?: ((line: string) => Effect.Effect<void>) | undefined
@@ -293,17 +294,17 @@ export const make = (
         protocolVersion: upstream.protocolVersion ?? "auto",
         trust: upstream.trust,
         limits,
-        timeout: options.timeout ?? "30 seconds"
+        timeout: options.timeout ?? ServerLimits.UpstreamTimeout
       }
       return Follow.make({
         name,
         prefix: prefixes[i]!,
         limits,
         connect: (held) => Effect.provideContext(Connect.connect(connection, held), context),
-        recheck: { min: duration(options.recheck?.min, "5 seconds"), max: duration(options.recheck?.max, "10 minutes") },
-        backoff: { base: duration(options.backoff?.base, "500 millis"), cap: duration(options.backoff?.cap, "30 seconds") },
-        settle: duration(options.settle, "50 millis"),
-        maxUnlisted: options.maxUnlisted ?? 256,
+        recheck: { min: duration(options.recheck?.min, ServerLimits.UpstreamRecheck.min), max: duration(options.recheck?.max, ServerLimits.UpstreamRecheck.max) },
+        backoff: { base: duration(options.backoff?.base, ServerLimits.UpstreamBackoff.base), cap: duration(options.backoff?.cap, ServerLimits.UpstreamBackoff.cap) },
+        settle: duration(options.settle, ServerLimits.UpstreamSettle),
+        maxUnlisted: options.maxUnlisted ?? ServerLimits.UpstreamMaxUnlisted,
         log: options.log ?? ((line) => Effect.logWarning(line)),
         intake,
         admission: options.admit === undefined ? undefined : { mode: options.admit.mode, current: options.admit.list.current }
@@ -314,7 +315,7 @@ export const make = (
       yield* Effect.forkScoped(Stream.runForEach(options.admit.list.changes, () =>
         Effect.forEach(followers, (follower) => follower.readmit, { discard: true })))
     }
-    const startup = duration(options.startup, "10 seconds")
+    const startup = duration(options.startup, ServerLimits.UpstreamStartup)
     yield* Effect.forEach(followers, (follower) => follower.start(startup), { concurrency: "unbounded", discard: true })
     const definitions = Effect.map(
       Effect.forEach(followers, (follower) => follower.definitions),

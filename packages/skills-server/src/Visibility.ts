@@ -8,7 +8,7 @@
 import type { McpSchema } from "effect/ai"
 import type * as Effect from "effect/Effect"
 import type * as Headers from "effect/http/Headers"
-import type * as SkillRegistry from "./SkillRegistry.js"
+import type * as Snapshot from "./Snapshot.js"
 
 /**
  * The methods a visibility decision is made for.
@@ -43,7 +43,7 @@ export interface VisibilityRequest {
  * @since 0.1.0
  * @category models
  */
-export type SkillInfo = Pick<SkillRegistry.SkillEntry, "uri" | "root" | "path" | "name" | "frontmatter" | "listed">
+export type SkillInfo = Pick<Snapshot.SkillEntry, "uri" | "root" | "path" | "name" | "frontmatter" | "listed">
 
 /**
  * The decision for one request: all skills, none, or a predicate (called at most once per skill).

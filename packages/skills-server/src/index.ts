@@ -51,6 +51,11 @@ export * as Skill from "./Skill.js"
 /**
  * @since 0.1.0
  */
+export * as ServerLimits from "./ServerLimits.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as SkillFamily from "./SkillFamily.js"
 
 /**

@@ -5,6 +5,7 @@
  * pub/sub misses them. Cursors across replicas are checked over loopback HTTP.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Arr from "effect/Array"
 import * as Deferred from "effect/Deferred"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -68,11 +69,86 @@ const flaky = (bus: ChangeBus.ChangeBus["Service"]) =>
     }
   })
 
+/**
+ * The sentinel of checks that something did NOT happen. A mark is a `Reload` the test publishes on
+ * the bus and no replica sees: each replica's view of the bus takes it out and acknowledges it when
+ * the replica asks for what follows it, that is once the replica has handled every message heard
+ * before it (the bus hands messages on in order, and a replica asks for more only when it is done
+ * with the last ones).
+ */
+interface Mark {
+  readonly _tag: "Reload"
+  readonly ack: (view: object) => void
+}
+const isMark = (event: ChangeBus.Event): event is ChangeBus.Event & Mark => "ack" in event
+
+interface Marked {
+  readonly view: ChangeBus.ChangeBus["Service"]
+  /** Messages (not marks) handed to the replica so far. */
+  readonly handed: () => number
+  /** Done once the replica first subscribed: a mark published before would not reach it. */
+  readonly subscribed: Deferred.Deferred<void>
+}
+
+/** `bus` as a replica sees it, marks taken out and acknowledged (see `Mark`). */
+const marked = (bus: ChangeBus.ChangeBus["Service"]): Marked => {
+  let handed = 0
+  const self: Marked = {
+    handed: () => handed,
+    subscribed: Deferred.makeUnsafe<void>(),
+    view: ChangeBus.ChangeBus.of({
+      publish: bus.publish,
+      subscribe: Stream.transformPull(bus.subscribe, (pull) =>
+        Effect.sync(() => {
+          // Marks of the chunk last handed on: the replica asking for more has handled it.
+          let heard: Array<Mark> = []
+          const next: typeof pull = Effect.suspend(() => {
+            for (const mark of heard) mark.ack(self)
+            heard = []
+            return Effect.flatMap(pull, (chunk) => {
+              const kept = chunk.filter((event) => isMark(event) ? (heard.push(event), false) : true)
+              handed += kept.length
+              if (kept.some((event) => event._tag === "Subscribed")) Deferred.doneUnsafe(self.subscribed, Effect.void)
+              return Arr.isReadonlyArrayNonEmpty(kept) ? Effect.succeed(kept) : next
+            })
+          })
+          return next
+        }))
+    })
+  }
+  return self
+}
+
+/**
+ * Waits until the bus is quiet for `replicas`: a mark published on `bus` was handled by each, and
+ * no other message reached any of them meanwhile (an announcement a reload made, say).
+ */
+const settled = (bus: ChangeBus.ChangeBus["Service"], ...replicas: ReadonlyArray<{ readonly marked: Marked }>) =>
+  Effect.gen(function*() {
+    for (const replica of replicas) yield* Deferred.await(replica.marked.subscribed)
+    for (;;) {
+      const before = replicas.map((replica) => replica.marked.handed())
+      const done = yield* Deferred.make<void>()
+      const left = new Set(replicas.map((replica) => replica.marked as object))
+      const mark: Mark = {
+        _tag: "Reload",
+        ack: (view) => {
+          left.delete(view)
+          if (left.size === 0) Deferred.doneUnsafe(done, Effect.void)
+        }
+      }
+      yield* bus.publish(mark)
+      yield* Deferred.await(done)
+      if (replicas.every((replica, i) => replica.marked.handed() === before[i])) return
+    }
+  })
+
 interface Replica {
   readonly registry: SkillRegistry.SkillRegistry["Service"]
   readonly lines: Array<string>
   readonly problems: Array<string>
   readonly revision: Effect.Effect<string>
+  readonly marked: Marked
 }
 
 const replica = (
@@ -82,6 +158,7 @@ const replica = (
 ): Effect.Effect<Replica> =>
   Effect.gen(function*() {
     const registry = yield* SkillRegistry.make(load).pipe(Effect.orDie, Effect.provideService(Scope.Scope, scope))
+    const view = marked(bus)
     const lines: Array<string> = []
     const problems: Array<string> = []
     yield* Layer.buildWithScope(
@@ -91,12 +168,12 @@ const replica = (
         retryBase: "10 millis",
         retryCap: "50 millis"
       }).pipe(
-        Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(bus)),
+        Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(view.view)),
         Layer.provide(Layer.succeed(SkillRegistry.SkillRegistry)(registry))
       ),
       scope
     )
-    return { registry, lines, problems, revision: Effect.map(registry.snapshot, (snapshot) => snapshot.revision) }
+    return { registry, lines, problems, revision: Effect.map(registry.snapshot, (snapshot) => snapshot.revision), marked: view }
   })
 
 /** Three replicas reading one shared source, on one in-memory bus. */
@@ -106,7 +183,7 @@ const trio = (initial: ReadonlyArray<Skill.Definition>) =>
     const bus = yield* ChangeBus.makeMemory
     const { source, load } = sharedSource(initial)
     const [a, b, c] = [yield* replica(load, bus, scope), yield* replica(load, bus, scope), yield* replica(load, bus, scope)]
-    return { a, b, c, scope, source }
+    return { a, b, c, bus, scope, source }
   })
 
 /** Polls (real time, generous bound) until `check` holds. */
@@ -118,9 +195,6 @@ const eventually = (what: string, check: Effect.Effect<boolean>) =>
     }
     assert.fail(`never happened: ${what}`)
   })
-
-/** Lets queued bus messages be handled, for checks that something did NOT happen. */
-const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 200)))
 
 const v1 = [simple("alpha"), simple("beta", { "notes.md": "one" })]
 const v2 = [simple("alpha"), simple("beta", { "notes.md": "two" })]
@@ -173,11 +247,11 @@ describe("Revision (properties)", () => {
 describe("ChangeBus", () => {
   it.live("a change on one replica reaches the others, which reload and serve the same revision", () =>
     Effect.gen(function*() {
-      const { a, b, c, scope, source } = yield* trio(v1)
+      const { a, b, bus, c, scope, source } = yield* trio(v1)
       const start = yield* a.revision
       assert.strictEqual(yield* b.revision, start)
       assert.deepStrictEqual(a.lines, [`catalogue revision ${start} (2 skills)`])
-      yield* settle
+      yield* settled(bus, a, b, c)
       const loadsBefore = source.loads
 
       // `replace` from code on A (the shared source says the same, as after a deploy).
@@ -188,7 +262,7 @@ describe("ChangeBus", () => {
       yield* eventually("B and C serve A's revision", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === next)))
       assert.include(b.lines.join("\n"), `heard revision ${next}, this replica serves ${start}: reloading the skills`)
       assert.include(b.lines.join("\n"), `catalogue revision ${next} (2 skills)`)
-      yield* settle
+      yield* settled(bus, a, b, c)
       // B and C reloaded once each; A never reloads for its own revision, nor for theirs (equal).
       assert.strictEqual(source.loads - loadsBefore, 2)
 
@@ -202,8 +276,8 @@ describe("ChangeBus", () => {
 
   it.live("an upsert or remove in code on one replica is made by the others, which reload no source", () =>
     Effect.gen(function*() {
-      const { a, b, c, scope, source } = yield* trio(v1)
-      yield* settle
+      const { a, b, bus, c, scope, source } = yield* trio(v1)
+      yield* settled(bus, a, b, c)
       const loadsBefore = source.loads
       // Signed: its signatures travel with it, so every replica relays them (and agrees on the revision).
       const added = signed(Skill.make({
@@ -224,13 +298,13 @@ describe("ChangeBus", () => {
       const removed = yield* a.revision
       yield* eventually("B and C took beta out", Effect.map(Effect.all([b.revision, c.revision]), (rs) => rs.every((r) => r === removed)))
       assert.isUndefined((yield* c.registry.snapshot).byUri.get("skill://beta/SKILL.md"))
-      yield* settle
+      yield* settled(bus, a, b, c)
       // No replica reloaded its source for an edit made in code.
       assert.strictEqual(source.loads, loadsBefore)
       assert.notInclude([...a.lines, ...b.lines, ...c.lines].join("\n"), "reloading")
       // A rendered skill is code: it cannot travel, which A says; the others reload nothing either.
       yield* a.registry.upsert([Skill.rendered({ path: "delta", render: () => Effect.succeed({ "SKILL.md": skillMd("delta") }) })])
-      yield* settle
+      yield* settled(bus, a, b, c)
       assert.include(a.problems.join("\n"), "skill://delta/SKILL.md cannot travel on the bus")
       assert.strictEqual(source.loads, loadsBefore)
       assert.deepStrictEqual([b.problems, c.problems], [[], []])
@@ -245,13 +319,13 @@ describe("ChangeBus", () => {
       const right = sharedSource(v2)
       const a = yield* replica(left.load, bus, scope)
       const b = yield* replica(right.load, bus, scope)
-      yield* settle
+      yield* settled(bus, a, b)
       // B started on another catalogue: it heard A's revision (or A heard B's) and reloaded, once.
       const [aLoads, bLoads] = [left.source.loads, right.source.loads]
       assert.isAtMost(aLoads + bLoads, 4)
       assert.strictEqual(yield* bus.publish({ _tag: "Reload" }), 2)
       yield* eventually("both reloaded", Effect.sync(() => left.source.loads > aLoads && right.source.loads > bLoads))
-      yield* settle
+      yield* settled(bus, a, b)
       assert.deepStrictEqual([left.source.loads - aLoads, right.source.loads - bLoads], [1, 1])
       assert.notStrictEqual(yield* a.revision, yield* b.revision)
       yield* Scope.close(scope, Exit.void)
@@ -266,7 +340,7 @@ describe("ChangeBus", () => {
       const link = yield* flaky(bus)
       const b = yield* replica(load, link.view, scope)
       const start = yield* b.revision
-      yield* settle
+      yield* settled(bus, a, b)
 
       yield* link.takeDown
       // While B is cut off, A changes: B misses the announcement and keeps serving (its own
@@ -274,7 +348,7 @@ describe("ChangeBus", () => {
       source.current = v2
       yield* a.registry.replace(v2)
       const next = yield* a.revision
-      yield* settle
+      yield* settled(bus, a)
       assert.strictEqual(yield* b.revision, start)
       assert.strictEqual((yield* b.registry.snapshot).skills.length, 2)
       yield* eventually("B logged the bus down", Effect.sync(() => b.problems.length > 0))
@@ -297,13 +371,13 @@ describe("ChangeBus", () => {
       const link = yield* flaky(bus)
       const a = yield* replica(load, link.view, scope)
       const b = yield* replica(load, bus, scope)
-      yield* settle
+      yield* settled(bus, a, b)
       yield* link.takeDown
       source.current = v2
       yield* a.registry.replace(v2)
       const next = yield* a.revision
       yield* eventually("A could not announce", Effect.sync(() => a.problems.some((line) => line.startsWith(`could not announce revision ${next}`))))
-      yield* settle
+      yield* settled(bus, b)
       assert.notStrictEqual(yield* b.revision, next)
       yield* link.bringBack
       // A subscribes again, finds the bus's last revision is not its own, and announces it.
@@ -322,7 +396,7 @@ describe("ChangeBus", () => {
         scope
       )
       const start = yield* a.revision
-      yield* settle
+      yield* settled(bus, a)
       broken.on = true
       yield* bus.publish({ _tag: "Reload" })
       yield* eventually("the failed reload was reported", Effect.sync(() => a.problems.length > 0))
@@ -389,13 +463,16 @@ describe("servers on one bus", () => {
       const bus = yield* ChangeBus.makeMemory
       const { source, load } = sharedSource(v1)
       const registries: Array<SkillRegistry.SkillRegistry["Service"]> = []
+      const views: Array<{ readonly marked: Marked }> = []
       const replicaServer = () => {
+        const view = marked(bus)
+        views.push({ marked: view })
         const Skills = SkillsServer.layer({ skills: load })
         const Capture = Layer.effectDiscard(Effect.gen(function*() {
           registries.push(yield* SkillRegistry.SkillRegistry)
         }))
         const Replica = ChangeBus.layerReplica({ log: () => Effect.void }).pipe(
-          Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(bus)),
+          Layer.provide(Layer.succeed(ChangeBus.ChangeBus)(view.view)),
           Layer.provideMerge(Skills)
         )
         return Effect.map(Layer.build(httpServer(Layer.merge(Replica, Capture.pipe(Layer.provide(Replica))))), (context) =>
@@ -403,7 +480,8 @@ describe("servers on one bus", () => {
       }
       yield* replicaServer()
       const other = yield* replicaServer()
-      yield* settle
+      // Their start-up (each announces its revision, hears the other's) is over before the listen.
+      yield* settled(bus, ...views)
       const stream = yield* listen(other, {}, { resourcesListChanged: true })
       assert.strictEqual(stream.headers.get("x-accel-buffering"), "no")
       source.current = [...v1, simple("gamma")]

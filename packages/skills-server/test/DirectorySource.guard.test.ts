@@ -13,8 +13,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
-import { DirectorySource } from "../src/index.js"
-import { SignaturesMaxBytes, SignaturesMaxRecords } from "../src/internal/directory/bounds.js"
+import { DirectoryModel, DirectorySource } from "../src/index.js"
+import { SignaturesMaxBytes, SignaturesMaxRecords } from "../src/ServerLimits.js"
 import * as Guard from "../src/internal/directory/guard.js"
 import { fifo, hostileSkills, linkOut, linkToZero, records, signaturesText } from "./support/hostile.js"
 import { tree, write } from "./support/tree.js"
@@ -47,7 +47,7 @@ describe("the guarded reader", () => {
       expect(loaded.skills.find((skill) => skill.directory === "signed")!.signatures).toHaveLength(SignaturesMaxRecords)
       expect(loaded.ignored).toEqual(made.leftOut.map(({ path, reason }) => ({ path, reason })).sort((a, b) => a.path < b.path ? -1 : 1))
       // Skipped in folder order.
-      expect(loaded.skipped.map(DirectorySource.describeProblem)).toEqual([
+      expect(loaded.skipped.map(DirectoryModel.describeProblem)).toEqual([
         `s-dup/${Signatures}: not a signatures file: two records for key sha256:${"0".repeat(64)} (one per key); at ["signatures"]`,
         ...made.refused.map(({ file, reason, skill }) => `${skill}${file === undefined ? "" : `/${file}`}: ${reason}`)
       ].sort())
@@ -144,7 +144,7 @@ describe("what cannot be read", () => {
       const loaded = yield* DirectorySource.load(root)
       expect(loaded.skills.map((skill) => skill.directory)).toEqual(["fine"])
       expect(loaded.skipped.map((skipped) => skipped.error._tag)).toEqual(["UnreadableFolder", "UnreadableFile"])
-      expect(loaded.skipped.map(DirectorySource.describeProblem)).toEqual([
+      expect(loaded.skipped.map(DirectoryModel.describeProblem)).toEqual([
         `${folder}: cannot list the folder: path too long`,
         `${file}: path too long`
       ])
@@ -174,7 +174,7 @@ describe("no torn reads", () => {
       const root = tree({ "alpha/SKILL.md": skillMd("alpha"), "alpha/guide.md": "the guide\n" })
       age(root, "alpha/SKILL.md", "alpha/guide.md")
       const source = yield* open(root)
-      const guide = (scan: DirectorySource.Scan) =>
+      const guide = (scan: DirectoryModel.Scan) =>
         new TextDecoder().decode(Array.from(scan.roots[0]!.loaded.skills[0]!.manifest.files).find((file) => file.path === "guide.md")!.bytes)
       expect(guide(yield* source.scan)).toBe("the guide\n")
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource } from "../src/index.js"
+import { DirectoryModel, DirectorySource } from "../src/index.js"
 import { ChangedPaths } from "../src/internal/directory/source.js"
 import { tree, write } from "./support/tree.js"
 
@@ -23,16 +23,16 @@ const age = (root: string, ...relative: Array<string>) => {
 
 const open = (root: string) => DirectorySource.make([{ path: root }], { log: () => Effect.void })
 
-const skillOf = (scan: DirectorySource.Scan, uri: string) =>
+const skillOf = (scan: DirectoryModel.Scan, uri: string) =>
   scan.roots[0]!.loaded.skills.find((skill) => skill.manifest.uri === uri)
 
-const textOf = (scan: DirectorySource.Scan, uri: string, file: string) => {
+const textOf = (scan: DirectoryModel.Scan, uri: string, file: string) => {
   const bytes = Array.from(skillOf(scan, uri)?.manifest.files ?? []).find((each) => each.path === file)?.bytes
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes)
 }
 
 // A scan as `watch` runs it after events named `paths` (relative to `root`).
-const watched = (source: DirectorySource.Source, root: string, ...paths: Array<string>) =>
+const watched = (source: DirectoryModel.Source, root: string, ...paths: Array<string>) =>
   source.changes.pipe(Effect.provideService(ChangedPaths, new Set(paths.map((relative) => path.join(root, relative)))))
 
 describe("what a directory source keeps between scans", () => {

@@ -10,13 +10,14 @@ import * as MimeType from "../src/MimeType.js"
 import { exampleUris, examples } from "./support/cli-server.js"
 import { httpServer, modernHttp, ServerUrl } from "./support/wire.js"
 import { tree } from "./support/tree.js"
+import type * as DirectoryModel from "../src/DirectoryModel.js"
 
 
 const skillMd = (name: string, extra = "") =>
   `---\nname: ${name}\ndescription: The ${name} skill, for tests.\n${extra}---\n\n# ${name}\n`
 
-const uris = (loaded: DirectorySource.Loaded) => loaded.skills.map((skill) => skill.manifest.uri)
-const filesOf = (loaded: DirectorySource.Loaded, uri: string) =>
+const uris = (loaded: DirectoryModel.Loaded) => loaded.skills.map((skill) => skill.manifest.uri)
+const filesOf = (loaded: DirectoryModel.Loaded, uri: string) =>
   Array.from(loaded.skills.find((skill) => skill.manifest.uri === uri)?.manifest.files ?? [], (file) => file.path)
 
 layer(NodeServices.layer)("DirectorySource", (it) => {
@@ -307,6 +308,14 @@ describe("MimeType.fromPath", () => {
       "bundle.zip": "application/zip",
       "mod.wasm": "application/wasm",
       "LICENSE": "text/plain",
+      // Where effect's standard table types otherwise, the skill's kind wins: TypeScript, not
+      // MPEG-TS; Rust, not an RLS services list; YAML as RFC 9512 registers it.
+      "src/main.rs": "text/x-rust",
+      "a.mts": "text/typescript",
+      // What only effect's table names is served with its type, not as bytes.
+      "book.epub": "application/epub+zip",
+      "notes.log": "text/plain",
+      "clip.mov": "video/quicktime",
       "bin/tool": MimeType.fallback,
       "file.unknownext": MimeType.fallback,
       ".hidden": MimeType.fallback,

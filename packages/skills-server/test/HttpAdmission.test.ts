@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { HttpAdmission, SkillsServer } from "../src/index.js"
+import { HttpAdmission, ServerLimits, SkillsServer } from "../src/index.js"
 import { examples, httpServer as cliServer } from "./support/cli-server.js"
 import { catalogue } from "./support/catalogue.js"
 import { errorOf, upload } from "./support/upload.js"
@@ -150,7 +150,7 @@ describe("HttpAdmission", () => {
     it.effect("a 100 MB streamed body gets 413 while other clients keep being answered", () =>
       Effect.gen(function*() {
         const url = yield* ServerUrl
-        assert.strictEqual(Number(HttpAdmission.defaultMaxBodySize), 4 * 1024 * 1024)
+        assert.strictEqual(Number(ServerLimits.MaxBodySize), 4 * 1024 * 1024)
         assert.throws(() => HttpAdmission.layer({ maxBodySize: 0 }), /must be positive/)
         const modern = modernHttp(url)
         const legacy = yield* legacyHttp(url)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { SkillUri } from "@mcp-skills/core"
 import { Arbitrary, Result, Schema } from "effect"
-import { PathTemplate } from "../src/index.js"
+import { PathTemplate, ServerLimits } from "../src/index.js"
 import { constants, oneOf } from "./support/arbitraries.js"
 
 const template = (path: string, scheme?: string) => Result.getOrThrow(PathTemplate.parse(path, scheme))
@@ -183,7 +183,7 @@ const isWellFormed = (s: string) => {
 
 /** An independent statement of which values a parameter takes (the module description). */
 const acceptable = (value: string, isName: boolean) =>
-  value.length > 0 && value.length <= PathTemplate.MaxParameterLength && value !== "." && value !== ".." &&
+  value.length > 0 && value.length <= ServerLimits.MaxParameterLength && value !== "." && value !== ".." &&
   !/[\u0000-\u001f\u007f/\\]/.test(value) && isWellFormed(value) &&
   (!isName || /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/.test(value))
 
@@ -202,7 +202,7 @@ const tricky = Arbitrary.map(
 const value = oneOf(tricky, anyString)
 // Folded rather than filtered: most generated strings hold some character a segment refuses.
 const validValue = Arbitrary.map(value, (s) => {
-  const folded = s.replace(/[\u0000-\u001f\u007f/\\]/g, "").slice(0, PathTemplate.MaxParameterLength)
+  const folded = s.replace(/[\u0000-\u001f\u007f/\\]/g, "").slice(0, ServerLimits.MaxParameterLength)
   return acceptable(folded, false) ? folded : acceptable(`v${folded}`, false) ? `v${folded}` : "v"
 })
 const skillName = Arbitrary.map(anyString, (s) => {
@@ -256,7 +256,7 @@ describe("PathTemplate properties", () => {
       Arbitrary.map(Arbitrary.all([wellFormed, Arbitrary.schema(Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 31 })))]), ([a, c]) =>
         a + String.fromCharCode(c))
     ],
-    ["over-long", Arbitrary.map(wellFormed, (s) => s + "x".repeat(PathTemplate.MaxParameterLength + 1 - Math.min(s.length, 1)))]
+    ["over-long", Arbitrary.map(wellFormed, (s) => s + "x".repeat(ServerLimits.MaxParameterLength + 1 - Math.min(s.length, 1)))]
   ]
   for (const [name, arbitrary] of classes) {
     it.prop(`values with ${name} are refused by expand and match`, [arbitrary], ([bad]) => {

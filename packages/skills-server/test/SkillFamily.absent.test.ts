@@ -15,7 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as TestClock from "effect/testing/TestClock"
-import { Skill, SkillFamily, SkillsServer } from "../src/index.js"
+import { ServerLimits, Skill, SkillFamily, SkillsServer } from "../src/index.js"
 import * as Faults from "../src/internal/faults.js"
 import { pdfProcessing, skillMd } from "./support/fixtures.js"
 import type { Client } from "./support/wire.js"
@@ -185,7 +185,7 @@ describe("other failures of authors' code", () => {
       yield* report(2)
       yield* report(3)
       yield* faults.report("skill://b/SKILL.md", "failure of b\n    at a stack frame")
-      yield* TestClock.adjust(Faults.Interval)
+      yield* TestClock.adjust(ServerLimits.FaultInterval)
       yield* report(4)
       yield* report(5)
       assert.deepStrictEqual(faultLog.map((line) => line.text), [

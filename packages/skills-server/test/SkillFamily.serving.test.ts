@@ -10,7 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Skill, SkillRegistry, SkillsServer, Visibility } from "../src/index.js"
 import { pdfProcessing, skillMd } from "./support/fixtures.js"
 import type { Client } from "./support/wire.js"
 import {
@@ -377,7 +377,7 @@ const SkillsForHttpAuth = SkillsServer.layer({
   visibility: () =>
     Effect.gen(function*() {
       const user = yield* CurrentUser
-      return (skill: SkillsServer.SkillInfo) => user.name !== "nobody" || skill.path[0] !== "people"
+      return (skill: Visibility.SkillInfo) => user.name !== "nobody" || skill.path[0] !== "people"
     })
 })
 const WithHttpAuth = McpServer.layerHttp({

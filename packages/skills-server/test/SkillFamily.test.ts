@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { SkillFamily } from "../src/index.js"
+import { ServerLimits, SkillFamily } from "../src/index.js"
 
 describe("SkillFamily.make", () => {
   it("takes its parameter names from the template and fills the defaults", () => {
@@ -11,7 +11,7 @@ describe("SkillFamily.make", () => {
         Effect.succeed({ "SKILL.md": `---\nname: ${runbook}\ndescription: ${service}\n---\n` })
     })
     expect(family).toMatchObject({ _tag: "Family", path: "services/{service}/{runbook}", scheme: "skill", cacheHint: undefined })
-    expect(family.timeout).toBe(SkillFamily.DefaultTimeout)
+    expect(family.timeout).toBe(ServerLimits.FamilyTimeout)
     expect(SkillFamily.make({ path: "a/{b}/c", render: () => Effect.succeed({}), timeout: "1 second" }).list).toBe(undefined)
   })
 

@@ -19,7 +19,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, Skill, SkillRegistry } from "../src/index.js"
+import { DirectorySource, Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import { simple, skillMd } from "./support/fixtures.js"
 import { tree } from "./support/tree.js"
@@ -43,7 +43,7 @@ const gated = (initial: ReadonlyArray<Skill.Definition>) =>
 const nextCommits = (registry: SkillRegistry.SkillRegistry["Service"], n: number) =>
   Effect.flatMap(registry.commits, (commits) => Effect.forkChild(Stream.runCollect(Stream.take(commits, n))))
 
-const uris = (snapshot: SkillRegistry.Snapshot) => snapshot.skills.map((skill) => skill.uri).sort()
+const uris = (snapshot: Snapshot.Snapshot) => snapshot.skills.map((skill) => skill.uri).sort()
 
 const a = simple("a")
 const b = simple("b")
@@ -220,7 +220,7 @@ describe("the reload series", () => {
       const other = tree({ "gamma/SKILL.md": skillMd("gamma") })
       const source = yield* DirectorySource.make([{ path: root }, { path: other }], { log: () => Effect.void })
       const registry = yield* SkillRegistry.make(source.definitions)
-      const reloads = yield* Queue.unbounded<Exit.Exit<SkillRegistry.Changes, unknown>>()
+      const reloads = yield* Queue.unbounded<Exit.Exit<Snapshot.Changes, unknown>>()
       yield* DirectorySource.watch(source, { sweep: false, debounce: "20 millis", onReload: (exit) => Queue.offer(reloads, exit) }).pipe(
         Effect.provideService(SkillRegistry.SkillRegistry, registry)
       )

@@ -7,7 +7,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Skill, SkillRegistry, SkillsServer, Visibility } from "../src/index.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { skillMd } from "./support/fixtures.js"
 import { httpServer, modernHttp, ServerUrl, withHeaders } from "./support/wire.js"
@@ -45,8 +45,8 @@ const family = (kind: "static" | "rendered" | "dynamic") => {
   ]
 }
 
-const visibility: SkillsServer.Visibility<never, never> = ({ headers }) =>
-  Effect.succeed((skill: SkillsServer.SkillInfo) => !(headers["x-hide"] ?? "").split(",").includes(skill.name))
+const visibility: Visibility.Check<never, never> = ({ headers }) =>
+  Effect.succeed((skill: Visibility.SkillInfo) => !(headers["x-hide"] ?? "").split(",").includes(skill.name))
 
 const readable = (client: Client, uri: string) => Effect.map(client.send("resources/read", { uri }), (response) => response.body.result !== undefined)
 

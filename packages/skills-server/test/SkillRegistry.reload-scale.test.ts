@@ -7,7 +7,7 @@ import { assert, describe, expect } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, SkillRegistry } from "../src/index.js"
+import { DirectorySource, SkillRegistry, Snapshot } from "../src/index.js"
 import { tree, write } from "./support/tree.js"
 import { live, sleep, watchReloads } from "./support/watched.js"
 
@@ -35,7 +35,7 @@ const until = (done: () => boolean) =>
     assert(done(), "the watched reload happened")
   })
 
-const guideOf = (snapshot: SkillRegistry.Snapshot, uri: string) => {
+const guideOf = (snapshot: Snapshot.Snapshot, uri: string) => {
   const skill = snapshot.byUri.get(uri)
   assert(skill?._tag === "Static", `${uri} is a static skill`)
   return new TextDecoder().decode(skill.manifest.files.bytes(skill.manifest.files.indexOf("references/guide.md")))
@@ -115,7 +115,7 @@ describe("reload at scale", () => {
 
       // The same catalogue a full build of the source's definitions makes.
       const full = yield* SkillRegistry.build(yield* source.definitions)
-      const digestsOf = (of: SkillRegistry.Snapshot) =>
+      const digestsOf = (of: Snapshot.Snapshot) =>
         new Map(of.files.all().map((file) => [file.uri, file.digest]))
       const final = yield* registry.snapshot
       const mine = digestsOf(final)

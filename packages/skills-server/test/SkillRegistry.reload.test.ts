@@ -10,7 +10,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DirectorySource, Skill, SkillRegistry } from "../src/index.js"
+import { DirectoryModel, DirectorySource, Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import { tree, write } from "./support/tree.js"
 
 // Files older than the racy window: a scan trusts their size, mtime and inode alone.
@@ -29,7 +29,7 @@ const age = (root: string) => {
 const skillMd = (name: string, description = `The ${name} skill.`) =>
   `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n`
 
-const open = (roots: ReadonlyArray<DirectorySource.Root>, lines: Array<string> = []) =>
+const open = (roots: ReadonlyArray<DirectoryModel.Root>, lines: Array<string> = []) =>
   Effect.gen(function*() {
     const source = yield* DirectorySource.make(roots, { log: (line) => Effect.sync(() => lines.push(line)) })
     const registry = yield* SkillRegistry.make(source.definitions)
@@ -124,8 +124,8 @@ layer(NodeServices.layer)("reload", (it) => {
     Effect.gen(function*() {
       const root = tree({ "acme/billing/refunds/SKILL.md": skillMd("refunds") })
       const { registry, lines } = yield* open([{ path: root }])
-      const entryOf = (snapshot: SkillRegistry.Snapshot) =>
-        snapshot.entries.get(snapshot.byUri.get("skill://acme/billing/refunds/SKILL.md") as SkillRegistry.StaticSkill)
+      const entryOf = (snapshot: Snapshot.Snapshot) =>
+        snapshot.entries.get(snapshot.byUri.get("skill://acme/billing/refunds/SKILL.md") as Snapshot.StaticSkill)
       const good = entryOf(yield* registry.snapshot)
 
       write(root, "acme/billing/refunds/SKILL.md", "---\nname: refunds\ndescription: &x anchored\n---\n")
@@ -202,7 +202,7 @@ layer(NodeServices.layer)("reload", (it) => {
       const seen = new Set<string>()
       for (let i = 0; i < 60; i++) {
         yield* Effect.ignore(registry.reload)
-        const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as SkillRegistry.StaticSkill
+        const skill = (yield* registry.snapshot).byUri.get("skill://mixed/SKILL.md") as Snapshot.StaticSkill
         const description = String(skill.frontmatter.description)
         const data = new TextDecoder().decode(skill.manifest.files.bytes(skill.manifest.files.indexOf("data.md")))
         const versions = new Set([/Version (\d+)/.exec(description)![1], /version (\d+)/.exec(data)![1]])

@@ -60,7 +60,7 @@ describe("SkillRegistry", () => {
     Effect.gen(function*() {
       const fromRead = Skill.dynamic({ path: "gen/live", read: () => Effect.succeed(skillMd("live")) })
       const snapshot = yield* SkillRegistry.build([fromRead])
-      assert.deepStrictEqual<unknown>((snapshot.skills[0] as SkillRegistry.DynamicSkill).entry, {
+      assert.deepStrictEqual<unknown>((snapshot.skills[0] as Snapshot.DynamicSkill).entry, {
         uri: "skill://gen/live/SKILL.md",
         frontmatter: { name: "live", description: "The live skill" },
         resources: "dynamic"
@@ -82,7 +82,7 @@ describe("SkillRegistry", () => {
   it.effect("R10: nested files join the enclosing manifest; a conflicting copy is refused", () =>
     Effect.gen(function*() {
       const snapshot = yield* SkillRegistry.build([simple("a", { "x.md": "x" }), simple("a/b", { "y.md": "y" })])
-      const outer = snapshot.entries.get(snapshot.byUri.get("skill://a/SKILL.md") as SkillRegistry.StaticSkill)
+      const outer = snapshot.entries.get(snapshot.byUri.get("skill://a/SKILL.md") as Snapshot.StaticSkill)
       assert.deepStrictEqual((outer.resources as ReadonlyArray<{ readonly uri: string }>).map((r) => r.uri), [
         "skill://a/SKILL.md",
         "skill://a/b/SKILL.md",

@@ -5,14 +5,14 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import { Skill, SkillRegistry } from "../src/index.js"
+import { Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import { skillMd } from "./support/fixtures.js"
 
 const skill = (name: string, text = `# ${name}\n`) =>
   Skill.make({ path: name, files: { "SKILL.md": skillMd(name), "references/a.md": text } })
 
 const uri = (name: string) => `skill://${name}/SKILL.md`
-const uris = (snapshot: SkillRegistry.Snapshot) => [...snapshot.byUri.keys()].sort()
+const uris = (snapshot: Snapshot.Snapshot) => [...snapshot.byUri.keys()].sort()
 
 describe("SkillRegistry.update", () => {
   it.effect("puts in and takes out in one swap, validating only the change, as a full build would", () =>

@@ -23,7 +23,7 @@ const staticSkill = (path: string, version: number, options: { listed?: boolean;
 
 // A snapshot as requests see it, with indices replaced by the URIs they stand for, so a snapshot
 // updated in place and one built from scratch compare equal exactly when they answer alike.
-const view = (snapshot: SkillRegistry.Snapshot) => {
+const view = (snapshot: Snapshot.Snapshot) => {
   const uriOf = (index: number) => snapshot.skills[index]!.uri
   const owners = (indices: ReadonlyArray<number>) => indices.map(uriOf).sort()
   snapshot.skills.forEach((skill, index) => {

@@ -5,7 +5,6 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { EffectSupport } from "@mcp-skills/core"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -16,13 +15,9 @@ import * as path from "node:path"
 import { SkillsServer } from "../src/index.js"
 import { simple } from "./support/fixtures.js"
 import { httpServer } from "./support/wire.js"
+import { failureOf } from "./support/exit.js"
 
 const build = Layer.build(httpServer(SkillsServer.layer({ skills: [simple("a")] }))).pipe(Effect.scoped, Effect.exit)
-
-const failure = (exit: Exit.Exit<unknown, unknown>) => {
-  assert.isTrue(Exit.isFailure(exit))
-  return Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-}
 
 describe("effect support", () => {
   it.effect("the server layer builds on the installed effect", () =>
@@ -40,7 +35,7 @@ describe("effect support", () => {
       }).pipe(Effect.ensuring(Effect.sync(() => {
         adapter.projectNotification = original
       })))
-      const error = failure(exit)
+      const error = failureOf(exit)
       assert.instanceOf(error, EffectSupport.UnsupportedEffect)
       if (!(error instanceof EffectSupport.UnsupportedEffect)) return
       assert.strictEqual(error.package, "@mcp-skills/server")

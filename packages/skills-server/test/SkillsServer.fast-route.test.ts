@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { SkillsServer } from "../src/index.js"
+import { SkillsServer, Visibility } from "../src/index.js"
 import { simple } from "./support/fixtures.js"
 import type { Counter } from "./support/twins.js"
 import { counting, exchange, MaxBody, meta, Twins, twins, wellFormed } from "./support/twins.js"
@@ -135,7 +135,7 @@ describe("fast route", () => {
   // 10. Visibility: the route runs the check itself (with the services of the request's context)
   // unless effect runs McpServer middleware around it; other HttpRouter route middleware keeps
   // the route off.
-  const byHeader: SkillsServer.Visibility<{ code: number; message: string }, never> = ({ headers }) =>
+  const byHeader: Visibility.Check<{ code: number; message: string }, never> = ({ headers }) =>
     headers["x-user"] === "mallory"
       ? Effect.fail({ code: -32001, message: "Unauthorized" })
       : Effect.succeed(headers["x-user"] === "root" ? true : (skill) => skill.name !== "pdf-processing")
@@ -155,7 +155,7 @@ describe("fast route", () => {
       }
     })
 
-  layer(twins({ visibility: byHeader as SkillsServer.Visibility<never, never> }))((it) => {
+  layer(twins({ visibility: byHeader as Visibility.Check<never, never> }))((it) => {
     it.effect("a visibility check without McpServer middleware runs on the fast route", () =>
       // A failing check, and a hidden skill (pdf-processing, unless root), are effect's to answer.
       acrossUsers((request, user) =>
@@ -163,7 +163,7 @@ describe("fast route", () => {
       ))
   })
 
-  layer(twins({ visibility: byHeader as SkillsServer.Visibility<never, never>, mcpMiddleware: true }))((it) => {
+  layer(twins({ visibility: byHeader as Visibility.Check<never, never>, mcpMiddleware: true }))((it) => {
     it.effect("with McpServer middleware around the check, effect answers", () => acrossUsers(() => true))
   })
 
@@ -205,7 +205,7 @@ const readme = (counter: Counter) =>
           visibility: () =>
             Effect.gen(function*() {
               const user = yield* CurrentUser
-              return (skill: SkillsServer.SkillInfo) => user.admin || skill.path[0] !== "admin"
+              return (skill: Visibility.SkillInfo) => user.admin || skill.path[0] !== "admin"
             })
         })
       })

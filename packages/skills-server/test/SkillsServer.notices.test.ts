@@ -12,7 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import { SkillRegistry, SkillsServer } from "../src/index.js"
+import { SkillRegistry, SkillsServer, Visibility } from "../src/index.js"
 import type { Skill } from "../src/index.js"
 import { simple } from "./support/fixtures.js"
 import { listen, poll } from "./support/session.js"
@@ -46,7 +46,7 @@ describe("notices follow the registry's commits", () => {
       // The listener may see `c` alone.
       const { registry, url } = yield* served(SkillsServer.layer({
         skills: load,
-        visibility: () => Effect.succeed((skill: SkillsServer.SkillInfo) => skill.name === "c")
+        visibility: () => Effect.succeed((skill: Visibility.SkillInfo) => skill.name === "c")
       }))
       yield* Queue.take(entered)
       const stream = yield* listen(url, {}, { resourcesListChanged: true })
@@ -75,7 +75,7 @@ describe("notices follow the registry's commits", () => {
       const { registry, url } = yield* served(SkillsServer.layer({
         skills: catalogue("1", "1", "1"),
         visibility: (request) =>
-          Effect.succeed((skill: SkillsServer.SkillInfo) =>
+          Effect.succeed((skill: Visibility.SkillInfo) =>
             request.method === "skills/list"
               ? skill.name !== "secret"
               : request.method === "resources/read"

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpProtocol, McpSchema, McpServer } from "effect/ai"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { SkillRegistry, SkillsServer } from "../src/index.js"
+import { SkillRegistry, SkillsServer, Visibility } from "../src/index.js"
 import { simple } from "./support/fixtures.js"
 import { listenEvents, poll } from "./support/session.js"
 import { legacyStdio, serveApp, ServerUrl, StdioPipe, stdioServer } from "./support/wire.js"
@@ -20,7 +20,7 @@ class CurrentUser extends Context.Service<CurrentUser, { readonly admin: boolean
 const adminOnly = () =>
   Effect.gen(function*() {
     const user = yield* CurrentUser
-    return (skill: SkillsServer.SkillInfo) => user.admin || skill.path[0] !== "admin"
+    return (skill: Visibility.SkillInfo) => user.admin || skill.path[0] !== "admin"
   })
 
 const v1 = [simple("public/handbook", { "guide.md": "v1\n" }), simple("admin/ops", { "runbook.md": "v1\n" })]

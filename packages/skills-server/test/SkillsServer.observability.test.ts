@@ -13,8 +13,8 @@ import { McpServer } from "effect/ai"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
 import { McpTelemetry } from "@mcp-skills/core"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
-import { HttpAdmission, Observability, SkillsServer } from "../src/index.js"
-import * as ListenPacing from "../src/internal/listenPacing.js"
+import { HttpAdmission, Observability, ServerLimits, SkillsServer } from "../src/index.js"
+import * as ListenPacing from "../src/internal/effect/listenPacing.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import { catalogue } from "./support/catalogue.js"
 import { pdfProcessing, simple } from "./support/fixtures.js"
@@ -58,10 +58,10 @@ describe("series at their events", () => {
       const pacer = ListenPacing.make({ listChanged: true, subscribed: () => true }, (notice) =>
         Effect.sync(() => void handed.push(notice._tag)))
       const extra = 5
-      for (let i = 0; i < ListenPacing.Bound + extra; i++) yield* pacer.offer({ _tag: "ResourceUpdated", uri: `skill://s/${i}` })
+      for (let i = 0; i < ServerLimits.ListenBound + extra; i++) yield* pacer.offer({ _tag: "ResourceUpdated", uri: `skill://s/${i}` })
       // Held: the window's worth handed out; the rest (past the bound) folded.
       const folded = yield* valueOf(Telemetry.metrics.notifications, { outcome: "coalesced" })
-      assert.strictEqual(folded, ListenPacing.Bound + extra - ListenPacing.Window)
+      assert.strictEqual(folded, ServerLimits.ListenBound + extra - ServerLimits.ListenWindow)
     }).pipe(Effect.provide(On), Effect.provideService(Metric.MetricRegistry, new Map())))
 
   it.effect("visibility decisions by method and outcome; changes by source and outcome; bus messages by kind", () =>

@@ -5,12 +5,12 @@
  * effect's own record of them too, so open/expire cycles leave the state and the heap flat.
  */
 import { assert, describe, expect, it, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { McpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
-import { SkillsServer } from "../src/index.js"
-import { attached } from "../src/internal/effectMcp.js"
+import { ServerLimits, SkillsServer } from "../src/index.js"
+import { attached } from "../src/internal/effect/port.js"
 import type { State } from "../src/internal/surface/request.js"
 import * as Sessions from "../src/internal/sessions.js"
 import { examples, httpServer as cliServer } from "./support/cli-server.js"
@@ -20,6 +20,15 @@ import { open, post } from "./support/session.js"
 import { adapters, modernHttp, serveApp, ServerUrl } from "./support/wire.js"
 
 const skills = [simple("docs/guide", { "references/a.md": "# A\n" })]
+
+// The defaults, as the layer fills them in.
+const bounds: Sessions.Bounds = {
+  idleTimeout: ServerLimits.SessionIdleTimeout,
+  maxSubscriptions: ServerLimits.MaxSubscriptions,
+  maxSessions: ServerLimits.MaxSessions,
+  maxSessionsPerClient: ServerLimits.MaxSessionsPerClient,
+  maxPendingBytes: ServerLimits.MaxPendingBytes
+}
 
 // The McpServer and effect's MCP runtime of the server under test, to count what each holds.
 interface Runtime {
@@ -159,7 +168,8 @@ describe("session bounds", () => {
   it.effect("caps below one are refused when the layer is built", () =>
     Effect.gen(function*() {
       for (const options of [{ maxSessions: 0 }, { maxSessionsPerClient: 0 }, { maxSessions: 1.5 }]) {
-        const exit = yield* Effect.exit(Effect.scoped(Sessions.make(options)))
+        const built = Layer.build(SkillsServer.layer({ skills, sessions: options }).pipe(Layer.provide(McpServer.McpServer.layer)))
+        const exit = yield* Effect.exit(Effect.scoped(built))
         assert.isTrue(exit._tag === "Failure" && String(exit.cause).includes("at least 1"), JSON.stringify(options))
       }
     }))
@@ -172,7 +182,7 @@ describe("session bounds", () => {
     Effect.gen(function*() {
       let ended = 0
       const sessions = yield* Sessions.make(
-        { idleTimeout: "1 second", maxSessions: 2_000, maxSessionsPerClient: 2_000 },
+        { ...bounds, idleTimeout: Duration.seconds(1), maxSessions: 2_000, maxSessionsPerClient: 2_000 },
         () => Effect.sync(() => void ended++)
       )
       let next = 0

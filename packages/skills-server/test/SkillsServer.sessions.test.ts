@@ -5,12 +5,12 @@
  * 404 and open no stream; 5,000 sessions that subscribe and disconnect leave nothing behind.
  */
 import { assert, describe, expect, layer } from "@effect/vitest"
+import { Limits } from "@mcp-skills/core"
 import { Effect, Layer } from "effect"
 import { McpServer } from "effect/ai"
 import { SkillRegistry, SkillsServer } from "../src/index.js"
-import { attached } from "../src/internal/effectMcp.js"
+import { attached } from "../src/internal/effect/port.js"
 import type { State } from "../src/internal/surface/request.js"
-import { MaxSubscribeUriLength } from "../src/internal/sessions.js"
 import { simple } from "./support/fixtures.js"
 import { settledHeap } from "./support/heap.js"
 import { drained, getStream, open, poll, sessionEvents } from "./support/session.js"
@@ -50,7 +50,7 @@ describe("sessions", () => {
         const huge = `skill://docs/guide/${"a".repeat(1024 * 1024)}.md`
         const long = yield* Effect.promise(() => session.subscribe(huge))
         expect(long.body.error.code).toBe(-32602)
-        expect(long.body.error.message).toContain(String(MaxSubscribeUriLength))
+        expect(long.body.error.message).toContain(String(Limits.MaxUriLength))
         expect(JSON.stringify(long.body).length).toBeLessThan(2048)
         const absent = yield* Effect.promise(() => session.subscribe("skill://docs/guide/missing.md"))
         const hidden = yield* Effect.promise(() => session.subscribe("skill://admin/keys/secret.md"))
@@ -119,7 +119,7 @@ describe("sessions", () => {
           message: "Resource not found",
           data: { uri: "skill://docs/guide/missing.md" }
         })
-        expect((yield* client.fail("resources/subscribe", { uri: `skill://docs/${"a".repeat(MaxSubscribeUriLength)}` })).code)
+        expect((yield* client.fail("resources/subscribe", { uri: `skill://docs/${"a".repeat(Limits.MaxUriLength)}` })).code)
           .toBe(-32602)
         expect(yield* client.call("resources/subscribe", { uri: "skill://docs/guide/references/a.md" })).toEqual({})
       }))

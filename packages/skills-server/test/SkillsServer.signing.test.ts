@@ -11,7 +11,7 @@ import { Effect, Layer, Logger, Result } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as DirectorySource from "../src/DirectorySource.js"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { DirectoryModel, Skill, SkillRegistry, SkillsServer } from "../src/index.js"
 import { simple, skillMd } from "./support/fixtures.js"
 import { entryOf, makeKey, signed } from "./support/signing.js"
 import { tree } from "./support/tree.js"
@@ -178,6 +178,6 @@ layer(NodeServices.layer)("a directory source's signatures", (it) => {
       fs.writeFileSync(path.join(root, "refunds", DirectorySource.SignaturesFileName), "{\"version\":2}")
       const loaded = yield* DirectorySource.load(root)
       expect(loaded.skills).toEqual([])
-      expect(DirectorySource.describeProblem(loaded.skipped[0]!)).toMatch(/^refunds\/\.mcp-skills-signatures\.json: not a signatures file/)
+      expect(DirectoryModel.describeProblem(loaded.skipped[0]!)).toMatch(/^refunds\/\.mcp-skills-signatures\.json: not a signatures file/)
     }))
 })

@@ -8,8 +8,8 @@ import { Context, Effect } from "effect"
 import * as TestClock from "effect/testing/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
-import { Skill, SkillRegistry } from "../src/index.js"
-import type { RequestInfo } from "../src/internal/port.js"
+import { ServerLimits, Skill, SkillRegistry, Snapshot } from "../src/index.js"
+import type { RequestInfo } from "../src/internal/effect/port.js"
 import * as Faults from "../src/internal/faults.js"
 import * as Kind from "../src/internal/kind.js"
 
@@ -48,7 +48,7 @@ const noRegistry = new Proxy({}, {
 }) as SkillRegistry.SkillRegistry["Service"]
 
 // One request: a fresh Call on the snapshot, as the handlers make one.
-const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
+const renderFor = (snapshot: Snapshot.Snapshot, renderings: Kind.RenderCache, tenant: string) =>
   Effect.map(
     Effect.flatMap(Faults.make, (faults) => Kind.render({
       snapshot,
@@ -64,7 +64,7 @@ const renderFor = (snapshot: SkillRegistry.Snapshot, renderings: Kind.RenderCach
       faults,
       renders: new Map(),
       services: Effect.succeed(Context.empty())
-    }, snapshot.skills[0] as SkillRegistry.RenderedSkill)),
+    }, snapshot.skills[0] as Snapshot.RenderedSkill)),
     (rendering) => String(rendering.manifest.frontmatter.description)
   )
 
@@ -91,13 +91,13 @@ describe("rendering cache", () => {
       const { renders, skill } = counted()
       const snapshot = yield* SkillRegistry.build([skill])
       const cache = yield* Kind.makeRenderCache
-      for (let i = 0; i <= Kind.RenderCacheCapacity; i++) yield* renderFor(snapshot, cache, `t${i}`)
-      expect(renders.length).toBe(Kind.RenderCacheCapacity + 1)
+      for (let i = 0; i <= ServerLimits.RenderCacheCapacity; i++) yield* renderFor(snapshot, cache, `t${i}`)
+      expect(renders.length).toBe(ServerLimits.RenderCacheCapacity + 1)
       // t1 is still kept; t0 was the oldest and went when the cache overflowed.
       yield* renderFor(snapshot, cache, "t1")
-      expect(renders.length).toBe(Kind.RenderCacheCapacity + 1)
+      expect(renders.length).toBe(ServerLimits.RenderCacheCapacity + 1)
       yield* renderFor(snapshot, cache, "t0")
-      expect(renders.length).toBe(Kind.RenderCacheCapacity + 2)
+      expect(renders.length).toBe(ServerLimits.RenderCacheCapacity + 2)
       expect(renders.at(-1)).toBe("t0")
     }))
 

@@ -21,7 +21,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
-import { Skill, SkillRegistry, SkillsServer } from "../src/index.js"
+import { Skill, SkillRegistry, SkillsServer, Visibility } from "../src/index.js"
 import { bytesOf, sha256 } from "./support/catalogue.js"
 import { skillMd } from "./support/fixtures.js"
 import type { Probe } from "./support/surfaces.js"
@@ -79,7 +79,7 @@ const skillsLayer = () => {
       const visible = typeof who === "string"
         ? grants.get(who) ?? new Set<string>()
         : new Set((headers["x-visible"] ?? "").split(","))
-      return Effect.succeed((skill: SkillsServer.SkillInfo) => visible.has(skill.name))
+      return Effect.succeed((skill: Visibility.SkillInfo) => visible.has(skill.name))
     }
   })
   const Capture = Layer.effectDiscard(Effect.gen(function*() {

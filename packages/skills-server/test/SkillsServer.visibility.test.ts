@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpProtocol, McpServer } from "effect/ai"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { SkillsServer } from "../src/index.js"
+import { SkillsServer, Visibility } from "../src/index.js"
 import { sha256 } from "./support/catalogue.js"
 import { simple } from "./support/fixtures.js"
 import type { Observation, Probe } from "./support/surfaces.js"
@@ -49,7 +49,7 @@ const skills = [
 const adminOnly = () =>
   Effect.gen(function*() {
     const user = yield* CurrentUser
-    return (skill: SkillsServer.SkillInfo) => user.admin || skill.path[0] !== "admin"
+    return (skill: Visibility.SkillInfo) => user.admin || skill.path[0] !== "admin"
   })
 
 // (1) An HttpRouter middleware in front of layerHttp provides CurrentUser to every request.
@@ -121,12 +121,12 @@ const WithMcpVisibility = McpServer.layerHttp({
 })
 
 // (6) The skills layer provided on top of the server instead of as `registrations`.
-const OnTop = SkillsServer.layer({ skills, visibility: ({ headers }) => Effect.succeed(headers["x-user"] === "root" || ((skill: SkillsServer.SkillInfo) => skill.path[0] !== "admin")) }).pipe(
+const OnTop = SkillsServer.layer({ skills, visibility: ({ headers }) => Effect.succeed(headers["x-user"] === "root" || ((skill: Visibility.SkillInfo) => skill.path[0] !== "admin")) }).pipe(
   Layer.provideMerge(McpServer.layerHttp({ name: "docs", version: "1.0.0", path: "/mcp", protocols }))
 )
 
 // (7) A check that records what it is asked: once per request, with the method and the request data.
-const asked: Array<SkillsServer.VisibilityRequest> = []
+const asked: Array<Visibility.VisibilityRequest> = []
 let predicateCalls = 0
 const Recording = McpServer.layerHttp({
   name: "docs",
@@ -138,7 +138,7 @@ const Recording = McpServer.layerHttp({
     visibility: (request) =>
       Effect.sync(() => {
         asked.push(request)
-        return (skill: SkillsServer.SkillInfo) => {
+        return (skill: Visibility.SkillInfo) => {
           predicateCalls++
           return skill.path[0] !== "admin"
         }

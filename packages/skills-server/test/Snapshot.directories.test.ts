@@ -6,18 +6,18 @@
 import { assert, describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import { Skill, SkillRegistry } from "../src/index.js"
+import { Skill, SkillRegistry, Snapshot } from "../src/index.js"
 import * as Directories from "../src/internal/directories.js"
 import * as Answer from "../src/internal/surface/answer.js"
 import { skillMd } from "./support/fixtures.js"
 
 // The oracle: every directory at or below a skill root that holds a file of the catalogue, its
 // children and owners, computed from the whole file map (not from any one manifest).
-const listing = (snapshot: SkillRegistry.Snapshot) => {
-  const owner = (file: SkillRegistry.FileEntry) =>
+const listing = (snapshot: Snapshot.Snapshot) => {
+  const owner = (file: Snapshot.FileEntry) =>
     file.owners.reduce((best, index) => snapshot.skills[index]!.root.length > snapshot.skills[best]!.root.length ? index : best)
   const roots = snapshot.skills.filter((skill) => skill._tag === "Static").map((skill) => skill.root)
-  const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: SkillRegistry.FileEntry }> }>()
+  const directories = new Map<string, { owners: Set<number>; children: Map<string, { owners: Set<number>; file?: Snapshot.FileEntry }> }>()
   for (const file of snapshot.files.all()) {
     const holder = owner(file)
     let child = file.uri
@@ -103,7 +103,7 @@ describe("Snapshot.directories", () => {
 
   it("answers carrying content weigh what they carry, up to MemoBytes; more than MaxKeptBytes of it is never kept", () => {
     const memo = Answer.makeMemo()
-    const snapshot = {} as SkillRegistry.Snapshot
+    const snapshot = {} as Snapshot.Snapshot
     // Each weighs its AnswerWeight plus twice what it carries.
     const text = "x".repeat(Answer.MaxKeptBytes / 2)
     const fits = Math.floor(Answer.MemoBytes / (Answer.AnswerWeight + Answer.MaxKeptBytes))
@@ -131,7 +131,7 @@ describe("Snapshot.directories", () => {
 
   it("a layer keeps at most MemoSize answers per snapshot, forgetting the least recently used", () => {
     const memo = Answer.makeMemo()
-    const snapshot = {} as SkillRegistry.Snapshot
+    const snapshot = {} as Snapshot.Snapshot
     let computed = 0
     const answer = (key: string) =>
       memo.keep(snapshot, key, () => {

@@ -49,7 +49,7 @@ describe("wire forms", () => {
       const alpha = Skill.make({ path: "alpha", files: { "SKILL.md": skillMd("alpha"), "notes.md": "alpha notes\n" } })
       const registry = yield* SkillRegistry.make([alpha])
       const before = yield* registry.snapshot
-      const read = (snapshot: SkillRegistry.Snapshot) => {
+      const read = (snapshot: Snapshot.Snapshot) => {
         const entry = snapshot.files.get("skill://alpha/notes.md")
         assert(entry?._tag === "InMemory")
         return entry.content

@@ -15,7 +15,7 @@ import * as Sink from "effect/Sink"
 import * as Stdio from "effect/Stdio"
 import * as Stream from "effect/Stream"
 import { McpServer } from "effect/ai"
-import { SkillsServer, StdioFraming } from "../src/index.js"
+import { ServerLimits, SkillsServer, StdioFraming } from "../src/index.js"
 import { examples, spawnBin, stop, waitFor } from "./support/cli-server.js"
 import { catalogue } from "./support/catalogue.js"
 import { deepRequest } from "./support/session.js"
@@ -222,10 +222,10 @@ describe("StdioFraming", () => {
     }))
 })
 
-describe("StdioFraming.largestMaxLineSize", () => {
+describe("ServerLimits.LargestLineSize", () => {
   it.live("a line of the largest limit reaches effect's reader and is answered; a larger limit is refused", () =>
     Effect.gen(function*() {
-      const largest = Number(StdioFraming.largestMaxLineSize)
+      const largest = Number(ServerLimits.LargestLineSize)
       assert.strictEqual(largest, 16 * 1024 * 1024)
       const line = request("2026-07-28", "big", "skills/list")
       const messages = yield* session([line + " ".repeat(largest - line.length) + "\n"], { maxLineSize: largest })

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { AdmitList, Skill, UpstreamSource } from "../src/index.js"
+import { AdmitList, ServerLimits, Skill, UpstreamSource } from "../src/index.js"
 import { eventually, gateway, hearing, ourUpstream, platform } from "./support/gateway.js"
 import { fifo, linkToZero } from "./support/hostile.js"
 
@@ -96,7 +96,7 @@ describe("UpstreamSource admit list", () => {
       assert.match(yield* refusal(Path.join(dir, "zero.json")), /zero\.json.*not a regular file/)
       const big = Path.join(dir, "big.json")
       Fs.writeFileSync(big, "")
-      Fs.truncateSync(big, AdmitList.MaxBytes + 1)
+      Fs.truncateSync(big, ServerLimits.AdmitListMaxBytes + 1)
       assert.match(yield* refusal(big), /big\.json.*larger than 67108864 bytes/)
       // A list reached through a link (as deployments mount files) is read.
       const real = Path.join(dir, "real.json")

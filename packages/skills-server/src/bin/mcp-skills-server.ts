@@ -22,10 +22,11 @@ import * as DirectorySource from "../DirectorySource.js"
 import * as RouterAdmission from "../internal/routerAdmission.js"
 import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
-import * as StdioFraming from "../StdioFraming.js"
+import * as ServerLimits from "../ServerLimits.js"
 import * as Serve from "./serve.js"
 import * as Signing from "./signing.js"
 import * as Upstreams from "./upstreams.js"
+import type * as DirectoryModel from "../DirectoryModel.js"
 
 const directory = Argument.String("directory").pipe(
   Argument.withDescription("Folder holding the skills: every folder below it with a SKILL.md is a skill; several may be given"),
@@ -155,9 +156,9 @@ const requireSigned = Flag.Boolean("require-signed").pipe(
 )
 
 const pageSize = Flag.Int("page-size").pipe(
-  Flag.withDescription("Entries per page of skills/list and directory reads (HTTP) (default 50)"),
+  Flag.withDescription(`Entries per page of skills/list and directory reads (HTTP) (default ${ServerLimits.PageSize})`),
   Flag.filter((n) => n >= 1, () => "a positive integer"),
-  Flag.withDefault(50)
+  Flag.withDefault(ServerLimits.PageSize)
 )
 
 const sessionCap = (name: string, description: string) =>
@@ -217,7 +218,7 @@ const serve = Command.make(
     if (Result.isFailure(upstreams)) return yield* fail(upstreams.failure)
     const source = yield* Serve.openReported(rootsOf(input), { log })
     const watching = input.watch
-      ? { log, sweep: Option.match(input.watchCheck, { onNone: () => `5 seconds` as const, onSome: sweepOf }) }
+      ? { log, sweep: Option.match(input.watchCheck, { onNone: () => ServerLimits.WatchSweep, onSome: sweepOf }) }
       : undefined
     const replication = { redis: Option.getOrUndefined(input.redis), log }
     const admitted = { allowedOrigins: input.allowOrigin, allowedHosts: input.allowHost }
@@ -283,7 +284,7 @@ const serve = Command.make(
     if (Option.isSome(input.watchCheck) && !input.watch) return CliReport.usage("--watch-check needs --watch")
     if (input.metrics && input.stdio) return CliReport.usage("--metrics needs the HTTP listener; with --stdio use --metrics-port")
     const limit = Option.getOrUndefined(input.maxBodySize)
-    if (input.stdio && limit !== undefined && limit > StdioFraming.largestMaxLineSize) {
+    if (input.stdio && limit !== undefined && limit > ServerLimits.LargestLineSize) {
       return CliReport.usage("--max-body-size is at most 16MiB with --stdio (the longest line effect's stdio reader takes)")
     }
     return Effect.void
@@ -316,7 +317,7 @@ const rootsOf = (input: {
   readonly prefix: Option.Option<string>
   readonly strict: boolean
   readonly onDemandAbove: Option.Option<ByteSize.ByteSize>
-}): Array<DirectorySource.Root> => {
+}): Array<DirectoryModel.Root> => {
   const common = {
     strict: input.strict,
     onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))

@@ -30,6 +30,7 @@ import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
+import type * as DirectoryModel from "../DirectoryModel.js"
 import type * as UpstreamSource from "../UpstreamSource.js"
 
 /**
@@ -66,7 +67,7 @@ const protocolsFor = (selected: ReadonlyArray<Revision>): readonly [Adapter, ...
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
-const describeSkipped = (skipped: DirectorySource.InvalidSkillDirectory) =>
+const describeSkipped = (skipped: DirectoryModel.InvalidSkillDirectory) =>
   `${skipped.directory}: ${
     skipped.error._tag === "InvalidSkill" ? skipped.error.problems.map(Manifest.describe).join("; ") : skipped.error.message
   }`
@@ -79,7 +80,7 @@ const describeSkipped = (skipped: DirectorySource.InvalidSkillDirectory) =>
  */
 export const maxListedSkills = 50
 
-const listSkills = (skills: ReadonlyArray<DirectorySource.LoadedSkill>, log: (line: string) => Effect.Effect<void>) => {
+const listSkills = (skills: ReadonlyArray<DirectoryModel.LoadedSkill>, log: (line: string) => Effect.Effect<void>) => {
   if (skills.length > maxListedSkills) {
     const files = skills.reduce((sum, skill) => sum + skill.manifest.files.length, 0)
     return log(`  ${plural(files, "file")} in all (one line per skill up to ${maxListedSkills} skills)`)
@@ -98,7 +99,7 @@ const listSkills = (skills: ReadonlyArray<DirectorySource.LoadedSkill>, log: (li
  */
 export const loadReported = Effect.fnUntraced(function*(
   directory: string,
-  options: DirectorySource.Options & {
+  options: DirectoryModel.Options & {
     readonly log: (line: string) => Effect.Effect<void>
     readonly verb?: string | undefined
   }
@@ -123,7 +124,7 @@ export const loadReported = Effect.fnUntraced(function*(
  * @since 0.1.0
  */
 export const openReported = Effect.fnUntraced(function*(
-  roots: ReadonlyArray<DirectorySource.Root>,
+  roots: ReadonlyArray<DirectoryModel.Root>,
   options: { readonly log: (line: string) => Effect.Effect<void> }
 ) {
   const source = yield* DirectorySource.make(roots, { log: Console.error })
@@ -149,7 +150,7 @@ export const openReported = Effect.fnUntraced(function*(
       first = undefined
       return definitions === undefined ? source.definitions : Effect.succeed(definitions)
     })
-  } satisfies DirectorySource.Source
+  } satisfies DirectoryModel.Source
 })
 
 /**
@@ -158,7 +159,7 @@ export const openReported = Effect.fnUntraced(function*(
  *
  * @since 0.1.0
  */
-export type Skills = ReadonlyArray<Skill.Definition> | DirectorySource.Source
+export type Skills = ReadonlyArray<Skill.Definition> | DirectoryModel.Source
 
 /**
  * Reload a directory source whenever something under its roots changes; `log` gets one line per
@@ -174,10 +175,10 @@ export interface Watch {
   readonly warn?: ((line: string) => Effect.Effect<void>) | undefined
 }
 
-const isSource = (skills: Skills): skills is DirectorySource.Source => "scan" in skills
+const isSource = (skills: Skills): skills is DirectoryModel.Source => "scan" in skills
 
 // A reload that fails keeps the previous catalogue: the registry swaps snapshots atomically.
-const watcher = (source: DirectorySource.Source, watch: Watch) =>
+const watcher = (source: DirectoryModel.Source, watch: Watch) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const registry = yield* SkillRegistry.SkillRegistry
     const where = source.roots.map((root) => root.path).join(", ")
@@ -250,7 +251,7 @@ export interface HttpOptions {
   readonly replication?: Replication.Options | undefined
   /** Entries per page of `skills/list` and directory reads (default 50). */
   readonly pageSize?: number | undefined
-  /** Largest request body accepted (default `HttpAdmission.defaultMaxBodySize`). */
+  /** Largest request body accepted (default `ServerLimits.MaxBodySize`). */
   readonly maxBodySize?: ByteSize.Input | undefined
   /** The skills layer's fast route (default on; `SkillsServer.Options.fastRoute`). */
   readonly fastRoute?: boolean | undefined

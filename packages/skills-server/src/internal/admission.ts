@@ -12,7 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import { HttpIncomingMessage, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import type * as Types from "effect/Types"
-import * as Learning from "./learning.js"
+import * as Port from "./effect/port.js"
 import * as Nesting from "./nesting.js"
 
 export const INVALID_REQUEST = -32600
@@ -109,12 +109,11 @@ export const make = (maxBodySize: ByteSize.ByteSize) => {
     message: `Request body is larger than ${maxBytes} bytes`,
     data: { maxBodySize: maxBytes }
   })
-  return Learning.markAdmission((httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
+  return Port.markAdmission((httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       // Tells the skills fast route the limit it must honour on this endpoint.
-      const learning = yield* Learning.CurrentSlot
-      if (learning !== undefined) learning.maxBodySize = Math.min(learning.maxBodySize ?? maxBytes, maxBytes)
+      yield* Port.reportBodyLimit(maxBytes)
       let body: Result.Result<ArrayBuffer, unknown> | undefined
       if (request.method === "POST") {
         const declared = request.headers["content-length"]

@@ -8,6 +8,7 @@
  */
 import { Base64Url } from "effect/encoding"
 import * as Result from "effect/Result"
+import * as ServerLimits from "../ServerLimits.js"
 
 const encode = (scope: string, after: string): string => Base64Url.encode(`${scope}\n${after}`)
 
@@ -16,7 +17,7 @@ export const make = encode
 
 /** The URI a cursor continues after, or `undefined` for a cursor that is garbled or of another listing. */
 export const decode = (scope: string, cursor: string): string | undefined => {
-  if (cursor.length === 0 || cursor.length > 16_384) return undefined
+  if (cursor.length === 0 || cursor.length > ServerLimits.MaxCursorLength) return undefined
   const decoded = Base64Url.decodeString(cursor)
   if (Result.isFailure(decoded)) return undefined
   const text = decoded.success

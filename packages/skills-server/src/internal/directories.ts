@@ -13,9 +13,10 @@ import type { DirectoryChild, DirectoryEntry, Directories, Snapshot, StaticSkill
 import { Lru } from "./lru.js"
 import * as MimeType from "../MimeType.js"
 import { enclosing } from "./registry.js"
+import * as ServerLimits from "../ServerLimits.js"
 
 /** Directories kept per snapshot, the most recently read (each at most one skill's file list). */
-export const Kept = 1024
+export const Kept = ServerLimits.KeptDirectories
 
 const byUri = Order.mapInput(Order.String, (child: DirectoryChild) => child.uri)
 

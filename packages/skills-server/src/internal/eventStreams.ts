@@ -10,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
+import * as ServerLimits from "../ServerLimits.js"
 
 /**
  * Marks an event-stream response `X-Accel-Buffering: no` (the spec's advice for proxies that buffer
@@ -23,11 +24,11 @@ export const noProxyBuffering = (response: HttpServerResponse.HttpServerResponse
 const keepAliveComment = new TextEncoder().encode(": keepalive\n\n")
 
 /**
- * Adds an SSE comment every 15 s (as effect does on `subscriptions/listen`), so an idle stream is
+ * Adds an SSE comment every `ServerLimits.KeepAliveInterval` (as effect does on `subscriptions/listen`), so an idle stream is
  * not cut by a proxy's or client's idle timeout; it ends when `events` ends.
  */
 export const withKeepAlive = <E, R>(events: Stream.Stream<Uint8Array, E, R>): Stream.Stream<Uint8Array, E, R> =>
-  Stream.merge(events, Stream.tick("15 seconds").pipe(Stream.drop(1), Stream.map(() => keepAliveComment)), {
+  Stream.merge(events, Stream.tick(ServerLimits.KeepAliveInterval).pipe(Stream.drop(1), Stream.map(() => keepAliveComment)), {
     haltStrategy: "left"
   })
 

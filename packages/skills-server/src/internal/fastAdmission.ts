@@ -12,15 +12,12 @@ import * as Predicate from "effect/Predicate"
 /** A request's headers, lower-cased names (as effect's `HttpServerRequest` has them). */
 export type Headers = Readonly<Record<string, string | undefined>>
 
-/** Largest body the route reads itself; larger requests are never skills reads. */
-export const MaxBody = 64 * 1024
-
 /** What the fast route learnt of one endpoint (`learning.ts`). */
 export interface Endpoint {
   /** The stateless revision effect serves there. */
   readonly protocolVersion: string
   readonly directoryRead: boolean
-  /** The smaller of `MaxBody` and `HttpAdmission`'s limit on the endpoint. */
+  /** The smaller of `ServerLimits.FastRouteMaxBody` and `HttpAdmission`'s limit on the endpoint. */
   readonly maxBody: number
 }
 

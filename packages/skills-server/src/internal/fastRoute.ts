@@ -8,13 +8,13 @@
  *
  * **Learning the endpoint.** The layer cannot see `layerHttp`'s path, so a path is trusted only
  * after a 2026-07-28 request on it reached this server's skills handlers through effect's route
- * (`learning.ts`), with the same request object (a router that rewrites the request, e.g. a
+ * (`Port.learn`), with the same request object (a router that rewrites the request, e.g. a
  * prefix, keeps effect's path) and, when `HttpAdmission` guards it, its body limit.
  *
  * **Visibility.** The route runs the server's check itself, with the services of this request's
  * context (those `HttpRouter` middleware outside this one provides), only where effect runs no
  * `McpServer` middleware around the check (probed when learning the endpoint); a request it then
- * leaves to effect carries the decision along (`Learning.Decided`), so the check runs once; a
+ * leaves to effect carries the decision along (`Port.withDecision`), so the check runs once; a
  * check that fails leaves the request to effect, which runs it again and answers its error.
  *
  * @internal
@@ -24,7 +24,7 @@ import * as Exit from "effect/Exit"
 import { McpSchema } from "effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as FastAdmission from "./fastAdmission.js"
-import * as Learning from "./learning.js"
+import * as Port from "./effect/port.js"
 import * as Nesting from "./nesting.js"
 import * as Answer from "./surface/answer.js"
 import * as GetSkill from "./surface/getSkill.js"
@@ -35,12 +35,11 @@ import type { State } from "./surface/request.js"
 import type { Check, CheckError } from "../Visibility.js"
 import * as Visibility from "./visibility.js"
 import * as Telemetry from "./telemetry.js"
+import * as ServerLimits from "../ServerLimits.js"
 
-/** Most distinct request metadata whose decoding one layer keeps. */
-const MaxProfiles = 256
+const MaxProfiles = ServerLimits.FastRouteProfiles
 
-/** Most endpoint paths one layer learns (a router with path parameters could offer many). */
-const MaxRoutes = 64
+const MaxRoutes = ServerLimits.FastRouteEndpoints
 
 interface Route extends FastAdmission.Endpoint {
   /** effect runs `McpServer` middleware around the visibility check: requests under it are effect's. */
@@ -81,31 +80,29 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
     request: HttpServerRequest.HttpServerRequest,
     path: string,
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
-  ) => {
-    const slot = Learning.makeSlot()
-    return Effect.tap(Effect.provideService(httpEffect, Learning.CurrentSlot, slot), (response) =>
-      Effect.sync(() => {
-        const seen = slot.seen
-        if (seen._tag === "Nothing" || seen.endpoint.server !== server || response.status !== 200 || routes.size >= MaxRoutes) {
-          return
-        }
-        // Not yet probed (the request reached no skills handler that decides visibility).
-        if (check !== undefined && seen.middleware === undefined) return
-        const endpoint = seen.endpoint
-        if (endpoint.request !== request) {
-          routes.set(path, null)
-          return
-        }
-        routes.set(path, {
-          middleware: seen.middleware === true,
-          protocolVersion: endpoint.protocolVersion,
-          profile: endpoint.profile as Route["profile"],
-          directoryRead: endpoint.directoryRead,
-          maxBody: Math.min(FastAdmission.MaxBody, slot.maxBodySize ?? FastAdmission.MaxBody),
-          toBytes: Answer.bytesFor(endpoint.serverInfo)
-        })
-      }))
-  }
+  ) =>
+    Effect.map(Port.learn(httpEffect), ([response, learnt]) => {
+      const seen = learnt.seen
+      if (seen._tag === "Nothing" || seen.endpoint.server !== server || response.status !== 200 || routes.size >= MaxRoutes) {
+        return response
+      }
+      // Not yet probed (the request reached no skills handler that decides visibility).
+      if (check !== undefined && seen.middleware === undefined) return response
+      const endpoint = seen.endpoint
+      if (endpoint.request !== request) {
+        routes.set(path, null)
+        return response
+      }
+      routes.set(path, {
+        middleware: seen.middleware === true,
+        protocolVersion: endpoint.protocolVersion,
+        profile: endpoint.profile,
+        directoryRead: endpoint.directoryRead,
+        maxBody: Math.min(ServerLimits.FastRouteMaxBody, learnt.maxBodySize ?? ServerLimits.FastRouteMaxBody),
+        toBytes: Answer.bytesFor(endpoint.serverInfo)
+      })
+      return response
+    })
 
   // Clients send the same `_meta` on every request: effect's decoding of it is kept (successes
   // only, up to `MaxProfiles` distinct ones), keyed by its JSON.
@@ -188,6 +185,6 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
           ? httpEffect
           : HttpServerResponse.isHttpServerResponse(answered)
           ? Effect.succeed(answered)
-          : Effect.provideService(httpEffect, Learning.Decided, answered))
+          : Port.withDecision(httpEffect, answered))
     })
 }

@@ -1,7 +1,7 @@
 /**
  * Failures of the authors' code met while answering a request (a dynamic skill's `read`, a
  * rendered skill's or a family's `render`, a family's `list`, the visibility check): the caller
- * gets -32603, the log one line per skill (or check) at most every `Interval`, never a stack
+ * gets -32603, the log one line per skill (or check) at most every `ServerLimits.FaultInterval`, never a stack
  * trace. Any caller can make a failing render run again, so the log must not grow with the
  * requests: the lines left out are counted on the next line about that skill.
  *
@@ -9,29 +9,24 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { McpSchema } from "effect/ai"
-import type { WireError } from "./port.js"
+import type { WireError } from "./effect/port.js"
+import * as ServerLimits from "../ServerLimits.js"
 
-/** The least time between two lines about one skill. */
-export const Interval = 60_000
-
-/** Most skills whose last line is remembered; past it the oldest is forgotten. */
-export const MaxSkills = 1024
-
-/** Longest text of a failure in a line: an author's message may quote what the caller sent. */
-export const MaxText = 300
+const Interval = Duration.toMillis(ServerLimits.FaultInterval)
 
 /** The failure log of one skills layer. */
 export interface Faults {
   /**
    * Logs `line` about `skill` (a skill URI, or a family's key) unless a line about it was logged
-   * less than `Interval` ago.
+   * less than `ServerLimits.FaultInterval` ago.
    */
   readonly report: (skill: string, line: string) => Effect.Effect<void>
 }
 
-/** What a failure says: its message (never its stack), at most `MaxText` characters of it. */
+/** What a failure says: its message (never its stack), at most `ServerLimits.FaultText` characters of it. */
 export const describe = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
   const text = typeof error === "string"
@@ -41,7 +36,7 @@ export const describe = (cause: Cause.Cause<unknown>): string => {
     : typeof error === "object" && error !== null && "_tag" in error
     ? String(error._tag)
     : String(error)
-  return text.length > MaxText ? `${text.slice(0, MaxText)}...` : text
+  return text.length > ServerLimits.FaultText ? `${text.slice(0, ServerLimits.FaultText)}...` : text
 }
 
 // One line, whatever an author's message or a caller's URI holds.
@@ -83,7 +78,7 @@ export const make: Effect.Effect<Faults> = Effect.sync(() => {
         }
         last.delete(skill)
         last.set(skill, { at: now, left: 0 })
-        if (last.size > MaxSkills) last.delete(last.keys().next().value!)
+        if (last.size > ServerLimits.FaultSkills) last.delete(last.keys().next().value!)
         const left = known === undefined || known.left === 0 ? "" : ` (${known.left} more failures of it since the last line)`
         return Effect.logError(oneLine(line) + left)
       })

@@ -20,6 +20,7 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
+import * as ServerLimits from "../ServerLimits.js"
 
 interface Job {
   readonly run: Effect.Effect<void>
@@ -121,7 +122,7 @@ export const coalesce = <T, A, E>(
         Effect.onInterrupt(() => Deferred.interrupt(covered.done))
       )
       const end = yield* Clock.currentTimeMillis
-      ready = end + (end - start)
+      ready = end + ServerLimits.ReloadRest * (end - start)
     })
     const loop: Effect.Effect<void> = Effect.suspend(() => {
       if (pending !== undefined) return Effect.andThen(cycle, loop)

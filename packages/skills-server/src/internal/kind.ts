@@ -30,15 +30,16 @@ import * as MimeType from "../MimeType.js"
 import type * as PathTemplate from "../PathTemplate.js"
 import * as Skill from "../Skill.js"
 import * as SkillFamily from "../SkillFamily.js"
-import * as SkillRegistry from "../SkillRegistry.js"
 import { familyKey, wireContent } from "../Snapshot.js"
 import * as Faults from "./faults.js"
-import type { RequestInfo, WireError } from "./port.js"
+import type { RequestInfo, WireError } from "./effect/port.js"
 import * as OnDemand from "./onDemand.js"
 import type { FileAnswer } from "./onDemand.js"
 import * as Registry from "./registry.js"
 import { requestOf } from "./visibility.js"
 import type { Method, Visible } from "./visibility.js"
+import type * as Snapshot from "../Snapshot.js"
+import * as ServerLimits from "../ServerLimits.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
 export interface Rendering {
@@ -51,7 +52,7 @@ export type RenderCache = Cache.Cache<RenderKey, Rendering, WireError>
 
 /** One request being answered: the snapshot it reads from start to end and what it may see. */
 export interface Call extends OnDemand.Reader {
-  readonly snapshot: SkillRegistry.Snapshot
+  readonly snapshot: Snapshot.Snapshot
   readonly visible: Visible
   readonly request: RequestInfo
   readonly method: Method
@@ -79,7 +80,7 @@ export interface Child {
 /**
  * The port: the five surfaces of one skill of one kind, for one request.
  */
-export interface Kind<S extends SkillRegistry.ServedSkill> {
+export interface Kind<S extends Snapshot.ServedSkill> {
   /** The entry of `skills/list` and `skills/get`. */
   readonly entry: (call: Call, skill: S) => Effect.Effect<CoreSkill.Skill | undefined, WireError>
   /** The skill's `SKILL.md` as `resources/list` lists it (R25). */
@@ -101,7 +102,7 @@ const byUri = Order.mapInput(Order.String, (child: Child) => child.uri)
 
 // The children of `directory` given every relative file path of a skill known per request.
 const childrenOf = (
-  skill: SkillRegistry.ServedSkill,
+  skill: Snapshot.ServedSkill,
   directory: string,
   paths: Iterable<string>,
   sizes: ReadonlyMap<string, number>
@@ -133,7 +134,7 @@ const childrenOf = (
   return exists ? [...children.values()].sort(byUri) : undefined
 }
 
-const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUri.relativePath(skill.uri, uri)
+const relativePathOf = (skill: Snapshot.SkillEntry, uri: string) => SkillUri.relativePath(skill.uri, uri)
 
 /**
  * A static skill's entry for this caller: without the files of nested skills the caller may not
@@ -141,9 +142,9 @@ const relativePathOf = (skill: SkillRegistry.SkillEntry, uri: string) => SkillUr
  * relays no signature.
  */
 export const carvedEntry = (
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visible,
-  skill: SkillRegistry.StaticSkill
+  skill: Snapshot.StaticSkill
 ): CoreSkill.Skill => {
   const entry = snapshot.entries.get(skill)
   if (!visible.checked || (snapshot.nested.get(skill.root) ?? 0) === 0) return entry
@@ -153,11 +154,11 @@ export const carvedEntry = (
 }
 
 /** The children of a static directory this caller may see. */
-export const staticChildren = (visible: Visible, directory: SkillRegistry.DirectoryEntry): ReadonlyArray<Child> =>
+export const staticChildren = (visible: Visible, directory: Snapshot.DirectoryEntry): ReadonlyArray<Child> =>
   visible.checked ? directory.children.filter((child) => visible.any(child.owners)) : directory.children
 
 /** Static skills: everything comes from the snapshot, built once. */
-const Static: Kind<SkillRegistry.StaticSkill> = {
+const Static: Kind<Snapshot.StaticSkill> = {
   entry: (call, skill) => Effect.succeed(carvedEntry(call.snapshot, call.visible, skill)),
   resource: (_call, skill) => Effect.succeed(skill.resource),
   read: (call, _skill, uri) => {
@@ -178,7 +179,7 @@ const Static: Kind<SkillRegistry.StaticSkill> = {
 }
 
 /** Dynamic skills: the author's `read` and `list` on every request. */
-const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
+const Dynamic: Kind<Snapshot.DynamicSkill> = {
   entry: (_call, skill) => Effect.succeed(skill.entry),
   resource: (_call, skill) => Effect.succeed(skill.resource),
   read: Effect.fnUntraced(function*(call, skill, uri) {
@@ -205,7 +206,7 @@ const Dynamic: Kind<SkillRegistry.DynamicSkill> = {
   perCaller: false
 }
 
-const dynamicPaths = (call: Call, skill: SkillRegistry.DynamicSkill): Effect.Effect<ReadonlyArray<string>, WireError> => {
+const dynamicPaths = (call: Call, skill: Snapshot.DynamicSkill): Effect.Effect<ReadonlyArray<string>, WireError> => {
   const list = skill.definition.list
   return list === undefined
     ? Effect.succeed([Extension.SkillFileName])
@@ -229,7 +230,7 @@ interface NestedFile {
  */
 const nestedFiles: (
   call: Call,
-  parent: SkillRegistry.DynamicSkill | SkillRegistry.RenderedSkill
+  parent: Snapshot.DynamicSkill | Snapshot.RenderedSkill
 ) => Effect.Effect<Map<string, NestedFile>, WireError> = Effect.fnUntraced(function*(call, parent) {
   const found = new Map<string, NestedFile>()
   const { snapshot } = call
@@ -264,7 +265,7 @@ const nestedFiles: (
  * a nested skill's folder must be that skill's, byte for byte: otherwise the rendering is refused
  * (the author's fault, -32603), as a static parent's conflicting copy is refused at registration.
  */
-const withNested: (call: Call, skill: SkillRegistry.RenderedSkill, own: Rendering) => Effect.Effect<Rendering, WireError> = Effect
+const withNested: (call: Call, skill: Snapshot.RenderedSkill, own: Rendering) => Effect.Effect<Rendering, WireError> = Effect
   .fnUntraced(function*(call, skill, own) {
   if (!call.snapshot.enclosed.has(skill.root)) return own
   const nested = yield* nestedFiles(call, skill)
@@ -295,7 +296,7 @@ const renderingOf = (
   faults: Faults.Faults,
   uri: SkillUri.SkillMdUri,
   files: Iterable<Manifest.FileInput>,
-  limits: SkillRegistry.Snapshot["limits"],
+  limits: Snapshot.Snapshot["limits"],
   what: string,
   error: WireError = internalError,
   skill: string = uri
@@ -318,7 +319,7 @@ export class RenderKey implements Equal.Equal {
     readonly key: string,
     readonly uri: SkillUri.SkillMdUri,
     readonly request: Skill.RenderRequest,
-    readonly limits: SkillRegistry.Snapshot["limits"],
+    readonly limits: Snapshot.Snapshot["limits"],
     readonly keep: Duration.Duration,
     readonly faults: Faults.Faults
   ) {}
@@ -334,21 +335,19 @@ const renderNow = Effect.fnUntraced(function*(
   definition: Skill.Rendered,
   uri: SkillUri.SkillMdUri,
   request: Skill.RenderRequest,
-  limits: SkillRegistry.Snapshot["limits"],
+  limits: Snapshot.Snapshot["limits"],
   faults: Faults.Faults
 ) {
   const files = yield* Faults.guard(faults, uri, `rendering the skill ${uri} failed`)(definition.render(request))
   return yield* renderingOf(faults, uri, filesOf(files), limits, `the skill ${uri} rendered an invalid skill`)
 })
 
-/** Most renderings a layer keeps for `shareKey` sharing; the oldest goes first. */
-export const RenderCacheCapacity = 1024
 
 /** The render cache of one layer: renderings expire after their skill's `shareFor` (on `Clock`). */
 export const makeRenderCache: Effect.Effect<RenderCache> = Cache.makeWith(
   (key: RenderKey) => renderNow(key.definition, key.uri, key.request, key.limits, key.faults),
   {
-    capacity: RenderCacheCapacity,
+    capacity: ServerLimits.RenderCacheCapacity,
     // A failed rendering is not kept: the next request renders again.
     timeToLive: (exit, key) => Exit.isSuccess(exit) ? key.keep : Duration.zero
   }
@@ -361,7 +360,7 @@ const shareFor = (input: Duration.Input | undefined): Duration.Duration =>
 const renderRequest = (call: Call): Skill.RenderRequest => requestOf(call.method, call.request)
 
 /** The skill rendered for this request's caller (once per request, shared under `shareKey`). */
-export const render: (call: Call, skill: SkillRegistry.RenderedSkill) => Effect.Effect<Rendering, WireError> = Effect.fnUntraced(function*(call, skill) {
+export const render: (call: Call, skill: Snapshot.RenderedSkill) => Effect.Effect<Rendering, WireError> = Effect.fnUntraced(function*(call, skill) {
   const known = call.renders.get(skill.index)
   if (known !== undefined) return known
   const definition = skill.definition
@@ -383,7 +382,7 @@ export const render: (call: Call, skill: SkillRegistry.RenderedSkill) => Effect.
 // (`Faults`), and the caller is told which skill and why, plainly.
 const runCallback = <A>(
   call: Call,
-  family: SkillRegistry.FamilyEntry,
+  family: Snapshot.FamilyEntry,
   what: string,
   callback: Effect.Effect<A, unknown, any>
 ): Effect.Effect<Option.Option<A>, WireError> =>
@@ -411,7 +410,7 @@ const timedOut = Symbol.for("@mcp-skills/server/FamilyTimeout")
  * A family instance rendered for this request's caller (once per request); `undefined` when the
  * family says there is no such instance for this caller.
  */
-export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: SkillRegistry.InstanceSkill) {
+export const renderInstance = Effect.fnUntraced(function*(call: Call, skill: Snapshot.InstanceSkill) {
   if (call.renders.has(skill.uri)) return call.renders.get(skill.uri)
   const what = `the skill ${skill.uri} could not be rendered`
   const files = yield* runCallback(call, skill.family, what, skill.family.definition.render(skill.params, renderRequest(call)))
@@ -442,7 +441,7 @@ const noInstances: InstancePage = { instances: [], nextCursor: undefined }
  */
 export const listInstances = (
   call: Call,
-  family: SkillRegistry.FamilyEntry,
+  family: Snapshot.FamilyEntry,
   cursor: string | undefined
 ): Effect.Effect<InstancePage, WireError> => {
   const list = family.definition.list
@@ -452,7 +451,7 @@ export const listInstances = (
     runCallback(call, family, what, list({ ...renderRequest(call), cursor })),
     Option.match({
       onNone: () => noInstances,
-      onSome: (listed: SkillFamily.Instances<PathTemplate.Params>) =>
+      onSome: (listed: Skill.Instances<PathTemplate.Params>) =>
         "instances" in listed
           ? { instances: listed.instances, nextCursor: listed.nextCursor }
           : { instances: listed, nextCursor: undefined }
@@ -461,7 +460,7 @@ export const listInstances = (
 }
 
 // The surfaces of a skill known through one rendering per request (rendered skills, family instances).
-const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.InstanceSkill>(
+const renderedKind = <S extends Snapshot.RenderedSkill | Snapshot.InstanceSkill>(
   render: (call: Call, skill: S) => Effect.Effect<Rendering | undefined, WireError>
 ): Kind<S> => ({
   entry: (call, skill) => Effect.map(render(call, skill), (rendering) => rendering?.entry),
@@ -493,13 +492,13 @@ const renderedKind = <S extends SkillRegistry.RenderedSkill | SkillRegistry.Inst
 })
 
 /** Rendered skills: one rendering per request, from which every surface answers. */
-const Rendered: Kind<SkillRegistry.RenderedSkill> = renderedKind(render)
+const Rendered: Kind<Snapshot.RenderedSkill> = renderedKind(render)
 
 /** Family instances: resolved from their URI, rendered once per request like a rendered skill. */
-const Instance: Kind<SkillRegistry.InstanceSkill> = renderedKind(renderInstance)
+const Instance: Kind<Snapshot.InstanceSkill> = renderedKind(renderInstance)
 
 /** Every kind's implementation of the port, by tag: adding a kind without one does not compile. */
-const kinds: { readonly [K in SkillRegistry.ServedSkill["_tag"]]: Kind<Extract<SkillRegistry.ServedSkill, { readonly _tag: K }>> } = {
+const kinds: { readonly [K in Snapshot.ServedSkill["_tag"]]: Kind<Extract<Snapshot.ServedSkill, { readonly _tag: K }>> } = {
   Static,
   Dynamic,
   Rendered,
@@ -507,4 +506,4 @@ const kinds: { readonly [K in SkillRegistry.ServedSkill["_tag"]]: Kind<Extract<S
 }
 
 /** The port implementation of `skill`'s kind. */
-export const kindOf = <S extends SkillRegistry.ServedSkill>(skill: S): Kind<S> => kinds[skill._tag] as unknown as Kind<S>
+export const kindOf = <S extends Snapshot.ServedSkill>(skill: S): Kind<S> => kinds[skill._tag] as unknown as Kind<S>

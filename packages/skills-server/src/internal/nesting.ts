@@ -10,11 +10,9 @@
  *
  * @internal
  */
+import * as ServerLimits from "../ServerLimits.js"
 
-/** The deepest nesting accepted: far beyond any MCP message, far below what overflows the stack. */
-export const MaxDepth = 128
-
-/** Whether the JSON text `bytes` nests arrays and objects deeper than `MaxDepth` (strings skipped). */
+/** Whether the JSON text `bytes` nests arrays and objects deeper than `ServerLimits.MaxDepth` (strings skipped). */
 export const tooDeep = (bytes: Uint8Array): boolean => {
   let depth = 0
   let inString = false
@@ -27,7 +25,7 @@ export const tooDeep = (bytes: Uint8Array): boolean => {
     } else if (byte === 0x22) {
       inString = true
     } else if (byte === 0x5b || byte === 0x7b) {
-      if (++depth > MaxDepth) return true
+      if (++depth > ServerLimits.MaxDepth) return true
     } else if (byte === 0x5d || byte === 0x7d) {
       depth--
     }
@@ -51,9 +49,9 @@ export const idOfText = (text: string): string | number | null => {
   }
 }
 
-/** The error a message nested deeper than `MaxDepth` is answered with. */
+/** The error a message nested deeper than `ServerLimits.MaxDepth` is answered with. */
 export const error = {
   code: -32600,
-  message: `Invalid Request: nested deeper than ${MaxDepth} levels`,
-  data: { maxDepth: MaxDepth }
+  message: `Invalid Request: nested deeper than ${ServerLimits.MaxDepth} levels`,
+  data: { maxDepth: ServerLimits.MaxDepth }
 } as const

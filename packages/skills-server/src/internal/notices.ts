@@ -11,12 +11,12 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type * as SkillRegistry from "../SkillRegistry.js"
 import { familyKey } from "../Snapshot.js"
-import { attached } from "./effectMcp.js"
-import type { Listener, RequestInfo } from "./port.js"
-import type { Notice } from "./listenPacing.js"
+import { attached } from "./effect/port.js"
+import type { Listener, Notice, RequestInfo } from "./effect/port.js"
 import { begin, eachInstance } from "./surface/request.js"
 import type { State } from "./surface/request.js"
 import type { Method } from "./visibility.js"
+import type * as Snapshot from "../Snapshot.js"
 
 interface Told {
   readonly listChanged: boolean
@@ -72,7 +72,7 @@ export const visibleChange = (
 
 // A listed family's instances changed: told to a listener that may see one of them now (its
 // `list` run for that listener, as its `skills/list` would, stopping at the first visible instance).
-const familyChange = (state: State, latest: unknown, snapshot: SkillRegistry.Snapshot, key: string): Effect.Effect<Told> => {
+const familyChange = (state: State, latest: unknown, snapshot: Snapshot.Snapshot, key: string): Effect.Effect<Told> => {
   const family = snapshot.families.find((candidate) => familyKey(candidate) === key)
   if (family === undefined || !family.listed) return Effect.succeed(nothing)
   if (state.decide === undefined) return Effect.succeed({ listChanged: true, updated: [] })
@@ -109,4 +109,17 @@ export const listen = (listener: Listener): Effect.Effect<Stream.Stream<Notice>,
   return listener._tag === "Listen"
     ? notices(state, () => listener.request, () => true)
     : notices(state, listener.connection.latest, listener.connection.subscribed)
+}
+
+/**
+ * Keeps `request` as its listener's latest (see `Port.Extension.seen`): with a check configured,
+ * what a 2025-11-25 HTTP session or a stdio connection hears is decided with the eyes of its latest
+ * request. A 2026-07-28 listen is judged by its own request.
+ */
+export const remember = (request: RequestInfo): Effect.Effect<void> => {
+  const state = attached<State>(request.server)
+  if (state === undefined || state.decide === undefined || request.modern) return Effect.void
+  if (request.sessionId !== undefined) return state.sessions.remember(request.sessionId, request)
+  request.connection?.remember(request)
+  return Effect.void
 }

@@ -1,5 +1,5 @@
 /**
- * `resources/read` of a file served on demand (`SkillRegistry.OnDiskFile`): its bytes are read from
+ * `resources/read` of a file served on demand (`Snapshot.OnDiskFile`): its bytes are read from
  * disk on every request and sent only if their size and SHA-256 are the snapshot's. A file changed
  * behind the server's back (no watcher, or a write the watcher has not reported yet) makes the
  * registry reload; the request is then answered from the reloaded snapshot (if the caller may see
@@ -13,9 +13,10 @@ import { McpSchema } from "effect/ai"
 import * as SkillRegistry from "../SkillRegistry.js"
 import { wireContent } from "../Snapshot.js"
 import { readAt } from "./directory/guard.js"
-import type { WireError } from "./port.js"
+import type { WireError } from "./effect/port.js"
 import * as Telemetry from "./telemetry.js"
 import type { Visible } from "./visibility.js"
+import type * as Snapshot from "../Snapshot.js"
 
 type Checked =
   | { readonly _tag: "Verified"; readonly bytes: Uint8Array }
@@ -23,7 +24,7 @@ type Checked =
 
 // Read as every file under a root is (see `directory/guard`): never blocking on a pipe or device
 // swapped in, never more than one byte past the entry's size.
-const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
+const check = (file: Snapshot.OnDiskFile): Effect.Effect<Checked> =>
   Effect.promise(() => readAt(file.location, file.size)).pipe(
     Effect.map((bytes): Checked =>
       !(bytes instanceof Uint8Array)
@@ -37,7 +38,7 @@ const check = (file: SkillRegistry.OnDiskFile): Effect.Effect<Checked> =>
 /** A file's answer to `resources/read`. */
 export interface FileAnswer {
   readonly mimeType: string
-  readonly content: SkillRegistry.WireContent
+  readonly content: Snapshot.WireContent
 }
 
 /** What a read on demand needs of its request (`Kind.Call` is one). */
@@ -47,10 +48,10 @@ export interface Reader {
   /** Reloads the registry, once for every reader that asks before it starts (`rescan`). */
   readonly rescan: (why: string) => Effect.Effect<void>
   /** What the request's caller may see in another snapshot (one reloaded meanwhile). */
-  readonly visibleIn: (snapshot: SkillRegistry.Snapshot) => Visible
+  readonly visibleIn: (snapshot: Snapshot.Snapshot) => Visible
 }
 
-const answer = (file: SkillRegistry.FileBase, bytes: Uint8Array): FileAnswer => ({
+const answer = (file: Snapshot.FileBase, bytes: Uint8Array): FileAnswer => ({
   mimeType: file.mimeType,
   content: wireContent(bytes)
 })
@@ -72,7 +73,7 @@ export const rescan = (registry: SkillRegistry.SkillRegistry["Service"]) => (why
  * The bytes of `file` if they are still those of the snapshot; otherwise reloads and answers from
  * the new snapshot (`undefined` when the file is no longer served).
  */
-export const read = (call: Reader, file: SkillRegistry.OnDiskFile): Effect.Effect<FileAnswer | undefined, WireError> =>
+export const read = (call: Reader, file: Snapshot.OnDiskFile): Effect.Effect<FileAnswer | undefined, WireError> =>
   Effect.gen(function*() {
     const first = yield* check(file)
     if (first._tag === "Verified") return answer(file, first.bytes)

@@ -26,27 +26,25 @@ import type * as HttpServerRequest from "effect/http/HttpServerRequest"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as Admission from "./admission.js"
 import * as Nesting from "./nesting.js"
+import * as ServerLimits from "../ServerLimits.js"
 import * as Telemetry from "./telemetry.js"
 
-/** Bounds of the per-session state. */
-export interface Options {
-  /** A session without a request and without an open stream for this long ends (default 30 minutes). */
-  readonly idleTimeout?: Duration.Input | undefined
-  /** Most `resources/subscribe` URIs one session may hold (default 1,000). */
-  readonly maxSubscriptions?: number | undefined
-  /** Most sessions held at once (default 10,000). */
-  readonly maxSessions?: number | undefined
-  /** Most sessions one client (remote address) holds at once (default 1,000). */
-  readonly maxSessionsPerClient?: number | undefined
-  /** Bytes of notifications a session stream holds that its reader has not taken (default 1 MiB). */
-  readonly maxPendingBytes?: number | undefined
+/** Bounds of the per-session state, checked (`SkillsServer.SessionOptions` and `ServerLimits`). */
+export interface Bounds {
+  /** A session without a request and without an open stream for this long ends. */
+  readonly idleTimeout: Duration.Duration
+  /** Most `resources/subscribe` URIs one session may hold. */
+  readonly maxSubscriptions: number
+  /** Most sessions held at once. */
+  readonly maxSessions: number
+  /** Most sessions one client (remote address) holds at once. */
+  readonly maxSessionsPerClient: number
+  /** Bytes of notifications a session stream holds that its reader has not taken. */
+  readonly maxPendingBytes: number
 }
 
 /** Why a new session was refused: the server's cap, or the client's. */
 export type Full = "server" | "client"
-
-/** Longest URI `resources/subscribe` accepts, in UTF-16 code units (a URI longer than this names nothing we serve). */
-export const MaxSubscribeUriLength = 8_192
 
 interface Session {
   readonly client: string
@@ -112,29 +110,17 @@ export interface Counts {
   readonly streams: number
 }
 
-const count = (name: string, value: number | undefined, fallback: number, least: number) => {
-  const chosen = value ?? fallback
-  return Number.isSafeInteger(chosen) && chosen >= least
-    ? Effect.succeed(chosen)
-    : Effect.die(new RangeError(`SkillsServer sessions.${name} must be an integer of at least ${least}, got ${chosen}`))
-}
-
 /**
  * Sessions for one layer; every session ends when `scope` closes. `endEffect` ends effect's own
  * record of a session (effect keeps one per HTTP session until a DELETE).
  */
 export const make = (
-  options: Options = {},
+  bounds: Bounds,
   endEffect: (id: string) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<Sessions, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const idle = Duration.fromInputUnsafe(options.idleTimeout ?? "30 minutes")
-    const idleMillis = Duration.toMillis(idle)
-    if (!(idleMillis > 0)) return yield* Effect.die(new RangeError(`SkillsServer sessions.idleTimeout must be positive, got ${String(options.idleTimeout)}`))
-    const maxSubscriptions = yield* count("maxSubscriptions", options.maxSubscriptions, 1_000, 0)
-    const maxSessions = yield* count("maxSessions", options.maxSessions, 10_000, 1)
-    const maxSessionsPerClient = yield* count("maxSessionsPerClient", options.maxSessionsPerClient, 1_000, 1)
-    const maxPendingBytes = yield* count("maxPendingBytes", options.maxPendingBytes, 1024 * 1024, 1)
+    const idleMillis = Duration.toMillis(bounds.idleTimeout)
+    const { maxPendingBytes, maxSessions, maxSessionsPerClient, maxSubscriptions } = bounds
     const sessions = new Map<string, Session>()
     const perClient = new Map<string, number>()
     const end = (id: string) =>
@@ -178,8 +164,7 @@ export const make = (
       maxPendingBytes,
       maxSessions,
       maxSessionsPerClient,
-      // A slot frees when a session ends: at the latest one idle timeout away, noticed by a sweep.
-      retryAfterSeconds: Math.max(1, Math.min(60, Math.ceil(idleMillis / 1000))),
+      retryAfterSeconds: ServerLimits.retryAfterSeconds(bounds.idleTimeout),
       open: (id, client) =>
         Effect.gen(function*() {
           const now = yield* sweep

@@ -2,21 +2,16 @@
  * Visibility: what a check sees of a request (`requestOf`, the one builder), what it decides
  * (`Decision`), and what one request may then see (`visibleFor`, the one `Visible`). Every
  * surface, the fast route and the notices read visibility through this module, so one decision
- * per request feeds them all.
- *
- * The check runs inside effect's middleware (so services user middleware provides reach it) by
- * reading a hidden effect resource (`VisibilityResourceUri`) whose handler the skills layer
- * registers; `Slot` carries the request in and the decision out.
+ * per request feeds them all. The check itself runs inside effect's middleware, through the port
+ * (`Port.registerVisibility`), so the services user middleware provides reach it.
  *
  * @internal
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type * as SkillRegistry from "../SkillRegistry.js"
+import type * as Context from "effect/Context"
 import type { Method, VisibilityRequest } from "../Visibility.js"
 import * as Registry from "./registry.js"
-import type { RequestInfo, WireError } from "./port.js"
+import type { RequestInfo } from "./effect/port.js"
+import type * as Snapshot from "../Snapshot.js"
 
 export type { Method, VisibilityRequest }
 
@@ -33,7 +28,7 @@ export const requestOf = (
 })
 
 /** What a visibility check decides: everything, nothing, or a predicate over skills. */
-export type Decision = boolean | ((skill: SkillRegistry.ServedSkill) => boolean)
+export type Decision = boolean | ((skill: Snapshot.ServedSkill) => boolean)
 
 /** A check's decision, and the request's services as the check saw them. */
 export interface Verdict {
@@ -45,7 +40,7 @@ export interface Verdict {
 export interface Visible {
   readonly skill: (index: number) => boolean
   /** Whether a family instance is visible (decided once per instance URI per request). */
-  readonly instance: (skill: SkillRegistry.InstanceSkill) => boolean
+  readonly instance: (skill: Snapshot.InstanceSkill) => boolean
   /** Whether any of these skills (by index) is visible: a directory holding files of several is. */
   readonly any: (owners: ReadonlyArray<number>) => boolean
   /**
@@ -67,7 +62,7 @@ export const everyone: Visible = {
 }
 
 /** What one request may see of `snapshot` under `decision`. */
-export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision, checked: boolean): Visible => {
+export const visibleFor = (snapshot: Snapshot.Snapshot, decision: Decision, checked: boolean): Visible => {
   if (typeof decision === "boolean") {
     if (decision && !checked) return everyone
     return {
@@ -79,7 +74,7 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     }
   }
   const instances = new Map<string, boolean>()
-  const instance = (skill: SkillRegistry.InstanceSkill) => {
+  const instance = (skill: Snapshot.InstanceSkill) => {
     const known = instances.get(skill.uri)
     if (known !== undefined) return known
     const visible = decision(skill)
@@ -103,51 +98,3 @@ export const visibleFor = (snapshot: SkillRegistry.Snapshot, decision: Decision,
     checked
   }
 }
-
-/** The URI of the hidden effect resource whose read runs the visibility check inside effect's middleware. */
-export const VisibilityResourceUri = "urn:mcp-skills:visibility"
-
-/** The message the visibility resource fails with when probed. */
-export const ProbeMarker = "mcp-skills: probing for McpServer middleware"
-
-/**
- * Carries the request into the visibility resource's handler, and its decision and services back
- * out.
- */
-export type Slot =
-  /** Runs the check (`Decide`) or only captures the services middleware provides (`Capture`). */
-  | { readonly _tag: "Decide" | "Capture"; readonly request: VisibilityRequest; readonly out: SlotOut }
-  /** Only probes for middleware: the handler fails with `ProbeMarker`. */
-  | { readonly _tag: "Probe" }
-
-/** What the handler of the visibility resource hands back. */
-export interface SlotOut {
-  decision: Decision | undefined
-  services: Context.Context<never> | undefined
-}
-
-/** The slot of the request being decided. */
-export const CurrentSlot = Context.Reference<Slot | undefined>("@mcp-skills/server/VisibilitySlot", {
-  defaultValue: () => undefined
-})
-
-// Reads the visibility resource for one request, so effect's middleware runs around its handler.
-const throughEffect = Effect.fnUntraced(function*(request: RequestInfo, method: Method, check: boolean) {
-  const out: SlotOut = { decision: undefined, services: undefined }
-  const slot: Slot = { _tag: check ? "Decide" : "Capture", request: requestOf(method, request), out }
-  const read = yield* Effect.provideService(request.readRegisteredResource(VisibilityResourceUri), CurrentSlot, slot)
-  return Option.isSome(read) ? out : { decision: false, services: out.services }
-})
-
-/** The services effect's and `HttpRouter`'s middleware provide to this request. */
-export const servicesOf = (request: RequestInfo, method: Method): Effect.Effect<Context.Context<never>, WireError> =>
-  Effect.map(throughEffect(request, method, false), (out) => out.services ?? Context.empty())
-
-/** Whether effect runs `McpServer` middleware around the visibility check of this server. */
-export const probeMiddleware = (request: RequestInfo) =>
-  Effect.provideService(request.middlewareAround(VisibilityResourceUri, ProbeMarker), CurrentSlot, { _tag: "Probe" })
-
-/** Runs the configured check for one request inside effect's middleware (see `VisibilityResourceUri`). */
-export const decideThroughEffect = (request: RequestInfo, method: Method): Effect.Effect<Verdict, WireError> =>
-  // Not found: an `McpServer.visibility` provided to the skills layer hid it, which hides every skill.
-  Effect.map(throughEffect(request, method, true), (out) => ({ decision: out.decision ?? false, services: out.services }))

@@ -9,9 +9,10 @@
 import type { WireContent } from "../Snapshot.js"
 import { wireContent } from "../Snapshot.js"
 import { Lru } from "./lru.js"
+import * as ServerLimits from "../ServerLimits.js"
 
 /** What the wire forms of one registry may weigh together (their length in characters). */
-export const Budget = 32 * 1024 * 1024
+export const Budget = ServerLimits.WireFormsBudget
 
 const weightOf = (content: WireContent) => "text" in content ? content.text.length : content.blob.length
 

@@ -106,7 +106,7 @@ export const officialUpstream = (dir: string) =>
 /** Our server over HTTP with `skills`: its URL and its registry (to add, change and remove skills). */
 export const ourUpstream = (
   skills: ReadonlyArray<Skill.Definition>,
-  options: { readonly cacheHint?: SkillsServer.CacheHint | undefined } = {}
+  options: { readonly cacheHint?: Skill.CacheHint | undefined } = {}
 ) =>
   Effect.gen(function*() {
     const registry = yield* Deferred.make<SkillRegistry.SkillRegistry["Service"]>()

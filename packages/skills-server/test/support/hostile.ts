@@ -12,7 +12,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { SignaturesFileName } from "../../src/DirectorySource.js"
-import { SignaturesMaxBytes, SignaturesMaxRecords } from "../../src/internal/directory/bounds.js"
+import { SignaturesMaxBytes, SignaturesMaxRecords } from "../../src/ServerLimits.js"
 
 /** A named pipe: opening it for reading blocks until a writer comes, which none ever does. */
 export const fifo = (at: string): void => {

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { McpServer } from "effect/ai"
 import { HttpRouter } from "effect/http"
-import { HttpAdmission, Skill, SkillsServer } from "../../src/index.js"
+import { HttpAdmission, Skill, SkillsServer, Visibility } from "../../src/index.js"
 import { catalogue, daily, dailyMd } from "./catalogue.js"
 import { simple, skillMd } from "./fixtures.js"
 import { makeKey, signed } from "./signing.js"
@@ -80,7 +80,7 @@ export const counting = (counter: Counter) =>
 
 /** How the twins are composed besides the fast route. */
 export interface TwinOptions {
-  readonly visibility?: SkillsServer.Visibility<never, never> | undefined
+  readonly visibility?: Visibility.Check<never, never> | undefined
   /** An `McpServer.middleware` provided to the skills layer (it runs around the check). */
   readonly mcpMiddleware?: boolean | undefined
   /** An `HttpRouter` route middleware besides `HttpAdmission` provided to `layerHttp`. */

@@ -14,6 +14,8 @@ import * as DirectorySource from "../../src/DirectorySource.js"
 import * as SkillRegistry from "../../src/SkillRegistry.js"
 import * as Serve from "../../src/bin/serve.js"
 import { modernHttp } from "./wire.js"
+import type * as Snapshot from "../../src/Snapshot.js"
+import type * as DirectoryModel from "../../src/DirectoryModel.js"
 
 export const sleep = (ms: number) => Effect.promise(() => new Promise((resolve) => setTimeout(resolve, ms)))
 
@@ -87,9 +89,9 @@ export const live = <A, E>(name: string, body: () => Effect.Effect<A, E, any>) =
  * Watches `source` into `registry` (events only, no periodic check) for the rest of the scope; the
  * returned array collects the changes of every reload that succeeded.
  */
-export const watchReloads = (source: DirectorySource.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
+export const watchReloads = (source: DirectoryModel.Source, registry: SkillRegistry.SkillRegistry["Service"]) =>
   Effect.gen(function*() {
-    const reloads: Array<SkillRegistry.Changes> = []
+    const reloads: Array<Snapshot.Changes> = []
     yield* DirectorySource.watch(source, {
       sweep: false,
       onReload: (exit) => Effect.sync(() => Exit.isSuccess(exit) && reloads.push(exit.value))

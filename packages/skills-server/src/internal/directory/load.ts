@@ -16,13 +16,14 @@ import {
   UnreadableFolder
 } from "../../DirectoryModel.js"
 import { viewOf } from "../registry.js"
-import { SignaturesMaxBytes } from "./bounds.js"
+import { SignaturesMaxBytes } from "../../ServerLimits.js"
 import { group, type Grouped, place, signedFolder } from "./grouping.js"
 import { classify, realFolder, sameStamp, type Stamp } from "./guard.js"
 import { isWalkedPath, type Unreadable, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
 import { type Content, type Counters, Found, readSkill } from "./stamps.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /**
  * What the last scan of one root found: files by relative path (each with what was last read of
@@ -237,8 +238,6 @@ export interface RootResult extends DirectoryModel.Loaded {
   readonly kept: ReadonlyArray<InvalidSkillDirectory>
 }
 
-// Skills validated between two yields to the scheduler.
-const SkillsPerYield = 64
 
 /**
  * Loads every skill under `root`, re-reading only files whose stamp changed and reusing the
@@ -424,7 +423,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const members = folders.get(folder)
     if (members === undefined) continue
     tree.outcomes.set(folder, loadSkill(folder, members))
-    if (++done % SkillsPerYield === 0) yield* Effect.yieldNow
+    if (++done % ServerLimits.LoadSlice.skills === 0) yield* Effect.yieldNow
   }
   if (dirty === "all") {
     // A folder that is gone is no longer a skill: its outcome and last good version go with it.

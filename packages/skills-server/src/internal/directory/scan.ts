@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import { SourceDirectoryError } from "../../DirectoryModel.js"
 import { classify, list, type Stamp, under } from "./guard.js"
 import * as Signatures from "./signatures.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** An entry left out, with the reason; `path` relative to the root, `/`-separated. */
 export interface Left {
@@ -48,8 +49,6 @@ export interface Walked {
   readonly folders: Array<string>
 }
 
-// System calls between two yields to the scheduler: a few milliseconds of work.
-const CallsPerYield = 512
 
 /**
  * Walks the folder at `relative` (`""` for the root) and everything visible below it, handing each
@@ -105,7 +104,7 @@ export const walk = Effect.fnUntraced(function*(
       }
     }
     calls += listing.entries.length + 1
-    if (calls >= CallsPerYield) {
+    if (calls >= ServerLimits.LoadSlice.calls) {
       calls = 0
       yield* Effect.yieldNow
     }

@@ -10,7 +10,7 @@
 import { Signing } from "@mcp-skills/core"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
-import { SignaturesMaxRecords } from "./bounds.js"
+import { SignaturesMaxRecords } from "../../ServerLimits.js"
 
 /** The file name, at the skill root. */
 export const FileName = ".mcp-skills-signatures.json"

@@ -7,7 +7,7 @@
  */
 import { Digest, Extension } from "@mcp-skills/core"
 import { UnreadableFile } from "../../DirectoryModel.js"
-import { RacyMillis, ReadAttempts } from "./bounds.js"
+import { RacyMillis, ReadAttempts } from "../../ServerLimits.js"
 import { classify, read as readGuarded, sameStamp, type Stamp } from "./guard.js"
 import * as Signatures from "./signatures.js"
 

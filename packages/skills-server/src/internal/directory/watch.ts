@@ -21,6 +21,7 @@ import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { isWalked } from "./scan.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /**
  * The watches of one root: every visible folder below it (symbolic links to folders are not
@@ -159,12 +160,6 @@ const covered = (path: string, sets: ReadonlyArray<ReadonlySet<string>>) => {
   }
 }
 
-// Past this many distinct paths in one round, checking each is no cheaper than a rescan.
-const MaxPaths = 10_000
-
-// The stamp check never takes more than this share of the time: on a catalogue where one check
-// takes 200 ms, checks are 4 s apart at least.
-const SweepShare = 20
 
 /**
  * Watches every root until the scope closes: events are coalesced into one reload per quiet
@@ -185,7 +180,7 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
     const notify = (path: string) => {
       events++
       duringCheck?.add(path)
-      if (pending.size < MaxPaths) pending.add(path)
+      if (pending.size < ServerLimits.MaxEventPaths) pending.add(path)
       else overflow = true
       wake.openUnsafe()
     }
@@ -264,7 +259,7 @@ export const run = (watched: Watched, timing: Timing): Effect.Effect<void, never
         events++
         wake.openUnsafe()
       }
-      yield* Effect.sleep(Math.max(interval, took * SweepShare))
+      yield* Effect.sleep(Math.max(interval, took * ServerLimits.SweepShare))
     })
     yield* Effect.forkScoped(Effect.sleep(interval).pipe(Effect.andThen(Effect.forever(sweep.pipe(survive("the periodic check", Effect.sleep(interval)))))))
   })

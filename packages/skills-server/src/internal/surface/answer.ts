@@ -8,8 +8,9 @@
  *
  * @internal
  */
-import type * as SkillRegistry from "../../SkillRegistry.js"
 import { Lru } from "../lru.js"
+import type * as Snapshot from "../../Snapshot.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /**
  * Where the envelope (`resultType`, the cache fields, `_meta`) stands in a result, as effect's
@@ -23,7 +24,7 @@ export type Envelope = "Trailing" | "Leading"
 /** One surface's answer for one request: the result's fields, in the order they are sent. */
 export interface Answer<Body extends object = object> {
   readonly body: Body
-  readonly hint: SkillRegistry.Hint
+  readonly hint: Snapshot.Hint
   /** A visibility check ran: the answer depends on the caller, so it is `private`. */
   readonly checked: boolean
   readonly envelope: Envelope
@@ -32,7 +33,7 @@ export interface Answer<Body extends object = object> {
 /** The answer whose result is `body`. */
 export const make = <Body extends object>(
   body: Body,
-  hint: SkillRegistry.Hint,
+  hint: Snapshot.Hint,
   checked: boolean,
   envelope: Envelope = "Trailing"
 ): Answer<Body> => ({ body, hint, checked, envelope })
@@ -69,8 +70,8 @@ export const toObject = <Body extends object>(
 
 const scopeOf = (answer: Answer) => answer.checked ? "private" : answer.hint.cacheScope
 
-/** Largest answer whose bytes are kept with it (bigger ones, i.e. large files, are encoded per request). */
-export const MaxKeptBytes = 64 * 1024
+/** Largest answer whose bytes are kept with it (see `ServerLimits.MaxKeptAnswerBytes`). */
+export const MaxKeptBytes = ServerLimits.MaxKeptAnswerBytes
 
 const encoder = new TextEncoder()
 const comma = encoder.encode(",")
@@ -136,14 +137,14 @@ export const bytesFor = (serverInfo: Readonly<Record<string, unknown>>): (answer
  * of a large catalogue leaves neither every answer nor every file's wire form in memory.
  */
 export interface Memo {
-  readonly keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => A | undefined
+  readonly keep: <A extends Answer>(snapshot: Snapshot.Snapshot, key: string, compute: () => A | undefined) => A | undefined
 }
 
-/** What the answers kept per snapshot may weigh together. */
-export const MemoBytes = 4 * 1024 * 1024
+/** What the answers kept per snapshot may weigh together (see `ServerLimits.AnswerMemoBytes`). */
+export const MemoBytes = ServerLimits.AnswerMemoBytes
 
 /** What an answer weighs besides its content: a page or an entry. */
-export const AnswerWeight = 1024
+export const AnswerWeight = ServerLimits.AnswerWeight
 
 /** Answers without content (pages, entries) kept per snapshot. */
 export const MemoSize = MemoBytes / AnswerWeight
@@ -162,9 +163,9 @@ const weightOf = (answer: Answer | undefined) => {
 
 /** One layer's memo (state lives in the layer, not the module). */
 export const makeMemo = (): Memo => {
-  const bySnapshot = new WeakMap<SkillRegistry.Snapshot, Lru<string, Answer | undefined>>()
+  const bySnapshot = new WeakMap<Snapshot.Snapshot, Lru<string, Answer | undefined>>()
   return {
-    keep: <A extends Answer>(snapshot: SkillRegistry.Snapshot, key: string, compute: () => A | undefined) => {
+    keep: <A extends Answer>(snapshot: Snapshot.Snapshot, key: string, compute: () => A | undefined) => {
       let answers = bySnapshot.get(snapshot)
       if (answers === undefined) {
         answers = new Lru(MemoBytes, weightOf)

@@ -8,19 +8,19 @@ import { Extension, SkillUri } from "@mcp-skills/core"
 import type { Protocol } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
-import type * as SkillRegistry from "../../SkillRegistry.js"
-import type { RequestInfo } from "../port.js"
+import type { RequestInfo } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { resolveInstance } from "./owner.js"
 import { begin, hintOf, invalidParams, stateFor } from "./request.js"
 import type { State } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 /** A static skill's answer; `undefined` when `getSkill` must answer (any other kind, or no such skill). */
 export const answerStatic = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   uri: string
 ): Answer.Answer<Protocol.GetSkillResult> | undefined => {
@@ -46,7 +46,7 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
   const known = answerStatic(state, call.snapshot, call.visible, params.uri)
   if (known !== undefined) return Answer.toObject(known, request)
   const indexed = call.snapshot.byUri.get(params.uri)
-  let skill: SkillRegistry.ServedSkill | undefined = indexed !== undefined && call.visible.skill(indexed.index) ? indexed : undefined
+  let skill: Snapshot.ServedSkill | undefined = indexed !== undefined && call.visible.skill(indexed.index) ? indexed : undefined
   if (indexed === undefined) {
     const resolved = resolveInstance(call, params.uri)
     if (resolved._tag === "Invalid") return yield* Effect.fail(resolved.error)

@@ -1,24 +1,23 @@
 /**
- * `resources/list`: effect's own resources (minus the visibility resource) and the `SKILL.md` of
- * every visible listed skill (R25), on one page.
+ * `resources/list`: effect's own resources and the `SKILL.md` of every visible listed skill (R25),
+ * on one page.
  *
  * @internal
  */
 import * as Effect from "effect/Effect"
-import type * as SkillRegistry from "../../SkillRegistry.js"
-import type { Interceptor } from "../port.js"
+import type { Interceptor } from "../effect/port.js"
 import * as Kind from "../kind.js"
-import * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { begin, eachInstance, eachListed, hintOfAll, stateFor } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 export const listResources: Interceptor = Effect.fnUntraced(function*(_params, request, next) {
   const base = (yield* next) as Record<string, unknown> & { readonly resources: ReadonlyArray<{ readonly uri: string }> }
   const state = stateFor(request)
   if (state === undefined) return base
   const { call } = yield* begin(request, "resources/list")
-  const own = base.resources.filter((resource) => resource.uri !== Visibility.VisibilityResourceUri)
-  const visible: Array<SkillRegistry.ServedSkill> = call.snapshot.listed.filter((skill) => call.visible.skill(skill.index))
+  const own = base.resources
+  const visible: Array<Snapshot.ServedSkill> = call.snapshot.listed.filter((skill) => call.visible.skill(skill.index))
   for (const family of call.snapshot.families) {
     if (family.listed) yield* eachInstance(call, family, undefined, (skill) => visible.push(skill) > 0)
   }

@@ -8,15 +8,15 @@
  */
 import type { Protocol, Skill as CoreSkill } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
-import * as SkillRegistry from "../../SkillRegistry.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Cursor from "../cursor.js"
-import type { RequestInfo } from "../port.js"
+import type { RequestInfo } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { begin, eachInstance, eachListed, hintOfAll, unknownCursor } from "./request.js"
 import type { Position, State } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 /** The cursor scope of `skills/list`. */
 export const SkillsScope = "skills"
@@ -57,12 +57,12 @@ const startOf = (cursor: string | undefined): Start | undefined => {
 // The skills of one page, and the position after the last one; `next` is set once a further
 // entry exists (the next page starts after `last`).
 const selection = (pageSize: number) => {
-  const selected: Array<SkillRegistry.ServedSkill> = []
+  const selected: Array<Snapshot.ServedSkill> = []
   const page = {
     selected,
     last: undefined as string | undefined,
     next: undefined as string | undefined,
-    take: (skill: SkillRegistry.ServedSkill, after: string) => {
+    take: (skill: Snapshot.ServedSkill, after: string) => {
       if (selected.length === pageSize) {
         page.next = page.last
         return false
@@ -77,7 +77,7 @@ const selection = (pageSize: number) => {
 
 const takeListed = (
   page: ReturnType<typeof selection>,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   from: number
 ) => {
@@ -93,14 +93,14 @@ const takeListed = (
  * (public only if every listed skill is, and no visibility check applies), while the ttl is the
  * shortest of the page's entries.
  */
-const listingScope = (state: State, snapshot: SkillRegistry.Snapshot): "public" | "private" =>
+const listingScope = (state: State, snapshot: Snapshot.Snapshot): "public" | "private" =>
   !snapshot.listing.anyPrivate && (!snapshot.listing.anyDefault || state.cacheScope === "public") ? "public" : "private"
 
 const answerOf = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   skills: ReadonlyArray<CoreSkill.Skill>,
-  onPage: ReadonlyArray<SkillRegistry.ServedSkill>,
+  onPage: ReadonlyArray<Snapshot.ServedSkill>,
   next: string | undefined,
   checked: boolean
 ): Answer.Answer<Protocol.ListSkillsResult> =>
@@ -116,7 +116,7 @@ const answerOf = (
  */
 export const answerStatic = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   cursor: string | undefined
 ): Answer.Answer<Protocol.ListSkillsResult> | undefined => {
@@ -157,7 +157,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   }
   const rendered = yield* eachListed(page.selected, (skill) => Kind.kindOf(skill).entry(call, skill))
   const skills: Array<CoreSkill.Skill> = []
-  const onPage: Array<SkillRegistry.ServedSkill> = []
+  const onPage: Array<Snapshot.ServedSkill> = []
   for (const [i, entry] of rendered.entries()) {
     if (entry === undefined) continue
     skills.push(entry)

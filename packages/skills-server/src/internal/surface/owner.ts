@@ -7,11 +7,11 @@
  */
 import { SkillUri } from "@mcp-skills/core"
 import * as PathTemplate from "../../PathTemplate.js"
-import * as SkillRegistry from "../../SkillRegistry.js"
 import * as Registry from "../registry.js"
-import type { WireError } from "../port.js"
+import type { WireError } from "../effect/port.js"
 import type { Call } from "../kind.js"
 import { invalidParams, skillsOf } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 const none = { _tag: "None" } as const
 
@@ -27,7 +27,7 @@ export const resolveInstance = (
 ):
   | { readonly _tag: "None" }
   | { readonly _tag: "Invalid"; readonly error: WireError }
-  | { readonly _tag: "Found"; readonly skill: SkillRegistry.InstanceSkill; readonly file: ReadonlyArray<string> } =>
+  | { readonly _tag: "Found"; readonly skill: Snapshot.InstanceSkill; readonly file: ReadonlyArray<string> } =>
 {
   for (const family of call.snapshot.families) {
     const match = PathTemplate.match(family.template, uri)
@@ -49,10 +49,10 @@ export const resolveInstance = (
 export const ownerOf = (
   call: Call,
   uri: string,
-  indexed: SkillRegistry.FileEntry | SkillRegistry.DirectoryEntry | undefined,
+  indexed: Snapshot.FileEntry | Snapshot.DirectoryEntry | undefined,
   directory = false
 ):
-  | { readonly skill: SkillRegistry.ServedSkill; readonly owners: ReadonlyArray<SkillRegistry.ServedSkill> }
+  | { readonly skill: Snapshot.ServedSkill; readonly owners: ReadonlyArray<Snapshot.ServedSkill> }
   | WireError
   | undefined =>
 {

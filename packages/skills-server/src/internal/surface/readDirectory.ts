@@ -7,16 +7,16 @@
  */
 import type { Protocol } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
-import type * as SkillRegistry from "../../SkillRegistry.js"
 import * as Cursor from "../cursor.js"
-import { isWireError } from "../port.js"
-import type { RequestInfo } from "../port.js"
+import { isWireError } from "../effect/port.js"
+import type { RequestInfo } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { ownerOf } from "./owner.js"
 import { begin, hintOfAll, invalidParams, skillsOf, unknownCursor } from "./request.js"
 import type { State } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 const scopeOf = (uri: string) => `dir ${uri}`
 
@@ -34,7 +34,7 @@ const pageOf = (
   uri: string,
   children: ReadonlyArray<Kind.Child>,
   start: number,
-  owners: ReadonlyArray<SkillRegistry.ServedSkill>,
+  owners: ReadonlyArray<Snapshot.ServedSkill>,
   checked: boolean
 ): Answer.Answer<Protocol.ReadResourceDirectoryResult> => {
   const page = children.slice(start, start + state.pageSize)
@@ -53,7 +53,7 @@ const pageOf = (
 /** A page of a static skill's directory; `undefined` when `readDirectory` must answer. */
 export const answerStatic = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   uri: string,
   cursor: string | undefined
@@ -71,7 +71,7 @@ export const answerStatic = (
 
 const pageAt = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   uri: string,
   cursor: string | undefined

@@ -8,16 +8,16 @@
 import { SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import { McpSchema } from "effect/ai"
-import * as SkillRegistry from "../../SkillRegistry.js"
 import * as Registry from "../registry.js"
-import { isWireError } from "../port.js"
-import type { Interceptor } from "../port.js"
+import { isWireError } from "../effect/port.js"
+import type { Interceptor } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
 import { ownerOf } from "./owner.js"
 import { begin, hintOfAll, invalidParams, skillsOf, stateFor } from "./request.js"
 import type { State } from "./request.js"
+import type * as Snapshot from "../../Snapshot.js"
 
 /** The one answer to a skill URI that is absent, hidden or malformed: they are indistinguishable. */
 export const notFound = (uri: string) => invalidParams("Resource not found", { uri })
@@ -28,7 +28,7 @@ const schemeOf = (uri: string) => {
 }
 
 /** Whether `uri` is ours to answer: a URI without a scheme is no URI at all, and gets the same -32602. */
-export const isSkillScheme = (snapshot: SkillRegistry.Snapshot, uri: string) => {
+export const isSkillScheme = (snapshot: Snapshot.Snapshot, uri: string) => {
   const scheme = schemeOf(uri)
   return scheme === undefined || snapshot.schemes.has(scheme)
 }
@@ -39,7 +39,7 @@ const LegacyResourceNotFound = -32002
 /** The read of a static skill's file held in memory; `undefined` when `readResource` must answer. */
 export const answerStatic = (
   state: State,
-  snapshot: SkillRegistry.Snapshot,
+  snapshot: Snapshot.Snapshot,
   visible: Visibility.Visible,
   uri: string
 ) =>
@@ -47,7 +47,7 @@ export const answerStatic = (
   // looking the file up in its skill's manifest again (large files' answers are not kept).
   visible.checked ? lookUp(state, snapshot, visible, uri) : state.answers.keep(snapshot, `read ${uri}`, () => lookUp(state, snapshot, visible, uri))
 
-const lookUp = (state: State, snapshot: SkillRegistry.Snapshot, visible: Visibility.Visible, uri: string) => {
+const lookUp = (state: State, snapshot: Snapshot.Snapshot, visible: Visibility.Visible, uri: string) => {
   const file = snapshot.files.get(uri)
   // A file served on demand is read and verified per request (`onDemand.ts`).
   if (file === undefined || file._tag !== "InMemory" || !visible.file(file.owners)) return undefined
@@ -66,7 +66,6 @@ export const readResource: Interceptor = Effect.fnUntraced(function*(
   next
 ) {
   const uri = params.uri
-  if (uri === Visibility.VisibilityResourceUri) return yield* Effect.fail(notFound(uri))
   const state = stateFor(request)
   if (state === undefined) return yield* next
   const snapshot = yield* state.registry.snapshot

@@ -14,15 +14,17 @@ import * as SkillRegistry from "../../SkillRegistry.js"
 import type * as SkillResolver from "../../SkillResolver.js"
 import { familyKey } from "../../Snapshot.js"
 import * as Registry from "../registry.js"
-import { attached } from "../effectMcp.js"
+import type * as Context from "effect/Context"
+import { attached } from "../effect/port.js"
+import type { RequestInfo, WireError } from "../effect/port.js"
 import type * as Faults from "../faults.js"
-import type { RequestInfo, WireError } from "../port.js"
 import * as Kind from "../kind.js"
 import type { Call } from "../kind.js"
-import * as Learning from "../learning.js"
 import type * as Sessions from "../sessions.js"
 import * as Visibility from "../visibility.js"
 import type * as Answer from "./answer.js"
+import type * as Snapshot from "../../Snapshot.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** Per-server settings, fixed when the layer is built. */
 export interface State {
@@ -38,6 +40,8 @@ export interface State {
   readonly decide:
     | ((request: RequestInfo, method: Visibility.Method) => Effect.Effect<Visibility.Verdict, WireError>)
     | undefined
+  /** The services the middleware around the endpoint provides to this request (for a family's callbacks). */
+  readonly services: (request: RequestInfo) => Effect.Effect<Context.Context<never>, WireError>
   /**
    * 2025-11-25 HTTP sessions and their `resources/subscribe` URIs: effect keeps subscriptions only
    * for stdio connections, so the session stream filters updates with these.
@@ -52,7 +56,7 @@ export interface State {
   readonly resolver: SkillResolver.SkillResolver["Service"] | undefined
 }
 
-/** The state of the skills layer serving this request's server (see `EffectMcp.attach`). */
+/** The state of the skills layer serving this request's server (see `Port.attach`). */
 export const stateFor = (request: RequestInfo): State | undefined => attached<State>(request.server)
 
 /** Whether a skills layer serves `server` (and so whether it declares the extension). */
@@ -78,31 +82,17 @@ const stateOf = (request: RequestInfo): Effect.Effect<State, WireError> => {
 
 /**
  * Starts one request: its snapshot (unless the caller read it already) and its one visibility
- * decision (the fast route's, when it made one before leaving the request to effect).
+ * decision.
  */
 export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: Visibility.Method, read?: {
   readonly state: State
-  readonly snapshot: SkillRegistry.Snapshot
+  readonly snapshot: Snapshot.Snapshot
 }) {
   const state = read?.state ?? (yield* stateOf(request))
   const snapshot = read?.snapshot ?? (yield* state.registry.snapshot)
-  const decided = state.decide === undefined ? undefined : yield* Learning.Decided
   const verdict: Visibility.Verdict = state.decide === undefined
     ? { decision: true, services: undefined }
-    : decided !== undefined && decided.method === method
-    ? { decision: decided.decision as Visibility.Decision, services: undefined }
     : yield* state.decide(request, method)
-  // A request the fast route learns from tells it whether effect's middleware wraps the check.
-  if (state.decide !== undefined && request.modern) {
-    const learning = yield* Learning.CurrentSlot
-    if (learning !== undefined && learning.seen._tag === "Reached" && learning.seen.middleware === undefined) {
-      learning.seen = { ...learning.seen, middleware: yield* Visibility.probeMiddleware(request) }
-    }
-  }
-  if (!request.modern && state.decide !== undefined) {
-    if (request.sessionId !== undefined) yield* state.sessions.remember(request.sessionId, request)
-    else request.connection?.remember(request)
-  }
   // Only a family's callbacks need the services: without a check they are captured on first use.
   let services = verdict.services
   const checked = state.decide !== undefined
@@ -120,18 +110,18 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
     services: Effect.suspend(() =>
       services !== undefined
         ? Effect.succeed(services)
-        : Effect.map(Visibility.servicesOf(request, method), (captured) => (services = captured))
+        : Effect.map(state.services(request), (captured) => (services = captured))
     )
   }
   return { state, call }
 })
 
 /** The cache hint a result about `skill` alone would carry. */
-export const hintOf = (state: State, skill: SkillRegistry.ServedSkill): SkillRegistry.Hint =>
+export const hintOf = (state: State, skill: Snapshot.ServedSkill): Snapshot.Hint =>
   skill.cacheHint ?? { ttlMs: state.ttlMs, cacheScope: Kind.kindOf(skill).perCaller ? "private" : state.cacheScope }
 
 /** The hint of a result about several skills: the shortest ttl, public only if every one is. */
-export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSkill>): SkillRegistry.Hint => {
+export const hintOfAll = (state: State, skills: Iterable<Snapshot.ServedSkill>): Snapshot.Hint => {
   let ttlMs = Infinity
   let cacheScope: "public" | "private" = "public"
   for (const skill of skills) {
@@ -143,7 +133,7 @@ export const hintOfAll = (state: State, skills: Iterable<SkillRegistry.ServedSki
 }
 
 /** The skills of `owners` (indexes into `snapshot.skills`). */
-export const skillsOf = (snapshot: SkillRegistry.Snapshot, owners: ReadonlyArray<number>) =>
+export const skillsOf = (snapshot: Snapshot.Snapshot, owners: ReadonlyArray<number>) =>
   owners.map((index) => snapshot.skills[index]!)
 
 /** A position in a family's listing: the family, its own cursor of the page, the offset in it. */
@@ -153,9 +143,6 @@ export interface Position {
   readonly offset: number
 }
 
-// The most pages one request asks of one family: cursors that go round in a circle end here.
-const MaxFamilyPages = 1000
-
 /**
  * Calls `visit` with each instance of a listed family the caller may see, in the family's order,
  * from `from` on, with the position after it, until `visit` says stop (`false`). A `list` that fails
@@ -164,14 +151,14 @@ const MaxFamilyPages = 1000
  */
 export const eachInstance = Effect.fnUntraced(function*(
   call: Call,
-  family: SkillRegistry.FamilyEntry,
+  family: Snapshot.FamilyEntry,
   from: Position | undefined,
-  visit: (skill: SkillRegistry.InstanceSkill, after: Position) => boolean
+  visit: (skill: Snapshot.InstanceSkill, after: Position) => boolean
 ) {
   const key = familyKey(family)
   let cursor = from?.cursor ?? null
   let offset = from?.offset ?? 0
-  for (let pages = 0; pages < MaxFamilyPages; pages++) {
+  for (let pages = 0; pages < ServerLimits.MaxFamilyPages; pages++) {
     const page = yield* Effect.option(Kind.listInstances(call, family, cursor ?? undefined))
     if (Option.isNone(page)) return true
     const { instances, nextCursor } = page.value
@@ -189,24 +176,20 @@ export const eachInstance = Effect.fnUntraced(function*(
     cursor = nextCursor
     offset = 0
   }
-  yield* Effect.logWarning(`the family ${key} gave ${MaxFamilyPages} pages in one request; the rest is not listed`)
+  yield* Effect.logWarning(`the family ${key} gave ${ServerLimits.MaxFamilyPages} pages in one request; the rest is not listed`)
   return true
 })
-
-// How many skills of one listing render at once: a page of slow renders takes a fraction of their
-// sum, without starting a whole page's renders at the same moment.
-const RenderConcurrency = 8
 
 /**
  * What a listing shows of each skill, rendered concurrently; a family instance that cannot be
  * rendered is left out (`undefined`, its error logged), never failing the listing.
  */
 export const eachListed = <A>(
-  skills: ReadonlyArray<SkillRegistry.ServedSkill>,
-  answer: (skill: SkillRegistry.ServedSkill) => Effect.Effect<A, WireError>
+  skills: ReadonlyArray<Snapshot.ServedSkill>,
+  answer: (skill: Snapshot.ServedSkill) => Effect.Effect<A, WireError>
 ) =>
   Effect.forEach(
     skills,
     (skill) => skill._tag === "Instance" ? Effect.map(Effect.option(answer(skill)), Option.getOrUndefined) : answer(skill),
-    { concurrency: RenderConcurrency }
+    { concurrency: ServerLimits.RenderConcurrency }
   )

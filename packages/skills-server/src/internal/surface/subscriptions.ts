@@ -6,11 +6,11 @@
  *
  * @internal
  */
+import { Limits } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
-import { isWireError } from "../port.js"
-import type { Interceptor, WireError } from "../port.js"
+import { isWireError } from "../effect/port.js"
+import type { Interceptor, WireError } from "../effect/port.js"
 import * as Kind from "../kind.js"
-import * as Sessions from "../sessions.js"
 import { ownerOf } from "./owner.js"
 import { isSkillScheme, notFound } from "./readResource.js"
 import { begin, invalidParams, stateFor } from "./request.js"
@@ -19,7 +19,7 @@ const refused = (uri: string, reason: string): WireError =>
   invalidParams(reason, { uri: uri.length > 256 ? uri.slice(0, 256) + "..." : uri })
 
 /**
- * A URI longer than `MaxSubscribeUriLength` is refused; a skill URI must name a file that exists
+ * A URI longer than `Limits.MaxUriLength` (no skill's URI is) is refused; a skill URI must name a file that exists
  * and that this request may see (otherwise the same -32602 as a read of a missing resource); an
  * HTTP session holds at most `maxSubscriptions`.
  */
@@ -27,8 +27,8 @@ export const subscribe: Interceptor = Effect.fnUntraced(function*(params: { read
   const state = stateFor(request)
   if (state === undefined || request.modern) return yield* next
   const uri = params.uri
-  if (uri.length > Sessions.MaxSubscribeUriLength) {
-    return yield* Effect.fail(refused(uri, `the URI is longer than ${Sessions.MaxSubscribeUriLength} characters`))
+  if (uri.length > Limits.MaxUriLength) {
+    return yield* Effect.fail(refused(uri, `the URI is longer than ${Limits.MaxUriLength} characters`))
   }
   const snapshot = yield* state.registry.snapshot
   const file = snapshot.files.get(uri)

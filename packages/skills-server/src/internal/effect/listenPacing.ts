@@ -5,9 +5,9 @@
  * effect 4.1.0 keeps at most 64 projected notifications per listen stream (a dropping queue in the
  * `subscriptions/listen` handler) and ends the stream once one more arrives, so a bulk change
  * handed to it at once (a `git pull` touching 70 subscribed files) would be dropped whole. The
- * pacer hands effect at most `window` notices at a time, each counted back when effect has sent it,
+ * pacer hands effect at most `ServerLimits.ListenWindow` notices at a time, each counted back when effect has sent it,
  * and keeps the rest itself: one pending `list_changed` at most, and the updated URIs (each once).
- * When the waiting notices would pass `bound`, and the listen asked for `resourcesListChanged`,
+ * When the waiting notices would pass `ServerLimits.ListenBound`, and the listen asked for `resourcesListChanged`,
  * they are coalesced into one `list_changed` (the client re-lists; digests tell it what changed),
  * which also absorbs further `updated` notices until it has been sent. A listen that did not ask
  * for `list_changed` keeps every waiting URI, at most one per URI it subscribed to.
@@ -15,18 +15,13 @@
  * @internal
  */
 import * as Effect from "effect/Effect"
-import * as Telemetry from "./telemetry.js"
+import * as Telemetry from "../telemetry.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** A change one listener is told of: effect's canonical notification tags. */
 export type Notice =
   | { readonly _tag: "ResourcesChanged" }
   | { readonly _tag: "ResourceUpdated"; readonly uri: string }
-
-/** Notices handed to effect and not yet sent: half of effect's 64, leaving room for its own events. */
-export const Window = 32
-
-/** Notices one listen may have waiting (handed out or held) before they are coalesced. */
-export const Bound = 64
 
 /** What the listen asked for (effect drops anything else, so the pacer never hands it out). */
 export interface Asked {
@@ -51,7 +46,7 @@ export const make = (asked: Asked, hand: (notice: Notice, sent: Effect.Effect<vo
   const updated = new Set<string>()
   const pump: Effect.Effect<void> = Effect.suspend(() => {
     const next: Array<readonly [Notice, Effect.Effect<void>]> = []
-    while (handedOut + next.length < Window) {
+    while (handedOut + next.length < ServerLimits.ListenWindow) {
       if (listChanged) {
         listChanged = false
         next.push([{ _tag: "ResourcesChanged" }, coalesced ? coalescedSent : sent])
@@ -75,7 +70,7 @@ export const make = (asked: Asked, hand: (notice: Notice, sent: Effect.Effect<vo
     }
     if (!asked.subscribed(notice.uri) || updated.has(notice.uri)) return 0
     if (coalesced) return 1
-    if (asked.listChanged && handedOut + updated.size + (listChanged ? 1 : 0) >= Bound) {
+    if (asked.listChanged && handedOut + updated.size + (listChanged ? 1 : 0) >= ServerLimits.ListenBound) {
       const folded = updated.size + 1
       updated.clear()
       listChanged = true

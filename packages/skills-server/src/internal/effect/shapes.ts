@@ -1,25 +1,38 @@
 /**
- * The port between the skills surfaces and effect's protocol adapters: what one request looks
- * like to a surface whatever the transport (`RequestInfo`), the handlers a surface gives
- * (`Handler`, `Interceptor`), and what the wrapper adds to an adapter (`Extension`).
- * `effectMcp.ts` implements it over effect's hooks.
+ * The shapes the port (`port.ts`) speaks in: what one request looks like to a surface whatever the
+ * transport (`RequestInfo`), the handlers a surface gives (`Handler`, `Interceptor`), who is told
+ * of changes (`Listener`), and what the wrapper adds to an adapter (`Extension`). Nothing here
+ * names an internal of effect; the modules of this folder implement these shapes over them.
  *
  * @internal
  */
 import type * as Effect from "effect/Effect"
 import type * as Headers from "effect/http/Headers"
-import type * as Option from "effect/Option"
 import type { McpSchema } from "effect/ai"
-import type * as RpcGroup from "effect/rpc/RpcGroup"
 import type * as Scope from "effect/Scope"
 import type * as Stream from "effect/Stream"
 import type { Notice } from "./listenPacing.js"
+
+export type { Notice }
 
 /** The JSON-RPC error shape effect sends as is (`{ code, message, data? }`). */
 export interface WireError {
   readonly code: number
   readonly message: string
   readonly data?: unknown
+}
+
+/** Whether a failure has the JSON-RPC error shape effect sends as is. */
+export const isWireError = (error: unknown): error is WireError =>
+  typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
+  typeof (error as WireError).message === "string"
+
+/**
+ * What this folder keeps of a request for its own use (reading effect's registrations for it):
+ * opaque to the rest of the server.
+ */
+export interface EffectRequest {
+  readonly _: unique symbol
 }
 
 /** What one incoming request looks like to our handlers, independent of the transport. */
@@ -30,24 +43,13 @@ export interface RequestInfo {
   readonly requestContext: McpSchema.McpRequestContext["Service"]
   readonly headers: Headers.Headers
   readonly sessionId: string | undefined
-  /**
-   * Reads `uri` through effect's own resource registry for this request, so effect's middleware
-   * (local and global) and visibility run around the registration's handler. `None` when effect
-   * reports the resource as not found (absent, or hidden by an `McpServer.visibility`).
-   */
-  readonly readRegisteredResource: (uri: string) => Effect.Effect<Option.Option<unknown>, WireError>
-  /**
-   * Whether effect runs any `McpServer` middleware (local or global) around the registered
-   * resource `uri`, whose handler must fail with an error whose message is `marker` for this
-   * read: effect annotates a handler failure that crossed middleware.
-   */
-  readonly middlewareAround: (uri: string, marker: string) => Effect.Effect<boolean>
   /** The `McpServer` service this request belongs to (identifies the server). */
   readonly server: object
   /** The session-revision connection without HTTP (stdio) this request came on, if it is one. */
   readonly connection: Connection | undefined
   /** The server's `Implementation` for 2026-07-28 `_meta["io.modelcontextprotocol/serverInfo"]`. */
   readonly serverInfo: Readonly<Record<string, unknown>>
+  readonly effect: EffectRequest
 }
 
 /** One method's handler: the decoded params in, the wire result (or a JSON-RPC error) out. */
@@ -81,6 +83,9 @@ export type Listener =
   | { readonly _tag: "Listen"; readonly request: RequestInfo }
   | { readonly _tag: "Connection"; readonly server: object; readonly connection: Connection }
 
+/** The Skills extension's own methods, which the wrapper adds to effect's adapters. */
+export type Method = "skills/list" | "skills/get" | "resources/directory/read"
+
 /** What the wrapper adds to an adapter. */
 export interface Extension {
   readonly id: string
@@ -90,15 +95,15 @@ export interface Extension {
    * (R82), so a server without it declares nothing and answers them as unknown (R89).
    */
   readonly served: (server: object) => boolean
-  /** Group of our RPCs (payload schemas must accept `_meta`). */
-  readonly rpcs: RpcGroup.RpcGroup<any>
-  readonly handlers: Readonly<Record<string, Handler>>
+  /** The extension's methods served, each with its handler (`resources/directory/read` may be left out). */
+  readonly handlers: { readonly [M in Method]?: Handler }
+  /** Built-in methods answered for skill URIs, every other request passed on to effect. */
   readonly intercept: Readonly<Record<string, Interceptor>>
+  /**
+   * Told of every request a handler or interceptor is about to answer: what a listener hears is
+   * decided by its latest request.
+   */
+  readonly seen: (request: RequestInfo) => Effect.Effect<void>
   /** The notices `listener` may hear, from now until the scope closes. */
   readonly notices: (listener: Listener) => Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope>
 }
-
-/** Whether a failure has the JSON-RPC error shape effect sends as is. */
-export const isWireError = (error: unknown): error is WireError =>
-  typeof error === "object" && error !== null && typeof (error as WireError).code === "number" &&
-  typeof (error as WireError).message === "string"

@@ -1,0 +1,52 @@
+/**
+ * The port: the one door from the rest of the server into `internal/effect/`, the only folder that
+ * touches effect's undocumented MCP, RPC and HTTP internals or patches an effect service. When an
+ * effect upgrade breaks something, it breaks in this folder; each hook below names what it uses,
+ * and `hooks.ts` checks the hooks are there when the layer is built and when the server starts.
+ *
+ * The hooks, by what they do:
+ *
+ * - `wrapAdapter` (`adapter.ts`, `connections.ts`, `listenPacing.ts`): the extension's methods,
+ *   capability and interceptors on an adapter, through `installHandlers` (typed `any`),
+ *   `target.install`, `target.context`, `lifecycle`, `handlerRpcs`, `projectNotification`; listen
+ *   streams paced under effect's 64 pending notifications; stdio connections told of changes.
+ * - `verify` (`hooks.ts`): the layer's check of those hooks.
+ * - `attach` / `attached`, `endHttpSession`, `guardRegistrations` (`server.ts`): state kept on the
+ *   `McpServer` service, an HTTP session ended in effect's own records (its MCP runtime service),
+ *   and `addResource` patched so a later resource cannot take a skill's URI.
+ * - `endpointOf` (`server.ts`): the route middleware provided around the endpoint, read from
+ *   `HttpRouter`'s context keys.
+ * - `otherAnswerer` (`server.ts`): whether effect's `McpServer` or an adapter already answers the
+ *   extension's methods (a later effect with skills of its own): one answerer per server.
+ * - `registerVisibility` (`visibility.ts`): the visibility check inside effect's MCP middleware.
+ *   It still needs a hidden resource: effect 4.1.0 runs middleware only around its own
+ *   registrations, and offers no call that runs an effect inside them (see that module).
+ * - `learn`, `withDecision`, `reportBodyLimit`, `markAdmission` (`learning.ts`): what the fast
+ *   route learns of an endpoint from a request on effect's route, through slots in the request's
+ *   fiber context, and the decision it hands back to effect's path.
+ *
+ * Nothing else in the server names an internal of effect: the structure test checks it.
+ *
+ * @internal
+ */
+export type {
+  Connection,
+  EffectRequest,
+  Extension,
+  Handler,
+  Interceptor,
+  Listener,
+  Method,
+  Notice,
+  RequestInfo,
+  WireError
+} from "./shapes.js"
+export { isWireError } from "./shapes.js"
+export { methods, wrapAdapter } from "./adapter.js"
+export { verify } from "./hooks.js"
+export { attach, attached, endHttpSession, endpointOf, guardRegistrations, otherAnswerer } from "./server.js"
+export type { Answerer, Endpoint } from "./server.js"
+export { register as registerVisibility } from "./visibility.js"
+export type { Bridge, Check, Verdict } from "./visibility.js"
+export { learn, markAdmission, reportBodyLimit, withDecision } from "./learning.js"
+export type { Learnt, Seen } from "./learning.js"

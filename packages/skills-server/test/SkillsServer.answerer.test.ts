@@ -1,0 +1,116 @@
+/**
+ * One answerer of the Skills extension per server: when effect's `McpServer` already answers the
+ * skills methods (an effect with skills of its own, or an adapter that carries them), building the
+ * skills layer fails with `AnswererConflictError` naming the other answerer and what to do, and a
+ * server that could not be refused then does not start. The stand-ins below behave as such an
+ * effect would: an adapter whose own methods include `skills/list`, and an `McpServer` service with
+ * skills of its own.
+ */
+import { NodeServices } from "@effect/platform-node"
+import { assert, describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Schema from "effect/Schema"
+import { McpProtocol, McpServer } from "effect/ai"
+import { HttpRouter } from "effect/http"
+import * as Rpc from "effect/rpc/Rpc"
+import * as RpcGroup from "effect/rpc/RpcGroup"
+import { SkillsServer } from "../src/index.js"
+import { simple } from "./support/fixtures.js"
+import { failureOf } from "./support/exit.js"
+
+// An adapter that answers `skills/list` itself, as one of an effect with native skills would.
+const answering = RpcGroup.make(Rpc.make("skills/list", {
+  payload: Schema.UndefinedOr(Schema.Struct({ _meta: Schema.optionalKey(Schema.Record(Schema.String, Schema.Unknown)) })),
+  success: Schema.Unknown,
+  error: Schema.Struct({ code: Schema.Int, message: Schema.String })
+}))
+const base = McpProtocol.v2026_07_28 as any
+const standIn = {
+  ...base,
+  clientRpcs: base.clientRpcs.merge(answering),
+  handlerRpcs: base.handlerRpcs.merge(answering),
+  installHandlers: (core: unknown, lifecycle: unknown, target: any) =>
+    Effect.andThen(
+      base.installHandlers(core, lifecycle, target),
+      target.install(base, answering, { "skills/list": () => Effect.succeed({ skills: [], resultType: "complete" }) })
+    )
+} as typeof McpProtocol.v2026_07_28
+
+const skills = SkillsServer.layer({ skills: [simple("a")] })
+
+const server = (registrations?: Layer.Layer<any, any, any>) =>
+  McpServer.layerHttp({
+    name: "t",
+    version: "1",
+    path: "/mcp",
+    protocols: SkillsServer.protocols([standIn, McpProtocol.v2025_11_25]),
+    ...(registrations === undefined ? {} : { registrations })
+  })
+
+describe("one answerer of the skills methods", () => {
+  it.effect("an adapter that answers skills/list itself: the skills layer fails with AnswererConflictError", () =>
+    Effect.gen(function*() {
+      const exit = yield* Layer.build(server(skills).pipe(Layer.provide([HttpRouter.layer, NodeServices.layer]))).pipe(
+        Effect.scoped,
+        Effect.exit
+      )
+      const error = failureOf(exit)
+      assert.instanceOf(error, SkillsServer.AnswererConflictError)
+      if (!(error instanceof SkillsServer.AnswererConflictError)) return
+      assert.deepStrictEqual(error.methods, ["skills/list"])
+      expect(error.answerer).toContain("2026-07-28")
+      // What to do, named.
+      expect(error.message).toContain("skills/list is already answered")
+      expect(error.message).toContain("SkillsServer.layer")
+    }))
+
+  it.effect("an McpServer with skills of its own: the skills layer fails with AnswererConflictError naming it", () =>
+    Effect.gen(function*() {
+      const withSkills = Layer.effect(McpServer.McpServer)(
+        Effect.map(McpServer.McpServer.make, (service) => Object.assign(service, { addSkill: () => Effect.void }))
+      )
+      const exit = yield* Layer.build(skills.pipe(Layer.provide([withSkills, NodeServices.layer]))).pipe(Effect.scoped, Effect.exit)
+      const error = failureOf(exit)
+      assert.instanceOf(error, SkillsServer.AnswererConflictError)
+      if (!(error instanceof SkillsServer.AnswererConflictError)) return
+      assert.deepStrictEqual(error.methods, ["skills/list", "skills/get", "resources/directory/read"])
+      expect(error.answerer).toContain("addSkill")
+    }))
+
+  it.effect("a skills layer provided on top cannot see the adapters: the server logs the conflict and does not start", () =>
+    Effect.gen(function*() {
+      const refused = yield* Deferred.make<string>()
+      const logger = Logger.make(({ message }) => {
+        const line = (message as ReadonlyArray<unknown>).map(String).join(" ")
+        if (line.includes("already answered")) Deferred.doneUnsafe(refused, Exit.succeed(line))
+      })
+      const line = yield* Layer.build(
+        skills.pipe(Layer.provide(server()), Layer.provide([HttpRouter.layer, NodeServices.layer]))
+      ).pipe(
+        // The run fails as it installs the handlers: the line is the sentinel.
+        Effect.andThen(Deferred.await(refused)),
+        Effect.scoped,
+        Effect.provide(Logger.layer([logger]))
+      )
+      expect(line).toContain("skills/list is already answered")
+      expect(line).toContain("2026-07-28")
+    }))
+
+  it.effect("effect's own adapters answer no skills method: the layer builds", () =>
+    Effect.gen(function*() {
+      const exit = yield* Layer.build(
+        McpServer.layerHttp({
+          name: "t",
+          version: "1",
+          path: "/mcp",
+          protocols: SkillsServer.protocols([McpProtocol.v2026_07_28, McpProtocol.v2025_11_25]),
+          registrations: skills
+        }).pipe(Layer.provide([HttpRouter.layer, NodeServices.layer]))
+      ).pipe(Effect.scoped, Effect.exit)
+      assert.isTrue(Exit.isSuccess(exit))
+    }))
+})
