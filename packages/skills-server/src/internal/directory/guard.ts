@@ -323,14 +323,15 @@ export const readConfig = async (
     const stats = await handle.stat()
     if (!stats.isFile()) return { reason: `not a regular file (${kindOf(stats)})` }
     if (stats.size > maxBytes) return { reason: `larger than ${maxBytes} bytes` }
-    const into = new Uint8Array(maxBytes + 1)
+    // Room for the stat'ed size and one byte more: a file that grew while read is told, not read on.
+    const into = new Uint8Array(stats.size + 1)
     let filled = 0
     while (filled < into.byteLength) {
       const { bytesRead } = await handle.read(into, filled, into.byteLength - filled, filled)
       if (bytesRead === 0) break
       filled += bytesRead
     }
-    if (filled > maxBytes) return { reason: `larger than ${maxBytes} bytes` }
+    if (filled !== stats.size) return { reason: "changed while it was read; read it again once it is written" }
     return { text: new TextDecoder().decode(into.subarray(0, filled)) }
   } catch (error) {
     return { reason: describeError(error) }
