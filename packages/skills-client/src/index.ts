@@ -38,3 +38,8 @@ export * as LockFile from "./LockFile.js"
  * @since 0.1.0
  */
 export * as Verification from "./Verification.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Follow from "./Follow.js"

@@ -40,7 +40,7 @@
  * @since 0.1.0
  */
 import { Limits, SkillUri } from "@mcp-skills/core"
-import { Verification, type SkillsClient } from "@mcp-skills/client"
+import { Follow, Verification, type SkillsClient } from "@mcp-skills/client"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -57,17 +57,17 @@ import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillResolver from "./SkillResolver.js"
 import * as Connect from "./internal/upstream/connect.js"
-import * as Follow from "./internal/upstream/follow.js"
+import * as Following from "./internal/upstream/follow.js"
 import * as Namespace from "./internal/upstream/namespace.js"
 
 /**
  * How the gateway reaches an upstream: Streamable HTTP with headers sent on every request (a
- * token), or a command it spawns and speaks to over stdio.
+ * token), or a command it spawns and speaks to over stdio (the client's `Follow.Transport`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Transport = Connect.Transport
+export type Transport = Follow.Transport
 
 /**
  * An upstream over HTTP.
@@ -75,7 +75,7 @@ export type Transport = Connect.Transport
  * @since 0.1.0
  * @category constructors
  */
-export const http = (url: string, headers: Readonly<Record<string, string>> = {}): Transport => ({ _tag: "Http", url, headers })
+export const http: (url: string, headers?: Readonly<Record<string, string>>) => Transport = Follow.http
 
 /**
  * An upstream spawned with `command` and `args`, spoken to over stdio.
@@ -83,11 +83,11 @@ export const http = (url: string, headers: Readonly<Record<string, string>> = {}
  * @since 0.1.0
  * @category constructors
  */
-export const stdio = (
+export const stdio: (
   command: string,
-  args: ReadonlyArray<string> = [],
-  options: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined } = {}
-): Transport => ({ _tag: "Stdio", command, args, env: options.env, cwd: options.cwd })
+  args?: ReadonlyArray<string>,
+  options?: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined }
+) => Transport = Follow.stdio
 
 /**
  * One upstream.
@@ -170,7 +170,7 @@ export class UpstreamError extends Schema.TaggedError<UpstreamError>()("Upstream
  * @since 0.1.0
  * @category models
  */
-export type Status = Follow.Status
+export type Status = Following.Status
 
 /**
  * The upstreams of a gateway, followed from `make` until its scope closes.
@@ -273,7 +273,7 @@ export const make = (
         limits,
         timeout: options.timeout ?? "30 seconds"
       }
-      return Follow.make({
+      return Following.make({
         name,
         prefix: prefixes[i]!,
         limits,
@@ -301,7 +301,7 @@ export const make = (
     // The upstream whose prefix is the longest one `uri` lies under.
     const owner = (uri: SkillUri.SkillMdUri) => {
       const path = SkillUri.skillPath(uri)
-      let best: Follow.Follower | undefined
+      let best: Following.Follower | undefined
       for (const follower of followers) {
         const prefix = follower.prefix
         if (path.length > prefix.length && prefix.every((segment, i) => path[i] === segment)) {

@@ -10,7 +10,7 @@ import * as Verification from "../Verification.js"
 
 const DefaultTimeout = Duration.seconds(60)
 const DefaultMaxPages = 100
-const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
+export const defaultClientInfo = { name: "mcp-skills-client", version: "0.1.0" }
 
 /** The settings of one client, or the `ConfigurationError` naming the option that is wrong. */
 export const settle = Effect.fnUntraced(function*(options: Options) {
