@@ -8,7 +8,9 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import { McpTelemetry, type Skill } from "@mcp-skills/core"
 import * as Committing from "./internal/pull/commit.js"
+import * as Disk from "./internal/pull/disk.js"
 import * as Journal from "./internal/pull/journal.js"
+import * as Names from "./internal/pull/names.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
 import * as Staging from "./internal/pull/stage.js"
@@ -17,7 +19,54 @@ import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
 
 export { Lock, LockFileName } from "./LockFile.js"
-export { Check, type Error, MaxDepth, NameProblem, PullError, toPullError, UnsafeName, UnsafePath } from "./PullError.js"
+export {
+  Check,
+  type Error,
+  FolderTaken,
+  MaxDepth,
+  NameProblem,
+  PullError,
+  toPullError,
+  UnsafeName,
+  UnsafePath
+} from "./PullError.js"
+
+/**
+ * Where each skill's folder goes below the target. `Tree` (the default): its skill path, under
+ * its scheme when that is not `skill` (`acme/billing/refunds`), nested skills inside their outer
+ * skill's folder. `Flat`: its name (the last path segment, which is its frontmatter `name`) one
+ * level below the target, as agent hosts read skills (`refunds`); the skill's other files keep
+ * their paths inside it. A `prefix` (lowercase letters, digits and single hyphens, as a skill
+ * name) namespaces the folders: `prefix/...` in a tree, `prefix-refunds` flat. A skill pulled
+ * before into another folder moves (an update).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Layout = Names.Layout
+
+/**
+ * The tree layout (see {@link Layout}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tree = (prefix?: string): Layout => ({ _tag: "Tree", prefix })
+
+/**
+ * The flat layout of agent hosts (see {@link Layout}).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const flat = (prefix?: string): Layout => ({ _tag: "Flat", prefix })
+
+/**
+ * The folder of `skill` below the target in `layout`, `/`-separated.
+ *
+ * @since 0.1.0
+ */
+export const folderOf: (skill: Skill.Skill, layout?: Layout) => string = Names.folderOf
 
 /**
  * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
@@ -146,6 +195,8 @@ export type Outcome =
     readonly removed: ReadonlyArray<string>
     readonly changed: ReadonlyArray<string>
     readonly local: Edits
+    /** The folder it was in before, when it moved (another layout or prefix). */
+    readonly movedFrom: string | undefined
   }
   | {
     readonly _tag: "Restored"
@@ -205,11 +256,34 @@ export const pull = (
   client: SkillsClient.Service,
   options: Options
 ): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
-  Effect.scoped(Effect.gen(function*() {
+  Effect.gen(function*() {
     const selected = yield* select(client, options)
-    const planned = yield* plan(client, selected, options)
+    return yield* apply(client, yield* plan(client, selected, options), options.onProgress)
+  }).pipe(McpTelemetry.span("mcp_skills.pull"))
+
+// Files and folder as the lock file records them already: a "dynamic" skill read again unchanged.
+const sameAsBefore = ({ step, lock }: Staged) =>
+  step.previous !== undefined && step.previous.path === lock.path && step.action === "update" && !Disk.isEdited(step.local) &&
+  step.previous.signer === lock.signer &&
+  step.previous.files.length === lock.files.length &&
+  step.previous.files.every((file, i) => file.uri === lock.files[i]!.uri && file.digest === lock.files[i]!.digest)
+
+/**
+ * Steps 3 and 4 of a planned pull, and what they did: {@link stage} into a fresh staging folder
+ * (removed at the end, whatever happens), then {@link commit}. A skill read again exactly as the
+ * lock file records it (a `"dynamic"` one that did not change) is `Unchanged` and not moved; a
+ * pull that changes nothing writes nothing.
+ *
+ * @since 0.1.0
+ */
+export const apply = (
+  client: SkillsClient.Service,
+  planned: Plan,
+  onProgress?: Options["onProgress"]
+): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
     const staging = yield* Journal.stagingFolder(planned.into)
-    const staged = yield* stage(client, planned, staging, options.onProgress)
+    const staged = (yield* stage(client, planned, staging, onProgress)).filter((s) => !sameAsBefore(s))
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
     const skills = planned.steps.map((step): Outcome => {
@@ -228,9 +302,15 @@ export const pull = (
         case "restore":
           return { _tag: "Restored", ...counts, local: step.local }
         case "update":
-          return { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous?.files ?? [], done.lock.files), local: step.local }
+          return {
+            _tag: "Updated",
+            ...counts,
+            ...Planning.diffFiles(step.previous?.files ?? [], done.lock.files),
+            local: step.local,
+            movedFrom: step.previous !== undefined && step.previous.path !== step.folder ? step.previous.path : undefined
+          }
       }
     })
     for (const record of planned.gone) skills.push({ _tag: planned.prune ? "Pruned" : "Gone", uri: record.uri, path: record.path })
     return { skills }
-  })).pipe(McpTelemetry.span("mcp_skills.pull"))
+  }))

@@ -4,11 +4,20 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
-import { type EditedSkill, type Edits, type Error, LocalChanges, PullError, SignerMismatch, toPullError } from "../../PullError.js"
+import {
+  type EditedSkill,
+  type Edits,
+  type Error,
+  FolderTaken,
+  LocalChanges,
+  PullError,
+  SignerMismatch,
+  toPullError
+} from "../../PullError.js"
 import type { Lock, LockSkill } from "../../LockFile.js"
 import { inspect, isEdited, noEdits, recordedPaths } from "./disk.js"
 import { recover } from "./journal.js"
-import { checkNames, folderOf, keptFiles, placed } from "./names.js"
+import { checkNames, folderOf, folderTaken, keptFiles, type Layout, placed, prefixProblem, tree } from "./names.js"
 import { checkPath, readLock } from "./paths.js"
 
 /** What a pull is asked to do; `Pull.Options` adds the progress callback. */
@@ -32,8 +41,18 @@ export interface Choices {
    * naming them, and changes nothing.
    */
   readonly overwriteLocal?: boolean | undefined
-  /** With `all`: remove the skills the server serves no more, folder and lock record together. */
+  /**
+   * With `all`, or for `unlisted`: remove the skills the server serves no more, folder and lock
+   * record together.
+   */
   readonly prune?: boolean | undefined
+  /** Where each skill's folder goes below the target (default the tree of skill paths). */
+  readonly layout?: Layout | undefined
+  /**
+   * Without `all`: skills pulled from this server before that the caller found unlisted; each is
+   * asked for with `skills/get`, and gone when not served (removed with `prune`).
+   */
+  readonly unlisted?: ReadonlyArray<string> | undefined
 }
 
 /** One skill of a plan; `Pull.Step` documents it. */
@@ -119,6 +138,9 @@ export const plan = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const prune = options.prune === true
+  const layout = options.layout ?? tree
+  const problem = prefixProblem(layout)
+  if (problem !== undefined) return yield* new PullError({ check: "usage", detail: problem })
   yield* recover(into)
   const lock = yield* readLock(into)
   // This server's skills in the lock file, by URI (the first record of each, as a search finds).
@@ -162,7 +184,7 @@ export const plan = Effect.fnUntraced(function*(
   const folders = new Map<string, string>()
   const byFolder = new Map<string, string>()
   for (const skill of selected) {
-    const folder = folderOf(skill)
+    const folder = folderOf(skill, layout)
     const other = byFolder.get(folder)
     if (other !== undefined) {
       return yield* new PullError({ check: "entry", skill: skill.uri, detail: `its folder ${folder} is also the folder of ${other}` })
@@ -177,6 +199,23 @@ export const plan = Effect.fnUntraced(function*(
       if (byFolder.has(folder.slice(0, at))) return true
     }
     return false
+  }
+  // A folder the lock file gives another skill, of this server or another, is refused naming both
+  // (before the names of their files are compared, which would say less).
+  for (const skill of selected) {
+    if (isNested(skill)) continue
+    const folder = folders.get(skill.uri)!
+    const taken = folderTaken(lock, { uri: skill.uri, origin: client.server, folder })
+    if (taken !== undefined) {
+      return yield* new FolderTaken({
+        folder,
+        skill: skill.uri,
+        server: client.server,
+        otherFolder: taken.path,
+        other: taken.uri,
+        otherServer: taken.origin
+      })
+    }
   }
   yield* checkNames(
     selected.flatMap((skill) =>
@@ -197,17 +236,18 @@ export const plan = Effect.fnUntraced(function*(
       continue
     }
     const exists = yield* checkPath(into, folder)
-    if (previous === undefined) {
+    // Pulled before into another folder (another layout or prefix): it moves, as an update.
+    const moved = previous !== undefined && previous.path !== folder
+    if (previous === undefined || moved) {
       if (exists) {
-        const owner = lock.skills.find((s) => s.path === folder)
         return yield* new PullError({
           check: "changed",
           skill: skill.uri,
-          detail: owner === undefined
-            ? `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
-            : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
+          detail: `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
         })
       }
+    }
+    if (previous === undefined) {
       steps.push({ skill, folder, action: "add", previous, signer, local: noEdits })
       continue
     }
@@ -228,29 +268,30 @@ export const plan = Effect.fnUntraced(function*(
     }
     const local = yield* inspect(into, previous, recorded)
     if (isEdited(local)) edited.push({ uri: skill.uri, path: previous.path, edits: local })
-    const action = changes(skill) ? "update" : isEdited(local) ? "restore" : "unchanged"
+    const action = changes(skill) || moved ? "update" : isEdited(local) ? "restore" : "unchanged"
     steps.push({ skill, folder, action, previous, signer, local })
   }
-  // With every listed skill selected, a skill pulled from this server before and listed no more
-  // is gone once `skills/get` says so too (an unlisted skill may still be served, R30); `select`
-  // refused prune without all.
+  // With every listed skill selected (or for the `unlisted` a caller names), a skill pulled from
+  // this server before and listed no more is gone once `skills/get` says so too (an unlisted
+  // skill may still be served, R30); `select` refused prune without all.
   const gone: Array<LockSkill> = []
-  if (options.all === true) {
-    for (const record of pulled.values()) {
-      if (folders.has(record.uri)) continue
-      const served = yield* client.getSkill(record.uri).pipe(
-        Effect.as(true),
-        Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
-        Effect.mapError((e) => toPullError(e, { skill: record.uri }))
-      )
-      if (served) continue
-      gone.push(record)
-      if (!prune) continue
-      // Removing a skill loses nothing of a file deleted already.
-      const local = yield* inspect(into, record, recorded)
-      const lost = { ...local, missing: [] }
-      if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
-    }
+  const candidates = options.all === true
+    ? [...pulled.values()]
+    : (options.unlisted ?? []).flatMap((uri) => pulled.get(uri) ?? [])
+  for (const record of candidates) {
+    if (folders.has(record.uri)) continue
+    const served = yield* client.getSkill(record.uri).pipe(
+      Effect.as(true),
+      Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
+      Effect.mapError((e) => toPullError(e, { skill: record.uri }))
+    )
+    if (served) continue
+    gone.push(record)
+    if (!prune) continue
+    // Removing a skill loses nothing of a file deleted already.
+    const local = yield* inspect(into, record, recorded)
+    const lost = { ...local, missing: [] }
+    if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
   }
   if (edited.length > 0 && options.overwriteLocal !== true) return yield* new LocalChanges({ skills: edited })
   const result: Plan = { into, origin: client.server, lock, steps, gone, prune }

@@ -1,5 +1,6 @@
 /** The third step of a pull: every file read, verified and written into the staging folder. */
 import * as Path from "node:path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { Digest, Extension, type Skill, SkillUri } from "@mcp-skills/core"
@@ -32,6 +33,7 @@ export const stage = Effect.fnUntraced(function*(
 ): Effect.fn.Return<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
   const staged: Array<Staged> = []
+  const verifiedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
   for (const [index, step] of planned.steps.entries()) {
     if (step.action === "unchanged") continue
     const { skill } = step
@@ -97,6 +99,8 @@ export const stage = Effect.fnUntraced(function*(
         path: step.folder,
         dynamic: skill.resources === "dynamic",
         ...(step.signer === undefined ? {} : { signer: step.signer }),
+        // A restore puts back the version verified then: its time stays.
+        verifiedAt: step.action === "restore" ? step.previous?.verifiedAt ?? verifiedAt : verifiedAt,
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
     })
