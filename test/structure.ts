@@ -1,17 +1,19 @@
 /**
  * Reads the module graph of a package from its sources: every `src/**\/*.ts` file, the relative
- * imports and re-exports between them, the cycles among them and their lengths. Type-only imports
- * count (a cycle of types is still two modules that cannot be read one after the other), but one:
- * an internal module naming the types of the public module it implements (`import type` from
- * outside `internal/`), as effect's `ai/internal/codec-transformer.ts` names `LanguageModel`'s.
+ * imports and re-exports between them, the cycles among them, the lengths of the modules and of
+ * their headers. Type-only imports count like any other: a cycle of types is still two modules
+ * that cannot be read one after the other (an internal module that needs a public module's types
+ * takes them from where they are defined, or is handed them).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 
-/** One module of a package: its path below the package's `src`, `/`-separated, its lines and imports. */
+/** One module of a package: its path below the package's `src`, `/`-separated, its lines, header lines and imports. */
 export interface Module {
   readonly file: string
   readonly lines: number
+  /** Lines of the comment the module opens with (its purpose and `@since`), 0 without one. */
+  readonly header: number
   readonly imports: ReadonlyArray<string>
 }
 
@@ -32,13 +34,19 @@ export const specifiers = (text: string): ReadonlyArray<Specifier> =>
 /** Lines as `wc -l` counts them: a last line without its newline still counts. */
 export const lineCount = (text: string): number => text.length === 0 ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
 
+/** Lines of the block comment a module opens with, its closing line included; 0 when it opens with code. */
+export const headerLines = (text: string): number => {
+  const body = text.startsWith("#!") ? text.slice(text.indexOf("\n") + 1) : text
+  if (!body.startsWith("/*")) return 0
+  const end = body.indexOf("*/")
+  return end === -1 ? lineCount(body) : lineCount(body.slice(0, end + 2))
+}
+
 // `./x.js` names `x.ts` in the sources; anything not relative is another package.
 const resolve = (from: string, specifier: string): string | undefined => {
   if (!specifier.startsWith(".")) return undefined
   return path.posix.join(path.posix.dirname(from), specifier).replace(/\.js$/, ".ts")
 }
-
-const isInternal = (file: string) => file.startsWith("internal/")
 
 /** Every module below `src`, with the modules of the same `src` it imports. */
 export const modules = (src: string): ReadonlyArray<Module> => {
@@ -49,12 +57,11 @@ export const modules = (src: string): ReadonlyArray<Module> => {
   const known = new Set(files)
   return files.map((file) => {
     const text = fs.readFileSync(path.join(src, file), "utf8")
-    const imports = specifiers(text).flatMap(({ specifier, typeOnly }) => {
+    const imports = specifiers(text).flatMap(({ specifier }) => {
       const target = resolve(file, specifier)
-      if (target === undefined || !known.has(target)) return []
-      return typeOnly && isInternal(file) && !isInternal(target) ? [] : [target]
+      return target === undefined || !known.has(target) ? [] : [target]
     })
-    return { file, lines: lineCount(text), imports: [...new Set(imports)] }
+    return { file, lines: lineCount(text), header: headerLines(text), imports: [...new Set(imports)] }
   })
 }
 

@@ -33,9 +33,15 @@ const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
 const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway").split(","))
 
-const config = quick
-  ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], sdkGrowthMax: 1000, cliStartTimeoutMs: 120_000, changeRuns: 3 }
-  : { rounds: 5, seconds: 5, warmup: 1, connections: 32, latencyCount: 2000, latencyWarmup: 200, clientRuns: 7, growth: [10, 1000, 10000, 100000], sdkGrowthMax: 10000, cliStartTimeoutMs: 900_000, changeRuns: 7 }
+// `--client-runs=N` (at least 2: the cold run and one warm) gives the client rows more warm runs
+// than the mode's, for a comparison on a noisy machine.
+const clientRunsArg = Number(argv.find((a) => a.startsWith("--client-runs="))?.slice("--client-runs=".length))
+const config = {
+  ...(quick
+    ? { rounds: 2, seconds: 1, warmup: 0.3, connections: 32, latencyCount: 300, latencyWarmup: 100, clientRuns: 3, growth: [10, 1000, 10000], sdkGrowthMax: 1000, cliStartTimeoutMs: 120_000, changeRuns: 3 }
+    : { rounds: 5, seconds: 5, warmup: 1, connections: 32, latencyCount: 2000, latencyWarmup: 200, clientRuns: 7, growth: [10, 1000, 10000, 100000], sdkGrowthMax: 10000, cliStartTimeoutMs: 900_000, changeRuns: 7 }),
+  ...(Number.isInteger(clientRunsArg) && clientRunsArg >= 2 ? { clientRuns: clientRunsArg } : {})
+}
 
 const log = (line: string) => console.error(line)
 const children = new Set<Children.Child>()
@@ -153,18 +159,19 @@ const throughput = async () => {
   writeFileSync(answers, JSON.stringify(requests.map((r) => [r.body, answer(catalogue, r)])))
   dirs.add(answers)
 
+  // `--only=client` starts our server alone, for the client rows, and loads nothing else.
+  const measured = sections.has("throughput")
   log(`throughput: starting servers over ${catalogue.skills.length} skills, ${catalogue.files} files, ${mb(catalogue.bytes)}`)
-  const floor = await started(() => Children.floor(answers))
   const ours = await started(() => Children.ours(dir))
-  const sdk = await started(() => Children.sdk(dir, Wire.PageSize))
-  const oursOff = await started(() => Children.oursRouteOff(dir))
-  const servers = [ours, sdk, floor, oursOff]
+  const servers = measured
+    ? [ours, await started(() => Children.sdk(dir, Wire.PageSize)), await started(() => Children.floor(answers)), await started(() => Children.oursRouteOff(dir))]
+    : [ours]
   const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
 
   const notes: Array<string> = []
   const targetsOf = await verifiedTargets(servers, requests, notes)
-  log(`throughput: every answer verified (status 200, JSON-RPC result, digests); ${config.rounds} interleaved rounds of ${config.seconds} s, ${config.connections} connections`)
-  const rows = await rounds(targetsOf, requests, { ...config, log })
+  if (measured) log(`throughput: every answer verified (status 200, JSON-RPC result, digests); ${config.rounds} interleaved rounds of ${config.seconds} s, ${config.connections} connections`)
+  const rows = measured ? await rounds(targetsOf, requests, { ...config, log }) : []
   const memoryAfterLoad = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
 
   let client: Record<string, unknown> | undefined
@@ -395,7 +402,7 @@ const report = () => {
   lines.push(`machine: ${m["cpus"]} x ${m["cpuModel"]}, ${mb(m["memoryBytes"])}, node ${m["node"]}, load avg ${m["loadAverageAtStart"].map((l: number) => l.toFixed(2)).join(" ")} -> ${m["loadAverageAtEnd"].map((l: number) => l.toFixed(2)).join(" ")}`)
   lines.push(`packages: ${Object.entries(results["packages"] as Record<string, string>).map(([k, v]) => `${k}@${v}`).join(", ")}; commit ${results["commit"]}`)
   const t = results["throughput"] as any
-  if (t !== undefined) {
+  if (t !== undefined && t.rows.length > 0) {
     lines.push("")
     lines.push(`Throughput: ${t.catalogue.skills} skills, ${t.catalogue.files} files, ${mb(t.catalogue.bytes)}; ${config.connections} connections, median of ${config.rounds} interleaved rounds x ${config.seconds} s`)
     lines.push(`${pad("request", 28)}${pad("ours req/s", 12)}${pad("sdk req/s", 12)}${pad("floor req/s", 13)}${pad("ours/sdk", 10)}${pad("ours/floor", 12)}${pad("p50 ours/sdk/floor ms", 24)}${pad("p99 ours/sdk/floor ms", 24)}${pad("errors", 10)}${pad("route off req/s", 17)}${pad("off/sdk", 9)}off/floor`)
@@ -419,23 +426,23 @@ const report = () => {
     for (const note of t.notes) lines.push(`note: ${note}`)
     lines.push(`start-up to listening (ms): ${Object.entries(t.startMs).map(([k, v]) => `${k} ${num(v as number)}`).join(", ")}`)
     lines.push(`RSS after start / after load / peak: ${Object.entries(t.memoryAfterLoad).map(([k, v]: [string, any]) => `${k} ${mb(t.memoryAtStart[k]?.rss ?? NaN)} / ${mb(v?.rss ?? NaN)} / ${mb(v?.peak ?? NaN)}`).join("; ")}`)
-    const c = t.client
-    if (c !== undefined) {
-      lines.push("")
-      lines.push(`Client: pull one skill of ${c.files} files, ${mb(c.bytes)} from our server, ${c.parallelism} in flight; cold = first run in the process, warm = median of ${config.clientRuns - 1} later runs`)
-      const cold = c.coldMs as Record<string, number>
-      const warm = c.medianMs as Record<string, number>
-      lines.push(`  ${pad("", 44)}${pad("cold ms", 9)}${pad("of raw", 9)}${pad("warm ms", 9)}of raw`)
-      for (const k of Object.keys(cold)) {
-        lines.push(`  ${pad(k, 44)}${pad(num(cold[k]!), 9)}${pad(x(cold[k]! / cold["raw (unverified fetch)"]!), 9)}${pad(num(warm[k] ?? NaN), 9)}${x((warm[k] ?? NaN) / warm["raw (unverified fetch)"]!)}`)
-      }
-      for (const [k, v] of Object.entries(c.errors)) lines.push(`  ${k} FAILED: ${v}`)
-      for (const [row, of] of [["cold", cold], ["warm", warm]] as const) {
-        const ratio = of["ours verified, lean transport"]! / of["raw (unverified fetch)"]!
-        check(`client verified pull (lean) <= 1.25x raw unverified fetch, ${row}`, x(ratio), ratio <= 1.25)
-      }
-      lines.push(`  verification overhead within our client (lean verified / McpClient unverified, warm): ${x(warm["ours verified, lean transport"]! / warm["ours unverified (McpClient.readResource)"]!)}`)
+  }
+  const c = t?.client
+  if (c !== undefined) {
+    lines.push("")
+    lines.push(`Client: pull one skill of ${c.files} files, ${mb(c.bytes)} from our server, ${c.parallelism} in flight; cold = first run in the process, warm = median of ${config.clientRuns - 1} later runs`)
+    const cold = c.coldMs as Record<string, number>
+    const warm = c.medianMs as Record<string, number>
+    lines.push(`  ${pad("", 44)}${pad("cold ms", 9)}${pad("of raw", 9)}${pad("warm ms", 9)}of raw`)
+    for (const k of Object.keys(cold)) {
+      lines.push(`  ${pad(k, 44)}${pad(num(cold[k]!), 9)}${pad(x(cold[k]! / cold["raw (unverified fetch)"]!), 9)}${pad(num(warm[k] ?? NaN), 9)}${x((warm[k] ?? NaN) / warm["raw (unverified fetch)"]!)}`)
     }
+    for (const [k, v] of Object.entries(c.errors)) lines.push(`  ${k} FAILED: ${v}`)
+    for (const [row, of] of [["cold", cold], ["warm", warm]] as const) {
+      const ratio = of["ours verified, lean transport"]! / of["raw (unverified fetch)"]!
+      check(`client verified pull (lean) <= 1.25x raw unverified fetch, ${row}`, x(ratio), ratio <= 1.25)
+    }
+    lines.push(`  verification overhead within our client (lean verified / McpClient unverified, warm): ${x(warm["ours verified, lean transport"]! / warm["ours unverified (McpClient.readResource)"]!)}`)
   }
   const g = results["growth"] as Array<any> | undefined
   if (g !== undefined && sections.has("growth")) {

@@ -8,7 +8,7 @@ import { SkillsClient } from "@mcp-skills/client"
 import { Skill as Entry } from "@mcp-skills/core"
 import { Skill, SkillsServer } from "@mcp-skills/server"
 import { Context, Effect, Layer, Schema } from "effect"
-import { McpProtocol, McpServer } from "effect/ai"
+import { type McpClient, McpProtocol, McpServer } from "effect/ai"
 import { FetchHttpClient, HttpRouter, HttpServer } from "effect/http"
 import { createServer } from "node:http"
 
@@ -41,7 +41,7 @@ export const Served = Layer.merge(
 ).pipe(Layer.provide(NodeHttpServer.layer(() => createServer(), { host: "127.0.0.1", port: 0 })))
 
 /** Lists, loads `greet` and reads `hello.md` over `protocolVersion`. */
-export const session = (protocolVersion: SkillsClient.ProtocolVersion) =>
+export const session = (protocolVersion: McpClient.ProtocolVersion) =>
   Effect.gen(function*() {
     const url = yield* ServerUrl
     return yield* Effect.gen(function*() {

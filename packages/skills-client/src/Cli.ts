@@ -7,6 +7,7 @@
 import * as ByteSize from "effect/ByteSize"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
@@ -21,8 +22,9 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { CliReport, McpTelemetry, Signing, type Skill } from "@mcp-skills/core"
 import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
+import * as ClientLimits from "./ClientLimits.js"
 import * as Pull from "./Pull.js"
-import type * as PullError from "./PullError.js"
+import * as PullError from "./PullError.js"
 import * as SkillCache from "./SkillCache.js"
 import * as SkillsClient from "./SkillsClient.js"
 import * as Verification from "./Verification.js"
@@ -34,8 +36,8 @@ const common = {
     Flag.optional
   ),
   timeout: Flag.Finite("timeout").pipe(
-    Flag.withDescription("Seconds to wait for each request (default 60)"),
-    Flag.withDefault(60)
+    Flag.withDescription(`Seconds to wait for each request (default ${Duration.toSeconds(ClientLimits.Timeout)})`),
+    Flag.withDefault(Duration.toSeconds(ClientLimits.Timeout))
   ),
   protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
     Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25 (default auto)"),
@@ -206,7 +208,7 @@ const withTarget = <A>(
     client: SkillsClient.Service,
     rest: ReadonlyArray<string>,
     trust: Verification.Trust | undefined
-  ) => Effect.Effect<A, SkillsClientError | McpClientError | Pull.Error, FileSystem.FileSystem>
+  ) => Effect.Effect<A, SkillsClientError | McpClientError | PullError.Error, FileSystem.FileSystem>
 ) =>
   Effect.gen(function*() {
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
@@ -214,7 +216,7 @@ const withTarget = <A>(
     return yield* SkillsClient.SkillsClient.use((client) => f(client, rest, trust)).pipe(Effect.provide(layer))
   }).pipe(
     // An unsupported effect is no failure of a skill or file: its message says what to install.
-    Effect.catch((error) => fail(error._tag === "UnsupportedEffect" ? error.message : Pull.toPullError(error).message)),
+    Effect.catch((error) => fail(error._tag === "UnsupportedEffect" ? error.message : PullError.toPullError(error).message)),
     Effect.catchDefect((defect) => defect instanceof Usage ? CliReport.usageIn([program, command])(defect.message) : Effect.die(defect))
   )
 
@@ -254,7 +256,7 @@ const list = Command.make("list", {
           )
         }
       }
-      for (const invalid of listing.invalid) yield* fail(Pull.toPullError(invalid, { skill: invalid.uri }).message)
+      for (const invalid of listing.invalid) yield* fail(PullError.toPullError(invalid, { skill: invalid.uri }).message)
     }))).pipe(
   arity("list", (rest) => rest.length > 0 ? `takes no argument after TARGET, got ${rest.join(" ")}` : undefined),
   Command.withDescription("List the skills of a server (one line each: URI, name, files, description); reads no file"),
@@ -341,16 +343,16 @@ const read = Command.make("read", {
       const { skill } = yield* client.getSkill(uri!)
       yield* client.checkEntry(skill)
       // SKILL.md is always read and verified first (R127, R126).
-      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file: uri })))
+      const loaded = yield* client.loadSkill(skill).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file: uri })))
       const read = file === undefined
         ? { uri: skill.uri, mimeType: "text/markdown", bytes: loaded.skillMd.bytes }
-        : yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => Pull.toPullError(e, { skill: uri, file })))
+        : yield* client.readSkillResource(skill, file).pipe(Effect.mapError((e) => PullError.toPullError(e, { skill: uri, file })))
       if (Option.isSome(input.out)) {
         const out = input.out.value
         return yield* Effect.try({
           try: () => NodeFs.writeFileSync(out, read.bytes),
           catch: (error) =>
-            new Pull.PullError({ check: "write", file: out, detail: `cannot write ${out}: ${error instanceof Error ? error.message : String(error)}` })
+            new PullError.PullError({ check: "write", file: out, detail: `cannot write ${out}: ${error instanceof Error ? error.message : String(error)}` })
         })
       }
       if (process.stdout.isTTY && isBinary(read.bytes)) {

@@ -41,8 +41,9 @@ import * as HttpClient from "effect/http/HttpClient"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import * as Listen from "./internal/follow/listen.js"
 import * as StdioTap from "./internal/follow/stdioTap.js"
-import { defaultClientInfo } from "./internal/settings.js"
+import { clientInfo as defaultClientInfo } from "./internal/settings.js"
 import * as SkillsClient from "./SkillsClient.js"
+import type { StdioError } from "./SkillsClientError.js"
 
 /**
  * Where a server is and how to speak to it: Streamable HTTP with headers sent on every request
@@ -107,7 +108,7 @@ export const clientLayer = (
   options: ClientOptions = {}
 ): Layer.Layer<
   SkillsClient.SkillsClient,
-  McpClientError | EffectSupport.UnsupportedEffect,
+  McpClientError | EffectSupport.UnsupportedEffect | StdioError,
   HttpClient.HttpClient | ChildProcessSpawner.ChildProcessSpawner
 > =>
   transport._tag === "Http"
@@ -164,7 +165,7 @@ export const connect = (
   options: ClientOptions
 ): Effect.Effect<
   Connection,
-  McpClientError | EffectSupport.UnsupportedEffect,
+  McpClientError | EffectSupport.UnsupportedEffect | StdioError,
   Scope.Scope | HttpClient.HttpClient | ChildProcessSpawner.ChildProcessSpawner
 > =>
   Effect.gen(function*() {

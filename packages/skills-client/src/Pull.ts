@@ -18,19 +18,6 @@ import type { Lock } from "./LockFile.js"
 import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
 
-export { Lock, LockFileName } from "./LockFile.js"
-export {
-  Check,
-  type Error,
-  FolderTaken,
-  MaxDepth,
-  NameProblem,
-  PullError,
-  toPullError,
-  UnsafeName,
-  UnsafePath
-} from "./PullError.js"
-
 /**
  * Where each skill's folder goes below the target. `Tree` (the default): its skill path, under
  * its scheme when that is not `skill` (`acme/billing/refunds`), nested skills inside their outer
@@ -245,10 +232,10 @@ export interface Options extends Planning.Choices {
  *
  * A pull never writes through a symbolic link: every path component below the target is checked
  * with `lstat` in the plan and again just before the commit, a link anywhere on the way, at a skill
- * folder or inside one is refused with {@link UnsafePath}, and the lock file must be a regular
+ * folder or inside one is refused with `PullError.UnsafePath`, and the lock file must be a regular
  * file, checked before it is opened (a FIFO would block the reader). Names are checked from the
- * entries before anything is written: no hidden segment, no deeper than {@link MaxDepth}, no two
- * names one file system could take for one ({@link UnsafeName}).
+ * entries before anything is written: no hidden segment, no deeper than `PullError.MaxDepth`, no two
+ * names one file system could take for one (`PullError.UnsafeName`).
  *
  * @since 0.1.0
  */

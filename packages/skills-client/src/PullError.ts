@@ -336,7 +336,9 @@ const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DirectoryReadNotSupported: "directory",
   UnsignedSkill: "signature",
   SignatureInvalid: "signature",
-  UntrustedSigner: "signature"
+  UntrustedSigner: "signature",
+  ServerNotStarted: "transport",
+  ServerStopped: "transport"
 }
 
 const mcpCheck = (error: McpClientError): Check => {

@@ -10,11 +10,12 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Result from "effect/Result"
-import * as McpClient from "effect/ai/McpClient"
+import type * as Schema from "effect/Schema"
+import type * as McpClient from "effect/ai/McpClient"
 import { McpClientError } from "effect/ai/McpClientError"
-import * as HttpClient from "effect/http/HttpClient"
-import * as HttpClientRequest from "effect/http/HttpClientRequest"
+import type * as HttpClient from "effect/http/HttpClient"
 import * as ChildProcess from "effect/process/ChildProcess"
 import type { ChildProcessSpawner } from "effect/process/ChildProcessSpawner"
 import * as Scope from "effect/Scope"
@@ -25,16 +26,17 @@ import {
   Extension,
   Limits,
   type McpTelemetry,
-  Protocol,
-  Skill,
-  type SkillFrontmatter
+  type Protocol,
+  Skill
 } from "@mcp-skills/core"
+import * as ClientLimits from "./ClientLimits.js"
 import * as Entries from "./internal/entries.js"
 import * as HttpConnection from "./internal/httpConnection.js"
 import * as Negotiate from "./internal/negotiate.js"
 import * as Paging from "./internal/paging.js"
 import * as Results from "./internal/results.js"
 import * as Settings from "./internal/settings.js"
+import * as StdioConnection from "./internal/stdioConnection.js"
 import * as Telemetry from "./internal/telemetry.js"
 import * as Transport from "./internal/transport.js"
 import * as SkillCache from "./SkillCache.js"
@@ -46,25 +48,19 @@ import {
   DirectoryReadNotSupported,
   type DynamicSkillRefused,
   ExtensionNotSupported,
-  InvalidSkillEntry,
   LimitExceeded,
   RepeatedCursor,
   ResourceNotFound,
   RunawayListing,
+  type ServerStopped,
   SizeMismatch,
   type SignatureError,
   SkillNotFound,
+  type StdioError,
   type UnlistedResource,
   type VerificationError,
   WrongResourceReturned
 } from "./SkillsClientError.js"
-
-/**
- * The protocol revisions the client speaks.
- *
- * @since 0.1.0
- */
-export type ProtocolVersion = McpClient.ProtocolVersion
 
 /**
  * Options shared by every constructor.
@@ -77,12 +73,15 @@ export interface Options {
    * named in errors. The layers default it to the URL or the command line.
    */
   readonly server: string
-  /** Deadline of every request, the handshake included. Default 60 seconds. */
+  /** Deadline of every request, the handshake included. Default `ClientLimits.Timeout` (60 seconds). */
   readonly timeout?: Duration.Input | undefined
   readonly clientInfo?: { readonly name: string; readonly version: string } | undefined
-  /** Per-skill limits; larger values are an explicit choice (R15). Default the spec limits. */
+  /**
+   * Per-skill limits; larger values are an explicit choice (R15). Default the spec limits. The
+   * largest message follows from them (`ClientLimits.maxMessageBytes`).
+   */
   readonly limits?: Limits.Limits | undefined
-  /** The most `skills/list` pages one listing follows. Default 100. */
+  /** The most `skills/list` pages one listing follows. Default `ClientLimits.MaxPages` (100). */
   readonly maxPages?: number | undefined
   /** Load `"dynamic"` skills, which carry no digests (R12, R141). Default false. */
   readonly allowDynamic?: boolean | undefined
@@ -104,7 +103,7 @@ export interface Listing {
   /** Valid entries in server order. */
   readonly skills: ReadonlyArray<Skill.Skill>
   /** Entries that were refused (R6); they are never loaded. */
-  readonly invalid: ReadonlyArray<InvalidSkillEntry>
+  readonly invalid: ReadonlyArray<Skill.InvalidSkillEntry>
   /** The hint of the first page (R36: every page has the same scope). */
   readonly cacheHint: CacheHint.CacheHint
   /** Set only when one page was asked for and more follow. */
@@ -157,24 +156,18 @@ export interface VerifiedFile {
 export interface LoadedSkill {
   readonly skill: Skill.Skill
   readonly skillMd: VerifiedFile
-  readonly frontmatter: SkillFrontmatter.JsonObject
+  readonly frontmatter: Schema.JsonObject
   readonly body: string
 }
-
-/**
- * One child of a directory resource (an MCP `Resource`; directories have `mimeType` `inode/directory`).
- *
- * @since 0.1.0
- */
-export type DirectoryChild = Protocol.ResourceEntry
 
 /**
  * @since 0.1.0
  */
 export type ListError =
   | McpClientError
+  | ServerStopped
   | ExtensionNotSupported
-  | InvalidSkillEntry
+  | Skill.InvalidSkillEntry
   | CursorRejected
   | RepeatedCursor
   | RunawayListing
@@ -182,18 +175,25 @@ export type ListError =
 /**
  * @since 0.1.0
  */
-export type GetError = McpClientError | ExtensionNotSupported | SkillNotFound | InvalidSkillEntry | WrongResourceReturned
+export type GetError =
+  | McpClientError
+  | ServerStopped
+  | ExtensionNotSupported
+  | SkillNotFound
+  | Skill.InvalidSkillEntry
+  | WrongResourceReturned
 
 /**
  * @since 0.1.0
  */
-export type ReadError = McpClientError | VerificationError | ResourceNotFound
+export type ReadError = McpClientError | ServerStopped | VerificationError | ResourceNotFound
 
 /**
  * @since 0.1.0
  */
 export type DirectoryError =
   | McpClientError
+  | ServerStopped
   | DirectoryReadNotSupported
   | DirectoryNotFound
   | CursorRejected
@@ -209,7 +209,7 @@ export type DirectoryError =
 export interface Service {
   /** The host-assigned identity of the server. */
   readonly server: string
-  readonly protocolVersion: ProtocolVersion
+  readonly protocolVersion: McpClient.ProtocolVersion
   /** The declared extension settings, or `undefined` when the server does not declare it. */
   readonly capability: Extension.Capability | undefined
   /** The underlying MCP client, for tools, prompts and plain resources. */
@@ -218,8 +218,11 @@ export interface Service {
   readonly listSkills: (options?: ListOptions) => Effect.Effect<Listing, ListError>
   /** Fetches one entry by its `SKILL.md` uri (R30, R42). */
   readonly getSkill: (uri: string) => Effect.Effect<Fetched, GetError>
-  /** Lists the direct children of a directory; refused locally unless `directoryRead` (R49). */
-  readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<DirectoryChild>, DirectoryError>
+  /**
+   * Lists the direct children of a directory (MCP `Resource`s; a directory's `mimeType` is
+   * `inode/directory`); refused locally unless `directoryRead` (R49).
+   */
+  readonly readResourceDirectory: (uri: string) => Effect.Effect<ReadonlyArray<Protocol.ResourceEntry>, DirectoryError>
   /**
    * The checks an entry alone allows beyond its shape: limits, `"dynamic"` (R12, R17) and, with
    * `trust`, its signatures; every read makes them first. Answers the entry as checked, with the
@@ -244,9 +247,6 @@ export interface Service {
  */
 export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp-skills/client/SkillsClient") {}
 
-// base64 inflates a 16 MiB file to about 21.4 MiB before JSON framing.
-const MaxMessageBytes = 32 * 1024 * 1024
-
 /**
  * Connects over an existing transport. The scope owns the connection.
  *
@@ -258,41 +258,42 @@ export const make = (
 ): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> =>
   makeWith(transport, options, undefined)
 
+// `lift` takes a failure of the connection's own (a stopped stdio server) out of the
+// McpClientError that carried it through effect's McpClient.
 const makeWith = Effect.fnUntraced(function*(
   transport: McpClient.Transport,
   options: Options,
   send: Transport.Send | undefined,
-  network?: McpTelemetry.Transport | undefined
+  network?: McpTelemetry.Transport | undefined,
+  lift: (error: McpClientError) => McpClientError | ServerStopped = (error) => error
 ): Effect.fn.Return<Service, McpClientError | EffectSupport.UnsupportedEffect, Scope.Scope> {
-  const { timeout, limits, maxPages, allowDynamic, trust, clientInfo } = yield* Settings.settle(options)
+  const { timeout, trust } = yield* Settings.settle(options.timeout, options.trust)
+  const limits = options.limits ?? Limits.defaults
   const server = options.server
   const cache = yield* SkillCache.SkillCache
-  const connection = yield* Transport.connect(transport, {
-    clientInfo,
-    timeout,
-    send,
-    network
-  })
-  const extensions = Results.isRecord(connection.capabilities) ? connection.capabilities.extensions : undefined
-  const declared = Results.isRecord(extensions) ? extensions[Extension.ExtensionId] : undefined
+  const clientInfo = options.clientInfo ?? Settings.clientInfo
+  const connection = yield* Transport.connect(transport, { clientInfo, timeout, send, network })
+  const extensions = Predicate.isObject(connection.capabilities) ? connection.capabilities.extensions : undefined
+  const declared = Predicate.isObject(extensions) ? extensions[Extension.ExtensionId] : undefined
   // A declaration that is not an object is treated as absent: nothing it promises can be relied on.
   const capability = declared === undefined ? undefined : Option.getOrUndefined(Results.decodeCapability(declared))
 
-  const request = (method: string, params: Record<string, unknown>) => connection.request(method, params, timeout)
+  const request = (method: string, params: Record<string, unknown>) =>
+    Effect.mapError(connection.request(method, params, timeout), lift)
 
   const requireExtension = capability === undefined
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  const walk = Paging.walker(request, maxPages)
+  const walk = Paging.walker(request, options.maxPages ?? ClientLimits.MaxPages)
 
-  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic, trust })
+  const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic: options.allowDynamic ?? false, trust })
 
   const listSkills = Effect.fnUntraced(function*(listOptions: ListOptions = {}) {
     yield* requireExtension
     const invalidMode = listOptions.invalid ?? "report"
     const skills: Array<Skill.Skill> = []
-    const invalid: Array<InvalidSkillEntry> = []
+    const invalid: Array<Skill.InvalidSkillEntry> = []
     const { pages, nextCursor } = yield* walk(
       Extension.ListSkillsMethod,
       {},
@@ -318,7 +319,7 @@ const makeWith = Effect.fnUntraced(function*(
     for (const skill of skills) counts.set(skill.uri, (counts.get(skill.uri) ?? 0) + 1)
     const repeated = skills.filter((skill) => counts.get(skill.uri)! > 1)
     for (const skill of repeated) {
-      const error = new InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
+      const error = new Skill.InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
       if (invalidMode === "fail") return yield* error
       invalid.push(error)
     }
@@ -339,7 +340,7 @@ const makeWith = Effect.fnUntraced(function*(
     )
     const envelope = yield* Results.decodeGetEnvelope(result)
     // An answer for another skill is never accepted in place of the one asked for (spec §7 item 12).
-    const answered = Results.isRecord(envelope.skill) ? envelope.skill.uri : undefined
+    const answered = Predicate.isObject(envelope.skill) ? envelope.skill.uri : undefined
     if (answered !== uri) return yield* new WrongResourceReturned({ uri, returned: [String(answered)] })
     const decoded = Skill.decode(envelope.skill)
     if (Result.isFailure(decoded)) return yield* decoded.failure
@@ -352,7 +353,7 @@ const makeWith = Effect.fnUntraced(function*(
 
   const readResourceDirectory = Effect.fnUntraced(function*(uri: string) {
     if (capability?.directoryRead !== true) return yield* new DirectoryReadNotSupported({ uri })
-    const children: Array<DirectoryChild> = []
+    const children: Array<Protocol.ResourceEntry> = []
     yield* walk(
       Extension.ReadResourceDirectoryMethod,
       { uri },
@@ -374,7 +375,7 @@ const makeWith = Effect.fnUntraced(function*(
       }),
       (error) => new DirectoryNotFound({ uri, detail: error.message })
     )
-    return children as ReadonlyArray<DirectoryChild>
+    return children as ReadonlyArray<Protocol.ResourceEntry>
   })
 
   const checkEntry = (skill: Skill.Skill) => Effect.fromResult(checkedOf(skill))
@@ -495,14 +496,15 @@ const makeWith = Effect.fnUntraced(function*(
  *
  * @since 0.1.0
  */
-export type ProtocolChoice = ProtocolVersion | "auto"
+export type ProtocolChoice = McpClient.ProtocolVersion | "auto"
 
-const negotiate = <R>(
+const negotiate = <C, R>(
   choice: ProtocolChoice | undefined,
-  connect: Negotiate.Connect<R>,
-  options: Options
-): Effect.Effect<Service, McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
-  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network))
+  connect: Negotiate.Connect<C, R>,
+  options: Options,
+  lift?: (error: McpClientError) => McpClientError | ServerStopped
+): Effect.Effect<Service, C | McpClientError | EffectSupport.UnsupportedEffect, R | Scope.Scope> =>
+  Negotiate.negotiate(choice, connect, (transport, send, network) => makeWith(transport, options, send, network, lift))
 
 /**
  * Headers for every HTTP request: fixed values, or an Effect run before each request (a token
@@ -529,41 +531,34 @@ export const layerHttp = (
      * How the extension's own requests (`skills/*`, `resources/read`, directory reads) travel over
      * stateless 2026-07-28: `"HttpClient"` (default) through the provided `HttpClient`, or `"lean"`
      * through `node:http(s)` on one keep-alive agent with at most `maxConnections` sockets (default
-     * 8), bypassing `HttpClient` middleware (use `headers` instead). Every check is the same; the
-     * handshake and every other method always use `McpClient`, and 2025-11-25 sessions stay there.
+     * `ClientLimits.MaxConnections`, 8), bypassing `HttpClient` middleware (use `headers` instead),
+     * and faster for it. Every rule, check and error is the same; the handshake and every other
+     * method always use `McpClient`, and 2025-11-25 sessions stay there.
      */
     readonly readTransport?: "HttpClient" | "lean" | undefined
     readonly maxConnections?: number | undefined
   }
 ): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, HttpClient.HttpClient> => {
-  const headers = options.headers
   const connect = negotiate(
     options.protocolVersion,
     (protocol) =>
       HttpConnection.connect(protocol, {
         url: options.url,
-        headers,
+        headers: options.headers,
         readTransport: options.readTransport,
         maxConnections: options.maxConnections,
-        maxMessageBytes: MaxMessageBytes
+        maxMessageBytes: ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
       }),
     { ...options, server: options.server ?? options.url }
   )
-  return Layer.effect(
-    SkillsClient,
-    headers === undefined || !Effect.isEffect(headers) ? connect : Effect.gen(function*() {
-      // Per-request headers wrap the HttpClient both transports send through.
-      const client = yield* HttpClient.HttpClient
-      const withHeaders = HttpClient.mapRequestEffect(client, (request) =>
-        Effect.map(headers, (values) => HttpClientRequest.setHeaders(request, values)))
-      return yield* Effect.provideService(connect, HttpClient.HttpClient, withHeaders)
-    })
-  )
+  return Layer.effect(SkillsClient, HttpConnection.withHeaders(options.headers, connect))
 }
 
 /**
  * Spawns a server and connects over stdio. Needs a `ChildProcessSpawner`
  * (`NodeServices.layer`). `server` defaults to the command line; `protocolVersion` to `"auto"`.
+ * A command that cannot start fails with `ServerNotStarted`; a server that stops, at the
+ * handshake or later, with `ServerStopped`: its exit code and the end of its stderr.
  *
  * @since 0.1.0
  */
@@ -576,20 +571,20 @@ export const layerStdio = (
     readonly server?: string | undefined
     readonly protocolVersion?: ProtocolChoice | undefined
   }
-): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect, ChildProcessSpawner> =>
-  Layer.effect(
+): Layer.Layer<SkillsClient, McpClientError | EffectSupport.UnsupportedEffect | StdioError, ChildProcessSpawner> => {
+  const server = options.server ?? [options.command, ...(options.args ?? [])].join(" ")
+  const command = ChildProcess.make(options.command, [...(options.args ?? [])], {
+    ...(options.env === undefined ? {} : { env: options.env, extendEnv: true }),
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd })
+  })
+  const maxMessageBytes = ClientLimits.maxMessageBytes(options.limits ?? Limits.defaults)
+  return Layer.effect(
     SkillsClient,
     negotiate(
       options.protocolVersion,
-      (protocol) =>
-        Effect.map(McpClient.stdio({
-          command: ChildProcess.make(options.command, [...(options.args ?? [])], {
-            ...(options.env === undefined ? {} : { env: options.env, extendEnv: true }),
-            ...(options.cwd === undefined ? {} : { cwd: options.cwd })
-          }),
-          protocol,
-          maxMessageBytes: MaxMessageBytes
-        }), (transport) => ({ transport, network: "pipe" as const })),
-      { ...options, server: options.server ?? [options.command, ...(options.args ?? [])].join(" ") }
-    )
+      (protocol) => StdioConnection.connect(protocol, { command, server, maxMessageBytes }),
+      { ...options, server },
+      StdioConnection.lift
+    ).pipe(Effect.mapError((error) => error instanceof McpClientError ? StdioConnection.lift(error) : error))
   )
+}

@@ -1,11 +1,13 @@
 /**
  * Typed failures of the Skills client. Each carries the data a caller needs to explain the
- * failure or recover (spec §5.1); transport and protocol failures stay effect's `McpClientError`.
+ * failure or recover (spec §5.1). Transport and protocol failures stay effect's `McpClientError`,
+ * but for a stdio server that could not start or stopped: {@link ServerNotStarted} and
+ * {@link ServerStopped} name the command, how it ended and what it last wrote to stderr.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import { Signing, Skill } from "@mcp-skills/core"
+import { Signing, type Skill } from "@mcp-skills/core"
 
 /**
  * The server did not declare `io.modelcontextprotocol/skills`, so no `skills/*` request is sent (R86).
@@ -104,19 +106,6 @@ export class CursorRejected extends Schema.TaggedError<CursorRejected>()("Cursor
     return `${this.method} refused the cursor ${JSON.stringify(this.cursor)}: ${this.detail}`
   }
 }
-
-/**
- * An entry breaks the rules checkable from the entry alone (R6, spec §5.1 step 1); it is never
- * loaded. The class of `@mcp-skills/core`, re-exported.
- *
- * @since 0.1.0
- */
-export const InvalidSkillEntry = Skill.InvalidSkillEntry
-
-/**
- * @since 0.1.0
- */
-export type InvalidSkillEntry = Skill.InvalidSkillEntry
 
 /**
  * A skill exceeds a per-skill limit (R15-R18): from its manifest, or, for a `"dynamic"` skill,
@@ -391,7 +380,74 @@ export type SkillsClientError =
   | ResourceNotFound
   | DirectoryNotFound
   | CursorRejected
-  | InvalidSkillEntry
+  | Skill.InvalidSkillEntry
   | RepeatedCursor
   | RunawayListing
   | VerificationError
+  | StdioError
+
+/**
+ * A stdio server's command could not be started (`SkillsClient.layerStdio`): no such command
+ * (`ENOENT`), one that may not be run (`EACCES`), or a working folder that is not there. `code` is
+ * the operating system's, when it gave one; `detail` says it in words.
+ *
+ * @since 0.1.0
+ */
+export class ServerNotStarted extends Schema.TaggedError<ServerNotStarted>()("ServerNotStarted", {
+  command: Schema.String,
+  code: Schema.optionalKey(Schema.String),
+  detail: Schema.String
+}) {
+  override get message(): string {
+    return `cannot start the server command ${this.command}: ${this.detail}${this.code === undefined ? "" : ` (${this.code})`}`
+  }
+}
+
+/**
+ * How a stdio server ended: `Exited` with its exit code, `Killed` by a signal, or `Running`: it
+ * closed its side of the pipes and had not exited within `ClientLimits.ExitWait`.
+ *
+ * @since 0.1.0
+ */
+export const ServerExit = Schema.Union([
+  Schema.TaggedStruct("Exited", { code: Schema.Int }),
+  Schema.TaggedStruct("Killed", { signal: Schema.String }),
+  Schema.TaggedStruct("Running", {})
+])
+
+/**
+ * @since 0.1.0
+ */
+export type ServerExit = typeof ServerExit.Type
+
+/**
+ * A stdio server stopped answering (`SkillsClient.layerStdio`), at the handshake or on any later
+ * request: how it ended, and the last lines it wrote to stderr (at most `ClientLimits.StderrLines`
+ * of its last `ClientLimits.StderrBytes` bytes), which usually say why. `server` is the client's
+ * name for it (the command line by default). The message is one line, then the stderr lines.
+ *
+ * @since 0.1.0
+ */
+export class ServerStopped extends Schema.TaggedError<ServerStopped>()("ServerStopped", {
+  server: Schema.String,
+  exit: ServerExit,
+  stderr: Schema.Array(Schema.String)
+}) {
+  override get message(): string {
+    const how = this.exit._tag === "Exited"
+      ? `exited with code ${this.exit.code}`
+      : this.exit._tag === "Killed"
+      ? `was killed by ${this.exit.signal}`
+      : "closed its output but did not exit"
+    return this.stderr.length === 0
+      ? `the server ${this.server} ${how} and wrote nothing to stderr`
+      : [`the server ${this.server} ${how}; its stderr ends with:`, ...this.stderr.map((line) => `  ${line}`)].join("\n")
+  }
+}
+
+/**
+ * The failures of a stdio server itself.
+ *
+ * @since 0.1.0
+ */
+export type StdioError = ServerNotStarted | ServerStopped

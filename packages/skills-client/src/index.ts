@@ -7,6 +7,11 @@
 /**
  * @since 0.1.0
  */
+export * as ClientLimits from "./ClientLimits.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as SkillsClient from "./SkillsClient.js"
 
 /**

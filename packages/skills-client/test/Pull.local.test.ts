@@ -40,7 +40,7 @@ describe("Pull checks what is installed before it says unchanged", () => {
     Effect.gen(function*() {
       const { s, into } = yield* setup
       assert.isTrue(Exit.isSuccess(yield* pullWith(s.url, { into, all: true })))
-      const lock = yield* read(Path.join(into, Pull.LockFileName))
+      const lock = yield* read(Path.join(into, LockFile.LockFileName))
       const invoice = Path.join(into, "pdf-processing/templates/invoice.md")
       const served = yield* read(invoice)
       yield* Effect.promise(async () => {
@@ -69,7 +69,7 @@ describe("Pull checks what is installed before it says unchanged", () => {
       )
       // Nothing changed, and no file was fetched to find out.
       assert.deepStrictEqual(yield* snapshot(into), edited)
-      assert.strictEqual(yield* read(Path.join(into, Pull.LockFileName)), lock)
+      assert.strictEqual(yield* read(Path.join(into, LockFile.LockFileName)), lock)
       assert.strictEqual(s.reads().length, reads)
 
       const restored = yield* pullWith(s.url, { into, all: true, overwriteLocal: true })
@@ -86,7 +86,7 @@ describe("Pull checks what is installed before it says unchanged", () => {
         "pdf-processing/assets/logo.png",
         "pdf-processing/templates/invoice.md"
       ])
-      assert.strictEqual(yield* read(Path.join(into, Pull.LockFileName)), lock)
+      assert.strictEqual(yield* read(Path.join(into, LockFile.LockFileName)), lock)
       const again = yield* pullWith(s.url, { into, all: true })
       assert.deepStrictEqual(Exit.isSuccess(again) ? again.value.skills : again, [
         { _tag: "Unchanged", uri: Tamper.SkillUri, path: "pdf-processing" }
@@ -168,7 +168,7 @@ describe("Pull reads the lock file as input", () => {
     Effect.gen(function*() {
       const { s, root, into } = yield* setup
       assert.isTrue(Exit.isSuccess(yield* pullWith(s.url, { into, all: true })))
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       const elsewhere = Path.join(root, "elsewhere")
       yield* Effect.promise(async () => {
         await Fs.mkdir(elsewhere)
@@ -187,7 +187,7 @@ describe("Pull reads the lock file as input", () => {
   it.live(`a lock file over ${LockFile.MaxLockFileBytes} bytes is refused before it is read`, () =>
     Effect.gen(function*() {
       const { s, into } = yield* setup
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       yield* Effect.promise(async () => {
         await Fs.mkdir(into)
         // Sparse: the size is there, the disk space is not.

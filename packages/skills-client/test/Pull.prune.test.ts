@@ -11,7 +11,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { createHash } from "node:crypto"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { Pull } from "@mcp-skills/client"
+import { LockFile, Pull } from "@mcp-skills/client"
 import * as MemoryFs from "./support/MemoryFileSystem.js"
 import { runCli, runProgram, serveHttp, tempDir, withClient } from "./support/helpers.js"
 import * as Tamper from "./support/TamperServer.js"
@@ -23,7 +23,7 @@ const pullWith = (url: string, options: Pull.Options) =>
 
 const failureOf = (exit: Exit.Exit<unknown, unknown>) => Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
 
-const lockOf = (into: string) => Effect.promise(async () => JSON.parse(await Fs.readFile(Path.join(into, Pull.LockFileName), "utf8")))
+const lockOf = (into: string) => Effect.promise(async () => JSON.parse(await Fs.readFile(Path.join(into, LockFile.LockFileName), "utf8")))
 
 const exists = (path: string) => Effect.promise(() => Fs.lstat(path).then(() => true, () => false))
 
@@ -41,7 +41,7 @@ const consistent = (into: string) =>
         assert.strictEqual(`sha256:${createHash("sha256").update(bytes).digest("hex")}`, file.digest, `${record.path}/${file.path}`)
       }
     }
-    const entries = (yield* Effect.promise(() => Fs.readdir(into))).filter((name) => name !== Pull.LockFileName)
+    const entries = (yield* Effect.promise(() => Fs.readdir(into))).filter((name) => name !== LockFile.LockFileName)
     assert.deepStrictEqual(entries.sort(), [...new Set(records.map((record) => record.path.split("/")[0]!))].sort())
     return records.map((record) => record.path)
   })
@@ -69,7 +69,7 @@ describe("pull all reports gone skills; prune removes them", () => {
         { _tag: "Pruned", uri: Tamper.SkillUri, path: "pdf-processing" }
       ])
       assert.deepStrictEqual(yield* consistent(into), [])
-      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(into)), [Pull.LockFileName])
+      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(into)), [LockFile.LockFileName])
     }).pipe(Effect.scoped))
 
   it.live("pruning a skill with files edited here is refused naming them; overwriteLocal prunes it", () =>
@@ -107,7 +107,7 @@ describe("pull all reports gone skills; prune removes them", () => {
       const before = target()
       s.tamper.gone = true
       // The folder's move out, then the lock file's rename after it.
-      for (const fault of [(to: string) => to.includes("/.replaced/"), (to: string) => to.endsWith(Pull.LockFileName)]) {
+      for (const fault of [(to: string) => to.includes("/.replaced/"), (to: string) => to.endsWith(LockFile.LockFileName)]) {
         memory.failRename = fault
         assert.deepInclude(failureOf(yield* pullInto({ all: true, prune: true })), { _tag: "PullError", check: "write" })
         assert.deepStrictEqual(target(), before)
@@ -115,7 +115,7 @@ describe("pull all reports gone skills; prune removes them", () => {
       memory.failRename = undefined
       const pruned = yield* pullInto({ all: true, prune: true })
       assert.deepInclude(Exit.isSuccess(pruned) ? pruned.value.skills[0] : pruned, { _tag: "Pruned" })
-      assert.deepStrictEqual(MemoryFs.files(memory, "/home/DIR"), [Pull.LockFileName])
+      assert.deepStrictEqual(MemoryFs.files(memory, "/home/DIR"), [LockFile.LockFileName])
     }).pipe(Effect.scoped))
 })
 

@@ -11,7 +11,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { existsSync } from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { Pull, SkillsClient, type SkillsClientError } from "@mcp-skills/client"
+import { LockFile, Pull, SkillsClient, type SkillsClientError } from "@mcp-skills/client"
 import { filesUnder, makeFixture } from "./support/fixture.js"
 import { serveHttp, serverCli, tempDir, versions, withClient } from "./support/helpers.js"
 
@@ -29,7 +29,7 @@ const pullAndCompare = (client: SkillsClient.Service, source: string) =>
     const roots = all.filter((f) => f === "SKILL.md" || f.endsWith("/SKILL.md")).map((f) => f.slice(0, -"SKILL.md".length))
     const expected = all.filter((f) => roots.some((root) => f.startsWith(root) && root !== ""))
     const actual = yield* Effect.promise(() => filesUnder(into))
-    assert.deepStrictEqual(actual, [...expected, Pull.LockFileName].sort())
+    assert.deepStrictEqual(actual, [...expected, LockFile.LockFileName].sort())
     for (const file of expected) {
       const [a, b] = yield* Effect.promise(() => Promise.all([Fs.readFile(Path.join(source, file)), Fs.readFile(Path.join(into, file))]))
       assert.isTrue(a.equals(b), file)

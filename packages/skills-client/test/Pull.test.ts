@@ -10,7 +10,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { Pull } from "@mcp-skills/client"
+import { LockFile, Pull, PullError } from "@mcp-skills/client"
 import { filesUnder } from "./support/fixture.js"
 import * as MemoryFs from "./support/MemoryFileSystem.js"
 import { serveHttp, tempDir, withClient } from "./support/helpers.js"
@@ -82,7 +82,7 @@ describe("Pull never writes outside its target", () => {
       const { url, into, elsewhere } = yield* setup
       const first = yield* pullAll(url, into)
       assert.isTrue(Exit.isSuccess(first))
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
       const file = Path.join(into, "acme/billing/refs/a.md")
       yield* Effect.promise(async () => {
@@ -98,10 +98,10 @@ describe("Pull never writes outside its target", () => {
   it.live("a lock file that is a FIFO is refused without opening it", () =>
     Effect.gen(function*() {
       const { url, into } = yield* setup
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       execFileSync("mkfifo", [lockPath])
       refusedAt(yield* pullAll(url, into), lockPath, "FIFO")
-      assert.deepStrictEqual(yield* listing(into), [Pull.LockFileName])
+      assert.deepStrictEqual(yield* listing(into), [LockFile.LockFileName])
     }).pipe(Effect.scoped))
 
   it.live("a re-pull with nothing changed reports every skill unchanged and writes no file", () =>
@@ -126,7 +126,7 @@ describe("Pull refuses content nobody listed", () => {
       const into = Path.join(yield* tempDir("pull-extra-"), "DIR")
       const first = yield* pullAll(s.url, into)
       assert.isTrue(Exit.isSuccess(first))
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
       const before = yield* Effect.promise(() => filesUnder(into))
       s.tamper.appendItem = Tamper.InvoiceUri
@@ -138,7 +138,7 @@ describe("Pull refuses content nobody listed", () => {
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
       assert.deepInclude(error, { _tag: "PullError", check: "unlisted", file: Tamper.InvoiceUri })
-      assert.include(String((error as Pull.PullError).message), "skill://pdf-processing/references/EXTRA.md")
+      assert.include(String((error as PullError.PullError).message), "skill://pdf-processing/references/EXTRA.md")
       assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
       assert.deepStrictEqual(yield* Effect.promise(() => filesUnder(into)), before)
     }).pipe(Effect.scoped))
@@ -163,13 +163,13 @@ describe("Pull on a memory file system", () => {
       const first = yield* pullInto(s.url, memory)
       assert.deepStrictEqual(Exit.isSuccess(first) ? first.value.skills.map((o) => o._tag) : first, ["Added"])
       assert.deepStrictEqual(MemoryFs.files(memory, "/home/DIR"), [
-        Pull.LockFileName,
+        LockFile.LockFileName,
         "pdf-processing/SKILL.md",
         "pdf-processing/assets/logo.png",
         "pdf-processing/templates/invoice.md"
       ])
       assert.strictEqual(text(memory, "/home/DIR/pdf-processing/SKILL.md"), Tamper.SkillMd)
-      const lock = JSON.parse(text(memory, `/home/DIR/${Pull.LockFileName}`)!)
+      const lock = JSON.parse(text(memory, `/home/DIR/${LockFile.LockFileName}`)!)
       assert.deepStrictEqual(lock.skills.map((skill: { uri: string; origin: string }) => [skill.uri, skill.origin]), [[Tamper.SkillUri, s.url]])
       const again = yield* pullInto(s.url, memory)
       assert.deepStrictEqual(Exit.isSuccess(again) ? again.value.skills.map((o) => o._tag) : again, ["Unchanged"])
@@ -182,7 +182,7 @@ describe("Pull on a memory file system", () => {
       assert.isTrue(Exit.isSuccess(yield* pullInto(s.url, memory)))
       const before = new Map([...memory.nodes].filter(([p]) => p.startsWith("/home/DIR")))
       s.tamper.revised = true
-      memory.failRename = (to) => to.endsWith(Pull.LockFileName)
+      memory.failRename = (to) => to.endsWith(LockFile.LockFileName)
       const failed = yield* pullInto(s.url, memory, true)
       assert.isTrue(Exit.isFailure(failed))
       assert.deepStrictEqual(new Map([...memory.nodes].filter(([p]) => p.startsWith("/home/DIR"))), before)
@@ -202,7 +202,7 @@ describe("Pull on a memory file system", () => {
     Effect.gen(function*() {
       const s = yield* withTamper
       const memory = MemoryFs.make()
-      memory.failRename = (to) => to.endsWith(Pull.LockFileName)
+      memory.failRename = (to) => to.endsWith(LockFile.LockFileName)
       assert.isTrue(Exit.isFailure(yield* pullInto(s.url, memory)))
       assert.deepStrictEqual([...memory.nodes.keys()].filter((p) => p.startsWith("/home/DIR")), [])
     }).pipe(Effect.scoped))
@@ -213,7 +213,7 @@ describe("Pull refuses names that hurt, before anything is written", () => {
   const cases: ReadonlyArray<{ readonly name: string; readonly plant: ReadonlyArray<string>; readonly problem: Record<string, unknown> }> = [
     { name: "a planted .git/config", plant: [".git/config"], problem: { _tag: "Hidden", segment: ".git" } },
     { name: "a .hg folder deeper down", plant: ["templates/.hg/hgrc"], problem: { _tag: "Hidden", segment: ".hg" } },
-    { name: "a 200-level path", plant: [deep], problem: { _tag: "TooDeep", depth: 202, max: Pull.MaxDepth } },
+    { name: "a 200-level path", plant: [deep], problem: { _tag: "TooDeep", depth: 202, max: PullError.MaxDepth } },
     {
       name: "two names differing only in case",
       plant: ["templates/Invoice.md"],
@@ -238,7 +238,7 @@ describe("Pull refuses names that hurt, before anything is written", () => {
         const root = yield* tempDir("pull-names-")
         const into = Path.join(root, "DIR")
         assert.isTrue(Exit.isSuccess(yield* pullAll(s.url, into)))
-        const lockPath = Path.join(into, Pull.LockFileName)
+        const lockPath = Path.join(into, LockFile.LockFileName)
         const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
         const before = yield* listing(into)
         s.tamper.plant = plant
@@ -266,7 +266,7 @@ describe("Pull refuses names that hurt, before anything is written", () => {
     Effect.gen(function*() {
       const { url, into } = yield* setup
       assert.isTrue(Exit.isSuccess(yield* pullAll(url, into)))
-      const lockPath = Path.join(into, Pull.LockFileName)
+      const lockPath = Path.join(into, LockFile.LockFileName)
       const lock = yield* Effect.promise(() => Fs.readFile(lockPath, "utf8"))
       const served = yield* tempDir("pull-upper-")
       yield* Effect.promise(async () => {
@@ -278,13 +278,13 @@ describe("Pull refuses names that hurt, before anything is written", () => {
       assert.isTrue(Exit.isFailure(exit))
       const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
       assert.deepInclude(error, { _tag: "UnsafeName", uri: "skill://ACME/billing/SKILL.md" })
-      assert.deepInclude((error as Pull.UnsafeName).problem, {
+      assert.deepInclude((error as PullError.UnsafeName).problem, {
         _tag: "Collides",
         name: "ACME",
         otherName: "acme",
         other: "skill://acme/billing/SKILL.md"
       })
       assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
-      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(into)), ["acme", Pull.LockFileName, "solo"].sort())
+      assert.deepStrictEqual(yield* Effect.promise(() => Fs.readdir(into)), ["acme", LockFile.LockFileName, "solo"].sort())
     }).pipe(Effect.scoped))
 })

@@ -1,7 +1,7 @@
-// The lean 2026-07-28 HTTP senders (`Transport.httpSend` over HttpClient, `Transport.leanSend` over
-// node:http) must keep the wire behaviour and the errors of effect's `McpClient.http` they stand in
-// for: headers, JSON and SSE answers, envelope checks, HTTP errors with their JSON-RPC code, the
-// message size limit. Every case runs against all three.
+// The one 2026-07-28 HTTP sender (`HttpSend.make`), its bytes moved through HttpClient or over a
+// node:http agent, must keep the wire behaviour and the errors of effect's `McpClient.http` it
+// stands in for: headers, JSON and SSE answers, envelope checks, HTTP errors with their JSON-RPC
+// code, the message size limit. Every case runs against both ways and against effect's own.
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -10,7 +10,12 @@ import type { McpClientError } from "effect/ai/McpClientError"
 import * as McpProtocol from "effect/ai/McpProtocol"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+import * as HttpClient from "effect/http/HttpClient"
+import * as HttpSend from "../src/internal/httpSend.js"
 import * as Transport from "../src/internal/transport.js"
+import { ClientLimits } from "@mcp-skills/client"
+import { versions, withClient } from "./support/helpers.js"
+import * as Tamper from "./support/TamperServer.js"
 
 interface Seen {
   readonly headers: Http.IncomingHttpHeaders
@@ -48,23 +53,36 @@ const json = (res: Http.ServerResponse, value: unknown, status = 200) => {
   res.end(body)
 }
 
-type Sender = "httpSend" | "leanSend" | "McpClient.http"
+// An answer of any status, headers and body (made from the request's id).
+const raw = (status: number, headers: Http.OutgoingHttpHeaders, body: (id: unknown) => string) =>
+  server((request, res) => {
+    res.writeHead(status, headers)
+    res.end(body(request.id))
+  })
+
+const event = (message: unknown) => `data: ${JSON.stringify(message)}\n\n`
+
+type Sender = "HttpClient" | "agent" | "McpClient.http"
+
+const ours = (url: string, way: "HttpClient" | "agent", maxMessageBytes: number, headers: Record<string, string> = {}) =>
+  Effect.gen(function*() {
+    const post = way === "agent" ? yield* HttpSend.viaAgent(url, 2) : HttpSend.viaHttpClient(yield* HttpClient.HttpClient, url)
+    return yield* HttpSend.make(post, { headers: Effect.succeed(headers), maxMessageBytes })
+  })
 
 // Every case runs against effect's own transport too, so the two cannot drift apart.
 const sendWith = (sender: Sender) => (url: string, params: Record<string, unknown>, maxMessageBytes = 1024 * 1024) =>
   Effect.gen(function*() {
     const headers = { "x-extra": "1" }
-    const send: Transport.Send = sender === "httpSend"
-      ? yield* Transport.httpSend({ url, headers, maxMessageBytes })
-      : sender === "leanSend"
-      ? yield* Transport.leanSend({ url, headers: Effect.succeed(headers), maxMessageBytes, maxSockets: 2 })
-      : (yield* McpClient.http({ url, headers, maxMessageBytes, protocol: McpProtocol.v2026_07_28 })).request
+    const send: Transport.Send = sender === "McpClient.http"
+      ? (yield* McpClient.http({ url, headers, maxMessageBytes, protocol: McpProtocol.v2026_07_28 })).request
+      : yield* ours(url, sender, maxMessageBytes, headers)
     return yield* send({ jsonrpc: "2.0", id: "skills:1", method: "resources/read", params })
   }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
 
 const reasonOf = (error: McpClientError) => error.reason as unknown as Record<string, unknown> & { readonly _tag: string }
 
-describe.each(["httpSend", "leanSend", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
+describe.each(["HttpClient", "agent", "McpClient.http"] as const)("%s (2026-07-28 over HTTP)", (sender) => {
   const send = sendWith(sender)
   it.live("sends McpClient's headers and answers a JSON response", () =>
     Effect.gen(function*() {
@@ -158,7 +176,68 @@ describe.each(["httpSend", "leanSend", "McpClient.http"] as const)("%s (2026-07-
     }))
 })
 
-describe("leanSend", () => {
+describe.each(["HttpClient", "agent"] as const)("the one sender, bytes through %s", (way) => {
+  const send = (url: string, maxMessageBytes = 1024 * 1024) =>
+    Effect.gen(function*() {
+      const sender = yield* ours(url, way, maxMessageBytes)
+      return yield* sender({ jsonrpc: "2.0", id: "skills:1", method: "resources/read", params: { uri: "skill://a/SKILL.md" } })
+    }).pipe(Effect.scoped, Effect.provide(FetchHttpClient.layer))
+
+  it.live("an SSE stream left open after its response is answered, not waited on", () =>
+    Effect.gen(function*() {
+      const open: Array<Http.ServerResponse> = []
+      const s = yield* server((request, res) => {
+        res.writeHead(200, { "content-type": "text/event-stream" })
+        res.write(`data: ${JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { ok: true } })}\n\n`)
+        open.push(res)
+      })
+      yield* Effect.addFinalizer(() => Effect.sync(() => open.forEach((res) => res.destroy())))
+      const response = yield* send(s.url).pipe(Effect.timeout("10 seconds"))
+      assert.deepStrictEqual(response, { jsonrpc: "2.0", id: "skills:1", result: { ok: true } })
+    }).pipe(Effect.scoped))
+
+  it.live("an SSE body that ends without a response is a TransportError", () =>
+    Effect.gen(function*() {
+      const s = yield* raw(200, { "content-type": "text/event-stream" }, () => event({ jsonrpc: "2.0", method: "notifications/progress", params: {} }))
+      const error = yield* Effect.flip(send(s.url))
+      assert.strictEqual(reasonOf(error)._tag, "TransportError")
+      assert.strictEqual(reasonOf(error).description, "MCP response ended before the terminal response")
+    }))
+
+  it.live("an SSE event over maxMessageBytes is a LimitError", () =>
+    Effect.gen(function*() {
+      const s = yield* raw(200, { "content-type": "text/event-stream" }, (id) => event({ jsonrpc: "2.0", id, result: { text: "x".repeat(4096) } }))
+      const error = yield* Effect.flip(send(s.url, 1024))
+      assert.strictEqual(reasonOf(error)._tag, "LimitError")
+    }))
+
+  it.live("an answer of another content type is refused unread", () =>
+    Effect.gen(function*() {
+      const s = yield* raw(200, { "content-type": "text/html" }, () => "<html></html>")
+      const error = yield* Effect.flip(send(s.url))
+      assert.strictEqual(reasonOf(error)._tag, "ProtocolError")
+      assert.strictEqual(reasonOf(error).description, "Unsupported MCP response Content-Type")
+    }))
+
+  it.live("an HTTP error without a JSON body, or with one over the limit, is an HttpError without a code", () =>
+    Effect.gen(function*() {
+      const plain = yield* raw(503, { "content-type": "text/plain", "retry-after": "7" }, () => "busy")
+      const huge = yield* server((request, res) =>
+        json(res, { jsonrpc: "2.0", id: request.id, error: { code: -32601, message: "x".repeat(4096) } }, 404)
+      )
+      const busy = reasonOf(yield* Effect.flip(send(plain.url)))
+      assert.strictEqual(busy._tag, "HttpError")
+      assert.strictEqual(busy.status, 503)
+      assert.strictEqual(busy.code, undefined)
+      assert.strictEqual(busy.retryAfter, "7")
+      const large = reasonOf(yield* Effect.flip(send(huge.url, 1024)))
+      assert.strictEqual(large._tag, "HttpError")
+      assert.strictEqual(large.status, 404)
+      assert.strictEqual(large.code, undefined)
+    }))
+})
+
+describe("the node:http agent", () => {
   it.live("never has more requests in flight than its agent's sockets; the rest wait and are answered", () =>
     Effect.gen(function*() {
       let inFlight = 0
@@ -177,7 +256,7 @@ describe("leanSend", () => {
         clearTimeout(quiet)
         quiet = setTimeout(() => held.splice(0).forEach((answer) => answer()), 50)
       })
-      const send = yield* Transport.leanSend({ url: s.url, headers: Effect.succeed({}), maxMessageBytes: 1024, maxSockets: 2 })
+      const send = yield* HttpSend.make(yield* HttpSend.viaAgent(s.url, 2), { headers: Effect.succeed({}), maxMessageBytes: 1024 })
       const answers = yield* Effect.forEach(
         Array.from({ length: 8 }, (_, i) => i),
         (i) => send({ jsonrpc: "2.0", id: `skills:${i}`, method: "resources/read", params: { uri: `skill://a/${i}.md` } }),
@@ -186,4 +265,30 @@ describe("leanSend", () => {
       assert.strictEqual(answers.length, 8)
       assert.strictEqual(most, 2)
     }).pipe(Effect.scoped))
+})
+
+describe("the largest message follows the per-skill byte limit (ClientLimits.maxMessageBytes)", () => {
+  // An answer past the bound is refused as it arrives; within it, it is read whole and checked.
+  const limits = { maxResources: 512, maxTotalBytes: 1024 }
+  const padding = { uri: Tamper.InvoiceUri, bytes: ClientLimits.maxMessageBytes(limits) }
+  const read = (url: string, options: Parameters<typeof withClient>[2]) =>
+    Effect.flip(withClient(url, (c) =>
+      Effect.gen(function*() {
+        const { skill } = yield* c.getSkill(Tamper.SkillUri)
+        return yield* c.readSkillResource(skill, "templates/invoice.md")
+      }), options))
+
+  for (const protocolVersion of versions) {
+    for (const readTransport of ["HttpClient", "lean"] as const) {
+      it.live(`a file's answer past it is a LimitError; the same under the default limits is read and refused by size (${protocolVersion}, ${readTransport})`, () =>
+        Effect.gen(function*() {
+          const s = yield* Effect.acquireRelease(Effect.promise(() => Tamper.start({ padding })), (s) => Effect.promise(s.close))
+          const bounded = yield* read(s.url, { protocolVersion, readTransport, limits })
+          assert.strictEqual(bounded._tag, "McpClientError")
+          assert.strictEqual(reasonOf(bounded as McpClientError)._tag, "LimitError")
+          const unbounded = yield* read(s.url, { protocolVersion, readTransport })
+          assert.strictEqual(unbounded._tag, "SizeMismatch")
+        }).pipe(Effect.scoped))
+    }
+  }
 })

@@ -155,7 +155,7 @@ describe("Verification.checkFrontmatter", () => {
     const orders = [[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]] as const
     const keys = ["name", "description", "metadata"] as const
     const shuffled = orders[Math.abs(order) % orders.length]!.map((i) => keys[i])
-    const frontmatter = Object.fromEntries(shuffled.map((key) => [key, skill.frontmatter[key]])) as SkillFrontmatter.JsonObject
+    const frontmatter = Object.fromEntries(shuffled.map((key) => [key, skill.frontmatter[key]])) as Schema.JsonObject
     const reordered = enc.encode(SkillFrontmatter.render(frontmatter, "# Demo\n"))
     assert.isTrue(Result.isSuccess(Verification.checkFrontmatter(skill, reordered)))
     const changed = { ...frontmatter, description: `${String(frontmatter.description)}${value}x` }

@@ -1,6 +1,7 @@
 /**
- * The per-skill limits every host must accept (R15) and servers should not exceed (R16), and the
- * size and nesting of a frontmatter, which the spec leaves open.
+ * Every bound of the core, each with its reason: the per-skill limits every host must accept (R15)
+ * and servers should not exceed (R16), and what the spec leaves open: the size and nesting of a
+ * frontmatter and the length of a URI. The server's and the client's own limits derive from these.
  *
  * @since 0.1.0
  */
@@ -37,6 +38,17 @@ export const MaxFrontmatterBytes = 16_384
  * @since 0.1.0
  */
 export const MaxFrontmatterDepth = 64
+
+/**
+ * Characters of a URI that `SkillUri.parse` accepts: 8,192. Real skill URIs are a few dozen
+ * characters (a name of at most 64 per segment, a short path); the bound keeps every parse, every
+ * map key and every message naming a URI small, whoever sent it, and is what HTTP servers commonly
+ * accept for a whole request line (nginx's and Node's 8 KiB header buffers), so a URI that passes
+ * it still fits an `Mcp-Name` header.
+ *
+ * @since 0.1.0
+ */
+export const MaxUriLength = 8192
 
 /**
  * Limits applied to one skill. Raising them is always an explicit choice of the caller.

@@ -23,7 +23,6 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as Digest from "./Digest.js"
 import * as Skill from "./Skill.js"
-import type * as SkillFrontmatter from "./SkillFrontmatter.js"
 import * as SkillUri from "./SkillUri.js"
 
 /**
@@ -224,7 +223,7 @@ export const covered = (skill: Skill.Skill): Schema.Json | undefined => {
   return {
     purpose: Purpose,
     name: skill.frontmatter.name,
-    frontmatter: skill.frontmatter as SkillFrontmatter.JsonObject,
+    frontmatter: skill.frontmatter as Schema.JsonObject,
     files
   }
 }

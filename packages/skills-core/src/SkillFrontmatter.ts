@@ -118,19 +118,13 @@ export interface SkillFrontmatterSchema
 export const SkillFrontmatter: SkillFrontmatterSchema = Schema.Opaque<SkillFrontmatter>()(Fields)
 
 /**
- * A frontmatter object as JSON, before or without the Agent Skills checks.
- *
- * @since 0.1.0
- */
-export type JsonObject = { readonly [key: string]: Schema.Json }
-
-/**
- * A `SKILL.md` split into its frontmatter (as JSON) and its Markdown body.
+ * A `SKILL.md` split into its frontmatter (a JSON object, before or without the Agent Skills
+ * checks) and its Markdown body.
  *
  * @since 0.1.0
  */
 export interface Document {
-  readonly frontmatter: JsonObject
+  readonly frontmatter: Schema.JsonObject
   readonly body: string
 }
 
@@ -213,7 +207,7 @@ const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
  *
  * @since 0.1.0
  */
-export const decode = (frontmatter: JsonObject): Result.Result<SkillFrontmatter, FrontmatterError> => {
+export const decode = (frontmatter: Schema.JsonObject): Result.Result<SkillFrontmatter, FrontmatterError> => {
   for (const field of ["name", "description"] as const) {
     if (!Object.hasOwn(frontmatter, field)) return fail("missing (required)", undefined, field)
   }
@@ -242,7 +236,7 @@ export const parseSkillMd = (
  *
  * @since 0.1.0
  */
-export const render = (frontmatter: JsonObject, body: string): string => {
+export const render = (frontmatter: Schema.JsonObject, body: string): string => {
   const doc = new YamlDocument(frontmatter, { version: "1.2", schema: "core", aliasDuplicateObjects: false })
   return `---\n${doc.toString({ lineWidth: 0 })}---\n${body}`
 }
@@ -264,7 +258,7 @@ export interface FieldDifference {
  *
  * @since 0.1.0
  */
-export const diff = (expected: JsonObject, actual: JsonObject): ReadonlyArray<FieldDifference> => {
+export const diff = (expected: Schema.JsonObject, actual: Schema.JsonObject): ReadonlyArray<FieldDifference> => {
   const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()
   const out: Array<FieldDifference> = []
   for (const field of keys) {
@@ -288,7 +282,7 @@ export const jsonEquals = (a: Schema.Json, b: Schema.Json): boolean => {
   }
   const ka = Object.keys(a)
   if (ka.length !== Object.keys(b).length) return false
-  const ob = b as { readonly [key: string]: Schema.Json }
-  const oa = a as { readonly [key: string]: Schema.Json }
+  const ob = b as Schema.JsonObject
+  const oa = a as Schema.JsonObject
   return ka.every((k) => Object.hasOwn(ob, k) && jsonEquals(oa[k]!, ob[k]!))
 }

@@ -12,6 +12,7 @@
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { SkillFileName } from "./Extension.js"
+import { MaxUriLength } from "./Limits.js"
 
 /**
  * Why a string is not an acceptable skill URI or relative reference.
@@ -37,13 +38,6 @@ export interface Parsed {
   readonly scheme: string
   readonly segments: ReadonlyArray<string>
 }
-
-/**
- * The longest URI `parse` accepts, in characters.
- *
- * @since 0.1.0
- */
-export const MaxLength = 8192
 
 const schemePattern = /^[A-Za-z][A-Za-z0-9+.-]*$/
 // RFC 3986 pchar without pct-encoded (checked separately) plus "/" between segments.
@@ -81,7 +75,7 @@ const decodeSegment = (uri: string, raw: string): Result.Result<string, InvalidS
  */
 export const parse = (uri: string): Result.Result<Parsed, InvalidSkillUri> => {
   if (uri.length === 0) return invalid(uri, "empty")
-  if (uri.length > MaxLength) return invalid(uri.slice(0, 64) + "…", `longer than ${MaxLength} characters`)
+  if (uri.length > MaxUriLength) return invalid(uri.slice(0, 64) + "…", `longer than ${MaxUriLength} characters (Limits.MaxUriLength)`)
   if (uri.includes("?")) return invalid(uri, "a query is not allowed")
   if (uri.includes("#")) return invalid(uri, "a fragment is not allowed")
   if (uri.includes("\\")) return invalid(uri, "backslashes are not allowed")

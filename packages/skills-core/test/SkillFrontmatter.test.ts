@@ -95,7 +95,7 @@ describe("SkillFrontmatter.decode", () => {
     expect(fm["allowed-tools"]).toEqual(["Read", "Bash(git:*)"])
   })
 
-  const invalid: ReadonlyArray<[string, SkillFrontmatter.JsonObject, string]> = [
+  const invalid: ReadonlyArray<[string, Schema.JsonObject, string]> = [
     ["missing name", { description: "d" }, "name"],
     ["missing description", { name: "a" }, "description"],
     ["an upper-case name", { name: "Demo", description: "d" }, "name"],
@@ -132,7 +132,7 @@ describe("SkillFrontmatter.render and diff", () => {
     frontmatter: JsonObject,
     body: Arbitrary.schema(Schema.String)
   }, ({ frontmatter, body }) => {
-    const normalised = JSON.parse(JSON.stringify(frontmatter)) as SkillFrontmatter.JsonObject
+    const normalised = JSON.parse(JSON.stringify(frontmatter)) as Schema.JsonObject
     const rendered = SkillFrontmatter.render(normalised, body)
     const doc = Result.getOrThrow(SkillFrontmatter.parse(rendered))
     expect(SkillFrontmatter.diff(normalised, doc.frontmatter)).toEqual([])

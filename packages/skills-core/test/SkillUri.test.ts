@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Arbitrary, Result, Schema } from "effect"
-import { SkillUri } from "../src/index.js"
+import { Limits, SkillUri } from "../src/index.js"
 
 const skillMd = Result.getOrThrow(SkillUri.parseSkillMd("skill://acme/billing/refunds/SKILL.md"))
 
@@ -52,6 +52,13 @@ describe("SkillUri.parse", () => {
       expect(reason(SkillUri.parse(uri))).toContain(why)
     })
   }
+
+  it(`accepts a URI of Limits.MaxUriLength characters and refuses one more`, () => {
+    const ofLength = (n: number) => `skill://a/${"b".repeat(n - "skill://a/".length - "/SKILL.md".length)}/SKILL.md`
+    expect(ofLength(Limits.MaxUriLength).length).toBe(Limits.MaxUriLength)
+    expect(Result.isSuccess(SkillUri.parse(ofLength(Limits.MaxUriLength)))).toBe(true)
+    expect(reason(SkillUri.parse(ofLength(Limits.MaxUriLength + 1)))).toContain(`longer than ${Limits.MaxUriLength} characters`)
+  })
 
   it("canonical form: lower-case scheme, encodeURIComponent segments", () => {
     expect(SkillUri.isCanonical("skill://caf%C3%A9/SKILL.md")).toBe(true)

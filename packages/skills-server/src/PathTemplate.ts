@@ -27,7 +27,7 @@
  *
  * @since 0.1.0
  */
-import { Extension, SkillName, SkillUri } from "@mcp-skills/core"
+import { Extension, Limits, SkillName, SkillUri } from "@mcp-skills/core"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 
@@ -150,7 +150,7 @@ const outside: Match = { _tag: "Outside" }
  * Parses and validates a template: `/`-separated segments, each either fixed text (decoded, as in
  * `Skill.make`'s `path`) or one whole `{name}`. At least one parameter, no name twice, every fixed
  * segment a valid URI segment, a fixed last segment a valid skill name, and the longest possible
- * instance URI within `SkillUri.MaxLength`.
+ * instance URI within `Limits.MaxUriLength`.
  *
  * @since 0.1.0
  */
@@ -189,9 +189,9 @@ export const parse = <const T extends string>(template: T, scheme = "skill"): Re
     (sum, segment) => sum + 1 + (segment._tag === "Literal" ? segment.encoded.length : MaxParameterLength * MaxEncodedPerUnit),
     0
   ) + Extension.SkillFileName.length
-  if (longest > SkillUri.MaxLength) {
+  if (longest > Limits.MaxUriLength) {
     return fail(
-      `an instance URI could be ${longest} characters, over the limit of ${SkillUri.MaxLength} ` +
+      `an instance URI could be ${longest} characters, over the limit of ${Limits.MaxUriLength} ` +
         `(${MaxParameterLength} characters per parameter)`
     )
   }

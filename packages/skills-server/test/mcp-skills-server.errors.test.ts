@@ -68,7 +68,7 @@ describe.concurrent("mcp-skills-server serve: an option error is one line, befor
   it.live("no folder at all", () =>
     Effect.gen(function*() {
       const run = yield* serveFails([])
-      oneLine(run, `mcp-skills-server: give at least one skills folder (DIRECTORY or --root DIR=PREFIX)${hint}`)
+      oneLine(run, `mcp-skills-server: give at least one skills folder (DIRECTORY or --root DIR=PREFIX) or upstream (--upstream PREFIX=URL)${hint}`)
     }))
 
   it.live("reload with a bus that is no redis URL", () =>

@@ -17,7 +17,7 @@ const rejectsRevision = (error: McpClientError) => {
 }
 
 /** Opens the transport of one connection attempt at `protocol`'s revision. */
-export type Connect<R> = (
+export type Connect<E, R> = (
   protocol: McpProtocol.ProtocolAdapter<McpClient.ProtocolVersion>
 ) => Effect.Effect<
   {
@@ -25,20 +25,20 @@ export type Connect<R> = (
     readonly send?: Transport.Send | undefined
     readonly network?: McpTelemetry.Transport | undefined
   },
-  McpClientError,
+  E,
   R | Scope.Scope
 >
 
 /** Connects with `connect` at the chosen revision and builds the client with `build`. */
-export const negotiate = <S, E, R>(
+export const negotiate = <S, E, C, R>(
   choice: McpClient.ProtocolVersion | "auto" | undefined,
-  connect: Connect<R>,
+  connect: Connect<C, R>,
   build: (
     transport: McpClient.Transport,
     send: Transport.Send | undefined,
     network: McpTelemetry.Transport | undefined
   ) => Effect.Effect<S, E, Scope.Scope>
-): Effect.Effect<S, McpClientError | E, R | Scope.Scope> => {
+): Effect.Effect<S, C | E, R | Scope.Scope> => {
   const attempt = (version: McpClient.ProtocolVersion) =>
     Effect.flatMap(connect(version === "2025-11-25" ? McpProtocol.v2025_11_25 : McpProtocol.v2026_07_28), ({ network, send, transport }) =>
       build(transport, send, network))

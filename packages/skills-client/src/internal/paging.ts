@@ -1,13 +1,13 @@
 /** Paged requests (`skills/list`, directory reads) followed to their end, within bounds. */
 import * as Effect from "effect/Effect"
 import type { McpClientError } from "effect/ai/McpClientError"
-import { CursorRejected, RepeatedCursor, RunawayListing } from "../SkillsClientError.js"
+import { CursorRejected, RepeatedCursor, RunawayListing, type ServerStopped } from "../SkillsClientError.js"
 import { refusedWith } from "./results.js"
 
 // Follows cursors with a repeated-cursor and a page-count guard (R34, R35). A refused first page
 // is `onFirstRefused`'s to type (a request without a cursor has nothing else to refuse).
 export const walker = (
-  request: (method: string, params: Record<string, unknown>) => Effect.Effect<unknown, McpClientError>,
+  request: (method: string, params: Record<string, unknown>) => Effect.Effect<unknown, McpClientError | ServerStopped>,
   maxPages: number
 ) =>
   Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(

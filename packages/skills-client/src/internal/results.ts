@@ -8,9 +8,6 @@ import { McpClientError, ValidationError } from "effect/ai/McpClientError"
 import { Extension, Protocol } from "@mcp-skills/core"
 import * as Transport from "./transport.js"
 
-export const isRecord = (u: unknown): u is Record<string, unknown> =>
-  typeof u === "object" && u !== null && !Array.isArray(u)
-
 export const invalidResult = (method: string, detail: string, cause?: unknown) =>
   new McpClientError({
     reason: new ValidationError({ description: `Invalid ${method} result: ${detail}`, ...(cause === undefined ? {} : { cause }) })
@@ -36,5 +33,9 @@ export const ResourceNotFoundCodes: ReadonlyArray<number> = [InvalidParams, -320
 
 // A -32602 answer, the server's "not there" (R35, R41, R65), as the typed error of the caller.
 export const refusedWith = <E>(onInvalid: (error: McpClientError) => E, codes: ReadonlyArray<number> = [InvalidParams]) =>
-<A>(effect: Effect.Effect<A, McpClientError>): Effect.Effect<A, McpClientError | E> =>
-  Effect.catchIf(effect, (error) => codes.includes(Transport.errorCode(error) ?? 0), (error) => Effect.fail(onInvalid(error)))
+<A, F>(effect: Effect.Effect<A, F>): Effect.Effect<A, F | E> =>
+  Effect.catchIf(
+    effect,
+    (error): error is F & McpClientError => error instanceof McpClientError && codes.includes(Transport.errorCode(error) ?? 0),
+    (error) => Effect.fail(onInvalid(error))
+  )

@@ -83,6 +83,8 @@ export interface Tamper {
   plant?: ReadonlyArray<string>
   /** Serve a SKILL.md with this many `metadata` keys, listed in the entry too, digest and size recomputed. */
   metadataKeys?: number
+  /** Append this many bytes to the file at this uri, its entry unchanged. */
+  padding?: { readonly uri: string; readonly bytes: number }
 }
 
 export interface Recorded {
@@ -115,6 +117,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
       if (tamper.revised === true && file.uri === InvoiceUri) file.bytes = enc.encode("# Invoice template v2\n")
       if (tamper.revisedSkillMd === true && file.uri === SkillUri) file.bytes = enc.encode(`${SkillMd}\nRevised.\n`)
       if (tamper.extraBytes === file.uri) file.bytes = Uint8Array.from([...file.bytes, 0x0a, 0x0a])
+      if (tamper.padding?.uri === file.uri) file.bytes = Buffer.concat([file.bytes, Buffer.alloc(tamper.padding.bytes, 0x20)])
       if (tamper.metadataKeys !== undefined && file.uri === SkillUri) {
         const metadata = Object.entries(metadataOf(tamper.metadataKeys)).map(([key, value]) => `\n  ${key}: ${value}`).join("")
         file.bytes = enc.encode(SkillMd.replace("\n---\n\n", `\nmetadata:${metadata}\n---\n\n`))

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
+import type * as McpClient from "effect/ai/McpClient"
 import { SkillCache, SkillsClient } from "@mcp-skills/client"
 
 /** A fresh folder in the system's temp folder, removed with the scope. */
@@ -14,7 +15,7 @@ export const tempDir = (prefix: string) =>
     return yield* fs.makeTempDirectoryScoped({ prefix })
   }).pipe(Effect.provide(NodeFileSystem.layer), Effect.orDie)
 
-export const versions: ReadonlyArray<SkillsClient.ProtocolVersion> = ["2026-07-28", "2025-11-25"]
+export const versions: ReadonlyArray<McpClient.ProtocolVersion> = ["2026-07-28", "2025-11-25"]
 
 /** Runs `f` with a client connected to `url` over HTTP. */
 export const withClient = <A, E>(

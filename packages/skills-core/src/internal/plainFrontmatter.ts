@@ -7,8 +7,7 @@
  *
  * @internal
  */
-import type { Json } from "effect/Schema"
-import type { JsonObject } from "../SkillFrontmatter.js"
+import type { Json, JsonObject } from "effect/Schema"
 
 // A key that needs no quotes and that the core schema reads as a string: ASCII, starting with a
 // letter or `_` (never a number, `~` or an indicator), and short, far from yaml's 1,024-character

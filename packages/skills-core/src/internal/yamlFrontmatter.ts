@@ -6,9 +6,9 @@
  * @internal
  */
 import * as Result from "effect/Result"
+import type { JsonObject } from "effect/Schema"
 import { Composer, type Document, isAlias, isCollection, isMap, isPair, isScalar, Lexer, LineCounter, Parser, visit } from "yaml"
 import { MaxFrontmatterDepth } from "../Limits.js"
-import type { JsonObject } from "../SkillFrontmatter.js"
 
 /** Why a frontmatter is refused; `line` is 1-based in the whole file. */
 export interface Problem {

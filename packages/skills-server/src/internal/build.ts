@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
+import type * as Schema from "effect/Schema"
 import * as MimeType from "../MimeType.js"
 import * as PathTemplate from "../PathTemplate.js"
 import * as Revision from "../Revision.js"
@@ -259,7 +260,7 @@ export const build = Effect.fnUntraced(function*(
     }
     const frontmatter = definition.frontmatter !== undefined
       ? Result.mapError(
-        SkillFrontmatter.decode(definition.frontmatter as SkillFrontmatter.JsonObject),
+        SkillFrontmatter.decode(definition.frontmatter as Schema.JsonObject),
         (error) => error.reason
       )
       : yield* definition.read(Extension.SkillFileName).pipe(
