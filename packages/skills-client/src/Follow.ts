@@ -39,6 +39,7 @@ import * as Stream from "effect/Stream"
 import type { McpClientError } from "effect/ai/McpClientError"
 import * as HttpClient from "effect/http/HttpClient"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
+import { ChannelError, type Signal } from "./FollowChannel.js"
 import * as Listen from "./internal/follow/listen.js"
 import * as StdioTap from "./internal/follow/stdioTap.js"
 import { clientInfo as defaultClientInfo } from "./internal/settings.js"
@@ -116,33 +117,8 @@ export const clientLayer = (
     : SkillsClient.layerStdio({ ...options, command: transport.command, args: transport.args, env: transport.env, cwd: transport.cwd })
 
 /**
- * What a notification says: the listing may have changed (`ListChanged`), or one resource did
- * (`Updated`); or the channel is open (`Opened`: acknowledged), so what changed before it opened
- * must be looked for once.
- *
- * @since 0.1.0
- * @category models
- */
-export type Signal = Listen.Signal
-
-/**
- * The notification channel broke; `unsupported`: the server offers none, so only `ttlMs`
- * re-checks remain.
- *
- * @since 0.1.0
- * @category errors
- */
-export const ChannelError = Listen.ChannelError
-
-/**
- * @since 0.1.0
- * @category errors
- */
-export type ChannelError = Listen.ChannelError
-
-/**
  * A live connection: the verifying client, and the notifications it can open, asking for
- * `updated` of the `SKILL.md` URIs given (at most `Listen.MaxSubscriptions`, 1,000).
+ * `updated` of the `SKILL.md` URIs given (at most 1,000).
  *
  * @since 0.1.0
  * @category models
@@ -319,7 +295,7 @@ export const run = <E, R>(settings: Settings<E, R>): Effect.Effect<never, never,
           )
           yield* Queue.offer(wake, undefined)
           const error = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-          if (error instanceof Listen.ChannelError && error.unsupported) {
+          if (error instanceof ChannelError && error.unsupported) {
             return yield* tell({ _tag: "Notifications", state: "unsupported", reason: error.reason })
           }
           yield* tell({ _tag: "Notifications", state: "closed", reason: Exit.isFailure(exit) ? describeCause(exit.cause) : undefined })

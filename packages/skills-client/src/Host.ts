@@ -19,7 +19,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Pull from "./Pull.js"
+import * as PullModel from "./PullModel.js"
 
 /**
  * The hosts with a preset.
@@ -74,7 +74,7 @@ export const folders: { readonly [H in Host]: { readonly [S in Scope]: string } 
  */
 export interface Target {
   readonly into: string
-  readonly layout: Pull.Layout
+  readonly layout: PullModel.Layout
 }
 
 /**
@@ -96,7 +96,7 @@ export interface Places {
  */
 export const target = (host: Host, scope: Scope, places: Places, prefix?: string): Target => ({
   into: Path.resolve(scope === "project" ? places.cwd : places.home, folders[host][scope]),
-  layout: Pull.flat(prefix)
+  layout: PullModel.flat(prefix)
 })
 
 /**

@@ -14,39 +14,10 @@ import * as Names from "./internal/pull/names.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
 import * as Staging from "./internal/pull/stage.js"
+import type { Choices, Layout, Plan, Progress, Staged } from "./PullModel.js"
 import type { Lock } from "./LockFile.js"
 import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
-
-/**
- * Where each skill's folder goes below the target. `Tree` (the default): its skill path, under
- * its scheme when that is not `skill` (`acme/billing/refunds`), nested skills inside their outer
- * skill's folder. `Flat`: its name (the last path segment, which is its frontmatter `name`) one
- * level below the target, as agent hosts read skills (`refunds`); the skill's other files keep
- * their paths inside it. A `prefix` (lowercase letters, digits and single hyphens, as a skill
- * name) namespaces the folders: `prefix/...` in a tree, `prefix-refunds` flat. A skill pulled
- * before into another folder moves (an update).
- *
- * @since 0.1.0
- * @category models
- */
-export type Layout = Names.Layout
-
-/**
- * The tree layout (see {@link Layout}).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const tree = (prefix?: string): Layout => ({ _tag: "Tree", prefix })
-
-/**
- * The flat layout of agent hosts (see {@link Layout}).
- *
- * @since 0.1.0
- * @category constructors
- */
-export const flat = (prefix?: string): Layout => ({ _tag: "Flat", prefix })
 
 /**
  * The folder of `skill` below the target in `layout`, `/`-separated.
@@ -129,40 +100,6 @@ export const commit: (
 
 
 /**
- * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
- * holds their files (R101): verified against their own entry but not placed separately. `restore`
- * puts back the files of a skill unchanged on the server whose installed files were changed
- * (`overwriteLocal`); `local` says what changed on disk (nothing for `add` and `nested`). `signer`
- * is the trusted signer the lock file will record.
- *
- * @since 0.1.0
- */
-export type Step = Planning.Step
-
-/**
- * A pull decided from the entries, the lock file and the folder, before any file is read. `gone`
- * are this server's skills in the lock file that it serves no more (found with `all` only),
- * removed when `prune`.
- *
- * @since 0.1.0
- */
-export type Plan = Planning.Plan
-
-/**
- * How many bytes of a skill's files have arrived, of `total` (0 for a `"dynamic"` skill).
- *
- * @since 0.1.0
- */
-export type Progress = Staging.Progress
-
-/**
- * One skill verified into the staging folder.
- *
- * @since 0.1.0
- */
-export type Staged = Staging.Staged
-
-/**
  * What a pull did to one skill. `Updated` lists the file uris added, removed and changed on the
  * server, and `local` what changed on disk and was overwritten; `Restored` put back the files of a
  * skill unchanged on the server. `Gone` is a skill pulled from this server before that it serves no
@@ -211,7 +148,7 @@ export interface Summary {
 /**
  * @since 0.1.0
  */
-export interface Options extends Planning.Choices {
+export interface Options extends Choices {
   /** Called as bytes of a skill arrive. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
 }

@@ -56,6 +56,7 @@ import type * as AdmitList from "./AdmitList.js"
 import type * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillResolver from "./SkillResolver.js"
+import type * as UpstreamStatus from "./UpstreamStatus.js"
 import * as Connect from "./internal/upstream/connect.js"
 import * as Following from "./internal/upstream/follow.js"
 import * as Namespace from "./internal/upstream/namespace.js"
@@ -165,14 +166,6 @@ export class UpstreamError extends Schema.TaggedError<UpstreamError>()("Upstream
 }
 
 /**
- * How one upstream is doing.
- *
- * @since 0.1.0
- * @category models
- */
-export type Status = Following.Status
-
-/**
  * The upstreams of a gateway, followed from `make` until its scope closes.
  *
  * @since 0.1.0
@@ -192,7 +185,7 @@ export interface Upstreams {
   readonly resolver: Layer.Layer<SkillResolver.SkillResolver>
   /** Hands upstream changes to the registry the server built (provide the skills layer to it). */
   readonly follow: Layer.Layer<never, never, SkillRegistry.SkillRegistry>
-  readonly status: Effect.Effect<ReadonlyArray<Status>>
+  readonly status: Effect.Effect<ReadonlyArray<UpstreamStatus.Status>>
   /**
    * Every verified upstream skill version, served or not, in the admit list's format: what
    * `mcp-skills-server inventory` writes.

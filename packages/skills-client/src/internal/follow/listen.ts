@@ -8,7 +8,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
-import * as Schema from "effect/Schema"
 import * as Sse from "effect/encoding/Sse"
 import * as HttpClient from "effect/http/HttpClient"
 import type * as HttpClientError from "effect/http/HttpClientError"
@@ -17,21 +16,7 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Stream from "effect/Stream"
 import { Extension } from "@mcp-skills/core"
-
-// What a notification says, and how a channel breaks: `Follow` documents both.
-export type Signal =
-  | { readonly _tag: "Opened" }
-  | { readonly _tag: "ListChanged" }
-  | { readonly _tag: "Updated"; readonly uri: string }
-
-export class ChannelError extends Schema.TaggedError<ChannelError>()("ChannelError", {
-  reason: Schema.String,
-  unsupported: Schema.Boolean
-}) {
-  override get message(): string {
-    return this.reason
-  }
-}
+import { ChannelError, type Signal } from "../../FollowChannel.js"
 
 /** Who the follower says it is, in `clientInfo` and in the ids of its own requests. */
 export interface ClientInfo {

@@ -13,7 +13,8 @@ import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
-import { MaxEventBytes, type Signal, signalOf } from "./listen.js"
+import type { Signal } from "../../FollowChannel.js"
+import { MaxEventBytes, signalOf } from "./listen.js"
 
 /** A spawner that taps its processes, the signals heard, and a writer to the latest process. */
 export interface Tap {

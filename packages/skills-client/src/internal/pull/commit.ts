@@ -9,8 +9,7 @@ import { type Error, PullError, UnsafePath } from "../../PullError.js"
 import { type Lock, LockFileName, type LockSkill } from "../../LockFile.js"
 import { type Op, run } from "./journal.js"
 import { readLock, typeAt, writeError } from "./paths.js"
-import type { Plan } from "./plan.js"
-import type { Staged } from "./stage.js"
+import type { Plan, Staged } from "../../PullModel.js"
 
 const byOriginAndUri = (a: LockSkill, b: LockSkill) =>
   a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1

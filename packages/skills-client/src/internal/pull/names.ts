@@ -7,13 +7,7 @@ import * as Result from "effect/Result"
 import { type Skill, SkillUri } from "@mcp-skills/core"
 import { MaxDepth, type NameProblem, UnsafeName } from "../../PullError.js"
 import type { Lock } from "../../LockFile.js"
-
-/** Where each skill's folder goes below the target; `Pull.Layout` documents it. */
-export type Layout =
-  | { readonly _tag: "Tree"; readonly prefix: string | undefined }
-  | { readonly _tag: "Flat"; readonly prefix: string | undefined }
-
-export const tree: Layout = { _tag: "Tree", prefix: undefined }
+import { type Layout, tree } from "../../PullModel.js"
 
 // A prefix is a skill name's form, so a flat folder `prefix-name` still has one.
 const PrefixPattern = /^[a-z0-9]+(-[a-z0-9]+)*$/
@@ -27,7 +21,7 @@ export const prefixProblem = (layout: Layout): string | undefined =>
 // The folder of a skill inside the target, `/`-separated. Tree: its decoded skill path, under the
 // scheme when it is not `skill`; flat: its name (the last segment, equal to its frontmatter
 // `name`), one level below the target, as hosts read skills.
-export const folderOf = (skill: Skill.Skill, layout: Layout = tree): string => {
+export const folderOf = (skill: Skill.Skill, layout: Layout = tree()): string => {
   const path = SkillUri.skillPath(skill.uri)
   if (layout._tag === "Flat") {
     const name = path[path.length - 1]!

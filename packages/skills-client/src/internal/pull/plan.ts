@@ -6,7 +6,6 @@ import type { Skill } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
 import {
   type EditedSkill,
-  type Edits,
   type Error,
   FolderTaken,
   LocalChanges,
@@ -14,66 +13,12 @@ import {
   SignerMismatch,
   toPullError
 } from "../../PullError.js"
-import type { Lock, LockSkill } from "../../LockFile.js"
+import type { LockSkill } from "../../LockFile.js"
 import { inspect, isEdited, noEdits, recordedPaths } from "./disk.js"
 import { recover } from "./journal.js"
-import { checkNames, folderOf, folderTaken, keptFiles, type Layout, placed, prefixProblem, tree } from "./names.js"
+import { checkNames, folderOf, folderTaken, keptFiles, placed, prefixProblem } from "./names.js"
+import { type Choices, type Plan, type Step, tree } from "../../PullModel.js"
 import { checkPath, readLock } from "./paths.js"
-
-/** What a pull is asked to do; `Pull.Options` adds the progress callback. */
-export interface Choices {
-  /** The target folder. */
-  readonly into: string
-  /** Skill URIs to pull; ignored with `all`. URIs absent from the listing are fetched with `skills/get` (R30). */
-  readonly uris?: ReadonlyArray<string> | undefined
-  /** Pull every listed skill, and report the skills pulled from this server before that it serves no more. */
-  readonly all?: boolean | undefined
-  /** Replace skills whose files changed on the server since the last pull. */
-  readonly acceptChanges?: boolean | undefined
-  /**
-   * Accept a skill whose verified signer differs from the one the lock file records (a key
-   * rotated, or another author); otherwise such a skill fails the pull with `SignerMismatch`.
-   */
-  readonly acceptSigner?: boolean | undefined
-  /**
-   * Replace (or, pruning, remove) installed files that were edited, deleted or added since they
-   * were pulled, restoring the verified source; otherwise such a pull fails with `LocalChanges`
-   * naming them, and changes nothing.
-   */
-  readonly overwriteLocal?: boolean | undefined
-  /**
-   * With `all`, or for `unlisted`: remove the skills the server serves no more, folder and lock
-   * record together.
-   */
-  readonly prune?: boolean | undefined
-  /** Where each skill's folder goes below the target (default the tree of skill paths). */
-  readonly layout?: Layout | undefined
-  /**
-   * Without `all`: skills pulled from this server before that the caller found unlisted; each is
-   * asked for with `skills/get`, and gone when not served (removed with `prune`).
-   */
-  readonly unlisted?: ReadonlyArray<string> | undefined
-}
-
-/** One skill of a plan; `Pull.Step` documents it. */
-export interface Step {
-  readonly skill: Skill.Skill
-  readonly folder: string
-  readonly action: "add" | "update" | "restore" | "unchanged" | "nested"
-  readonly previous: LockSkill | undefined
-  readonly signer: string | undefined
-  readonly local: Edits
-}
-
-/** A pull decided before any file is read; `Pull.Plan` documents it. */
-export interface Plan {
-  readonly into: string
-  readonly origin: string
-  readonly lock: Lock
-  readonly steps: ReadonlyArray<Step>
-  readonly gone: ReadonlyArray<LockSkill>
-  readonly prune: boolean
-}
 
 export const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
 
@@ -138,7 +83,7 @@ export const plan = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const prune = options.prune === true
-  const layout = options.layout ?? tree
+  const layout = options.layout ?? tree()
   const problem = prefixProblem(layout)
   if (problem !== undefined) return yield* new PullError({ check: "usage", detail: problem })
   yield* recover(into)

@@ -6,24 +6,11 @@ import * as FileSystem from "effect/FileSystem"
 import { Digest, Extension, type Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
 import { PullError, toPullError, type UnsafeName } from "../../PullError.js"
-import type { LockFile, LockSkill } from "../../LockFile.js"
+import type { LockFile } from "../../LockFile.js"
 import { checkNames, keptFiles, placed } from "./names.js"
 import { writeError } from "./paths.js"
-import { filesOf, type Plan, type Step } from "./plan.js"
-
-/** How many bytes of a skill's files have arrived; `Pull.Progress` documents it. */
-export interface Progress {
-  readonly skill: string
-  readonly bytes: number
-  readonly total: number
-}
-
-/** One skill verified into the staging folder; `Pull.Staged` documents it. */
-export interface Staged {
-  readonly step: Step
-  readonly bytes: number
-  readonly lock: LockSkill
-}
+import { filesOf } from "./plan.js"
+import type { Plan, Progress, Staged } from "../../PullModel.js"
 
 export const stage = Effect.fnUntraced(function*(
   client: SkillsClient.Service,

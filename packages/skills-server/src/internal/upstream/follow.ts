@@ -22,6 +22,7 @@ import * as Semaphore from "effect/Semaphore"
 import * as AdmitList from "../../AdmitList.js"
 import type * as Skill from "../../Skill.js"
 import type * as SkillRegistry from "../../SkillRegistry.js"
+import type { Status } from "../../UpstreamStatus.js"
 import * as Namespace from "./namespace.js"
 import * as Telemetry from "./telemetry.js"
 import * as Verify from "./verify.js"
@@ -71,22 +72,6 @@ export interface Follower {
   readonly inventory: Effect.Effect<ReadonlyArray<AdmitList.Entry>>
   /** Serves what the admit list now admits (after it changed). */
   readonly readmit: Effect.Effect<void>
-}
-
-/** How an upstream is doing. */
-export interface Status {
-  readonly name: string
-  readonly reachable: boolean
-  /** Why it is unreachable, while it is. */
-  readonly problem: string | undefined
-  readonly skills: number
-  /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
-  readonly unadmitted: number
-  /**
-   * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
-   * re-checks), or not heard right now (`closed`).
-   */
-  readonly notifications: "open" | "unsupported" | "closed"
 }
 
 // At most this many skills of one upstream are verified at once.
