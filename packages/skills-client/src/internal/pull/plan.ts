@@ -51,30 +51,48 @@ export const select = Effect.fnUntraced(function*(
     return yield* new PullError({ check: "usage", detail: "--prune needs --all: only a pull of every listed skill knows which skills are gone" })
   }
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
-  const selected: Array<Skill.Skill> = []
-  if (options.all === true) {
-    const invalid = listing.invalid[0]
-    if (invalid !== undefined) return yield* toPullError(invalid)
-    selected.push(...listing.skills)
-  } else {
-    for (const uri of new Set(options.uris ?? [])) {
-      const listed = listing.skills.find((skill) => skill.uri === uri)
-      if (listed !== undefined) {
-        selected.push(listed)
-        continue
-      }
-      const invalid = listing.invalid.find((entry) => entry.uri === uri)
-      if (invalid !== undefined) return yield* toPullError(invalid)
-      const fetched = yield* client.getSkill(uri).pipe(Effect.mapError((e) => toPullError(e, { skill: uri })))
-      selected.push(fetched.skill)
-    }
-  }
+  const { selected } = yield* selectFrom(client, listing, { ...options, missing: "fail" })
   // An empty catalogue is an answer to `all`: whatever was pulled from it is gone.
   if (selected.length === 0 && options.all !== true) return yield* new PullError({ check: "entry", detail: "no skill selected" })
   return selected
 })
 
-
+/**
+ * The entries of `listing` to pull: every one with `all`, else each of `uris`, fetched with
+ * `skills/get` when not listed (R30). A URI the server does not serve fails the selection, or
+ * with `missing: "gone"` is answered in `missing` (a sync removes it).
+ */
+export const selectFrom = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  listing: SkillsClient.Listing,
+  options: Pick<Choices, "uris" | "all"> & { readonly missing: "fail" | "gone" }
+): Effect.fn.Return<{ readonly selected: ReadonlyArray<Skill.Skill>; readonly missing: ReadonlyArray<string> }, PullError> {
+  const selected: Array<Skill.Skill> = []
+  const missing: Array<string> = []
+  if (options.all === true) {
+    const invalid = listing.invalid[0]
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    selected.push(...listing.skills)
+    return { selected, missing }
+  }
+  for (const uri of new Set(options.uris ?? [])) {
+    const listed = listing.skills.find((skill) => skill.uri === uri)
+    if (listed !== undefined) {
+      selected.push(listed)
+      continue
+    }
+    const invalid = listing.invalid.find((entry) => entry.uri === uri)
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    const fetched = yield* client.getSkill(uri).pipe(
+      Effect.map((got) => got.skill),
+      Effect.catchTag("SkillNotFound", (error) => options.missing === "gone" ? Effect.succeed(undefined) : Effect.fail(error)),
+      Effect.mapError((e) => toPullError(e, { skill: uri }))
+    )
+    if (fetched === undefined) missing.push(uri)
+    else selected.push(fetched)
+  }
+  return { selected, missing }
+})
 
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
