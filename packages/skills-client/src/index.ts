@@ -47,6 +47,11 @@ export * as Host from "./Host.js"
 /**
  * @since 0.1.0
  */
+export * as Sync from "./Sync.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as LockFile from "./LockFile.js"
 
 /**

@@ -15,6 +15,7 @@ import * as PullModel from "../../PullModel.js"
 import type * as PullError from "../../PullError.js"
 import * as Sync from "../../Sync.js"
 import { outcomeLine } from "../lines.js"
+import { prefixProblem } from "../pull/names.js"
 import { arity, type Common, common, fail, operandsOf, Usage, withReached, withTarget } from "./target.js"
 
 const renderProgress = () => {
@@ -71,7 +72,7 @@ interface Placed {
 export const placeOf = (input: Placed & { readonly prefix?: Option.Option<string> }, places: Host.Places): Host.Target => {
   const prefix = Option.getOrUndefined(input.prefix ?? Option.none())
   if (Option.isNone(input.host)) {
-    if (Option.isSome(input.scope)) throw new Usage("--scope needs --host")
+    // `checked` made sure one of them is given.
     if (Option.isNone(input.into)) throw new Usage("needs --into DIR or --host HOST")
     return { into: input.into.value, layout: PullModel.tree(prefix) }
   }
@@ -93,8 +94,20 @@ const choices = {
   )
 }
 
-const needsSelection = <I extends Common & { readonly all: boolean }>(command: string) =>
-  arity<I>(command, (rest, input) => input.all === (rest.length > 0) ? "needs SKILL_URI arguments or --all, not both" : undefined)
+/** Where a command's placement flags are wrong, before anything is asked of a server. */
+export const placeProblem = (input: Placed & { readonly prefix?: Option.Option<string> }): string | undefined => {
+  if (Option.isNone(input.host) && Option.isSome(input.scope)) return "--scope needs --host"
+  const prefix = Option.getOrUndefined(input.prefix ?? Option.none())
+  return prefix === undefined ? undefined : prefixProblem(PullModel.tree(prefix))
+}
+
+const checked = <I extends Common & Placed & { readonly all: boolean; readonly prefix: Option.Option<string> }>(command: string) =>
+  arity<I>(command, (rest, input) =>
+    input.all === (rest.length > 0)
+      ? "needs SKILL_URI arguments or --all, not both"
+      : Option.isNone(input.host) && Option.isNone(input.into)
+      ? "needs --into DIR or --host HOST"
+      : placeProblem(input))
 
 const pull = Command.make("pull", {
   ...common,
@@ -134,7 +147,7 @@ const pull = Command.make("pull", {
         if (outcome._tag === "Updated" || outcome._tag === "Restored") yield* logOverwritten(outcome.path, outcome.local)
       }
     }))).pipe(
-  needsSelection("pull"),
+  checked("pull"),
   Command.withDescription(
     "Verify skills into a folder (--into) or where an agent host reads them (--host, --scope), all or nothing, and record them in mcp-skills.lock.json"
   ),
@@ -180,7 +193,7 @@ const sync = Command.make("sync", {
         Effect.catch((error) => fail(error.message))
       )
     }))).pipe(
-  needsSelection("sync"),
+  checked("sync"),
   Command.withDescription(
     "Keep a folder in sync with a server until Ctrl-C: each verified change installed whole (add, update, and with --prune remove), one line each; a change that fails a check, or would overwrite a local edit, is refused and what is installed stays"
   ),

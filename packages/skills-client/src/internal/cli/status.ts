@@ -23,7 +23,7 @@ import * as SkillsClient from "../../SkillsClient.js"
 import { counted } from "../lines.js"
 import { inspect, isEdited, recordedPaths } from "../pull/disk.js"
 import { readLock } from "../pull/paths.js"
-import { placeOf, place } from "./install.js"
+import { place } from "./install.js"
 import { commandLine, fail, program, Usage } from "./target.js"
 
 type Freshness = "up to date" | "out of date" | "gone from the server" | "dynamic: not comparable"
@@ -72,9 +72,15 @@ const status = Command.make("status", {
     const fs = yield* FileSystem.FileSystem
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
     const places = yield* Host.places
-    const folders = Option.isNone(input.host) && Option.isNone(input.into)
-      ? Host.every(places).map((found) => ({ into: found.into, label: `${found.hosts.join(", ")}, ${found.scope}` }))
-      : [{ into: placeOf(input, places).into, label: Option.getOrElse(input.host, () => "--into") }]
+    // `--into` is one folder; else every host folder, or those of `--host` and `--scope`.
+    const folders = Option.isSome(input.into)
+      ? [{ into: input.into.value, label: "--into" }]
+      : Host.every(places)
+        .filter((found) =>
+          Option.match(input.host, { onNone: () => true, onSome: (host) => found.hosts.includes(host) }) &&
+          Option.match(input.scope, { onNone: () => true, onSome: (scope) => found.scope === scope })
+        )
+        .map((found) => ({ into: found.into, label: `${found.hosts.join(", ")}, ${found.scope}` }))
     let shown = 0
     for (const { into, label } of folders) {
       if (!(yield* fs.exists(into).pipe(Effect.orElseSucceed(() => false)))) continue
@@ -109,7 +115,7 @@ const status = Command.make("status", {
         )
       }
     }
-    if (shown === 0) yield* Console.log("no skills installed in any host folder of this project or user")
+    if (shown === 0) yield* Console.log(`no skills installed in ${folders.map((folder) => folder.into).join(", ")}`)
   }).pipe(
     Effect.catch((error) => fail(PullError.toPullError(error).message)),
     Effect.catchDefect((defect) => defect instanceof Usage ? CliReport.usageIn([program, "status"])(defect.message) : Effect.die(defect))
