@@ -152,14 +152,20 @@ export const run = (
     const server = settings.client?.server ??
       (settings.transport._tag === "Http" ? settings.transport.url : [settings.transport.command, ...settings.transport.args].join(" "))
     const tell = settings.onEvent ?? (() => Effect.void)
-    // Repeated refusals of one change say it once.
+    // A refusal, or a skill gone and kept, is found again by every look: each is said once,
+    // until something else happens to it.
     let refused: string | undefined
+    const gone = new Set<string>()
     const onEvent = (event: Event) => {
       if (event._tag === "Refused") {
         if (refused === event.error.message) return Effect.void
         refused = event.error.message
       } else if (event._tag === "Changed") {
         refused = undefined
+        const { _tag, uri } = event.outcome
+        if (_tag === "Gone" && gone.has(uri)) return Effect.void
+        if (_tag === "Gone") gone.add(uri)
+        else gone.delete(uri)
       }
       return tell(event)
     }

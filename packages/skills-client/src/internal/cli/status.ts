@@ -93,12 +93,26 @@ const status = Command.make("status", {
       if (!input.offline) {
         for (const origin of origins) {
           const records = lock.skills.filter((skill) => skill.origin === origin)
-          const client = Follow.clientLayer(transportOf(origin, token), { server: origin, timeout: `${input.timeout} seconds`, allowDynamic: true })
-          const compared = yield* SkillsClient.SkillsClient.use((c) => compare(c, records)).pipe(
-            Effect.provide(client.pipe(Layer.provide([FetchHttpClient.layer, NodeServices.layer, SkillCache.layerMemory()]))),
+          const compared = yield* Effect.suspend(() =>
+            SkillsClient.SkillsClient.use((c) => compare(c, records)).pipe(
+              Effect.provide(
+                Follow.clientLayer(transportOf(origin, token), { server: origin, timeout: `${input.timeout} seconds`, allowDynamic: true })
+                  .pipe(Layer.provide([FetchHttpClient.layer, NodeServices.layer, SkillCache.layerMemory()]))
+              )
+            )
+          ).pipe(
+            // An origin that is no command line to run (shell syntax) is not checked, as a server that does not answer.
+            Effect.catchDefect((defect) =>
+              defect instanceof Usage ? Effect.fail(new PullError.PullError({ check: "transport", detail: defect.message })) : Effect.die(defect)
+            ),
             Effect.map((found): ReadonlyMap<string, string> => found),
             Effect.catch((error) =>
-              Effect.succeed(new Map(records.map((r) => [r.uri, `server not reached: ${PullError.toPullError(error as never).message}`])))
+              Effect.succeed(
+                new Map(records.map((r) => [
+                  r.uri,
+                  `not checked: ${error._tag === "UnsupportedEffect" ? error.message : PullError.toPullError(error).message}`
+                ]))
+              )
             )
           )
           for (const [uri, said] of compared) fresh.set(uri, said)
