@@ -89,6 +89,7 @@ const status = Command.make("status", {
       yield* Console.log(`${into} (${label}): ${counted(lock.skills.length, "skill")}`)
       const recorded = recordedPaths(lock)
       const origins = [...new Set(lock.skills.map((skill) => skill.origin))]
+      // By server and URI: two servers may serve a skill of one URI into one folder (with --prefix).
       const fresh = new Map<string, Freshness | string>()
       if (!input.offline) {
         for (const origin of origins) {
@@ -115,7 +116,7 @@ const status = Command.make("status", {
               )
             )
           )
-          for (const [uri, said] of compared) fresh.set(uri, said)
+          for (const [uri, said] of compared) fresh.set(`${origin} ${uri}`, said)
         }
       }
       for (const record of lock.skills) {
@@ -125,7 +126,7 @@ const status = Command.make("status", {
           : ""
         yield* Console.log(
           `  ${record.path}\t${record.uri}\tfrom ${record.origin}\tverified ${record.verifiedAt ?? "(not recorded)"}` +
-            `${record.signer === undefined ? "" : `\tsigned by ${record.signer}`}\t${fresh.get(record.uri) ?? "not checked"}${edited}`
+            `${record.signer === undefined ? "" : `\tsigned by ${record.signer}`}\t${fresh.get(`${record.origin} ${record.uri}`) ?? "not checked"}${edited}`
         )
       }
     }
