@@ -222,4 +222,27 @@ describe("Sync against a server that lies", () => {
         assert.deepStrictEqual(yield* listed(into), ["mcp-skills.lock.json", "pdf-processing"], `after ${delay} ms`)
       }
     }).pipe(Effect.scoped), 120_000)
+
+  it.live("as a layer: it installs while its scope lives; a bad prefix fails building it, before connecting", () =>
+    Effect.gen(function*() {
+      const s = yield* withTamper
+      const into = yield* tempDir("sync-layer-")
+      const bad = yield* Layer.build(
+        Sync.layer({ transport: Follow.http(s.url), pull: { into, all: true, layout: PullModel.flat("Not A Name") } })
+      ).pipe(Effect.provide(services), Effect.flip)
+      assert.deepInclude(bad, { _tag: "PullError", check: "usage" })
+      assert.strictEqual(s.requests.length, 0)
+      yield* Effect.scoped(Effect.gen(function*() {
+        yield* Layer.build(Sync.layer({ transport: Follow.http(s.url), pull: { into, all: true, layout: PullModel.flat("team") } })).pipe(
+          Effect.provide(Layer.merge(services, SkillCache.layerMemory()))
+        )
+        yield* Effect.promise(async () => {
+          const deadline = Date.now() + Duration.toMillis(Within)
+          while (!(await Fs.access(Path.join(into, "team-pdf-processing/SKILL.md")).then(() => true, () => false))) {
+            if (Date.now() > deadline) throw new Error("the layer installed nothing")
+            await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+        })
+      }))
+    }).pipe(Effect.scoped), 120_000)
 })
