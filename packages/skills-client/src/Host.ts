@@ -2,7 +2,7 @@
  * The folders agent hosts read skills from, so a pull or a sync can put skills where a host finds
  * them. Each host reads `<folder>/<name>/SKILL.md`, one level deep, and takes the folder's name as
  * the skill's (the frontmatter `name` must equal it), so skills go there in the flat layout
- * (`Pull.flat`): `skill://acme/billing/refunds/SKILL.md` becomes `<folder>/refunds/`.
+ * (`PullModel.flat`): `skill://acme/billing/refunds/SKILL.md` becomes `<folder>/refunds/`.
  *
  * | host | project (below the current folder) | user (below the home folder) |
  * | --- | --- | --- |
