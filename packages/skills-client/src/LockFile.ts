@@ -61,6 +61,11 @@ export const LockSkill = Schema.Struct({
   dynamic: Schema.Boolean,
   /** The fingerprint of the trusted key whose signature verified when it was pulled. */
   signer: Schema.optionalKey(Schema.String),
+  /**
+   * When its files were last fetched and verified (ISO 8601, UTC); absent in lock files written
+   * before it was recorded.
+   */
+  verifiedAt: Schema.optionalKey(Schema.String),
   files: Schema.Array(LockFile)
 })
 
@@ -70,8 +75,10 @@ export const LockSkill = Schema.Struct({
 export type LockSkill = typeof LockSkill.Type
 
 /**
- * The lock file: for every pulled skill its origin (the host-assigned server label, R23), its
- * folder, every file with digest and size, and the signer that verified it (pulled with `trust`).
+ * The lock file: for every pulled skill its origin (the host-assigned server label, R23: the URL,
+ * or the command line of a stdio server), its URI and folder, every file with digest and size,
+ * when it was verified, and the signer that verified it (pulled with `trust`). One lock file per
+ * folder, whichever servers its skills came from.
  *
  * @example
  * ```ts

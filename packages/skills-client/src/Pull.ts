@@ -8,13 +8,23 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import { McpTelemetry, type Skill } from "@mcp-skills/core"
 import * as Committing from "./internal/pull/commit.js"
+import * as Disk from "./internal/pull/disk.js"
 import * as Journal from "./internal/pull/journal.js"
+import * as Names from "./internal/pull/names.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
 import * as Staging from "./internal/pull/stage.js"
+import type { Choices, Layout, Plan, Progress, Staged } from "./PullModel.js"
 import type { Lock } from "./LockFile.js"
 import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
+
+/**
+ * The folder of `skill` below the target in `layout`, `/`-separated.
+ *
+ * @since 0.1.0
+ */
+export const folderOf: (skill: Skill.Skill, layout?: Layout) => string = Names.folderOf
 
 /**
  * Reads the lock file of a folder; a missing file is an empty lock. Anything but a regular file
@@ -90,40 +100,6 @@ export const commit: (
 
 
 /**
- * One skill of a plan. `Nested` skills lie inside another selected skill, whose manifest already
- * holds their files (R101): verified against their own entry but not placed separately. `restore`
- * puts back the files of a skill unchanged on the server whose installed files were changed
- * (`overwriteLocal`); `local` says what changed on disk (nothing for `add` and `nested`). `signer`
- * is the trusted signer the lock file will record.
- *
- * @since 0.1.0
- */
-export type Step = Planning.Step
-
-/**
- * A pull decided from the entries, the lock file and the folder, before any file is read. `gone`
- * are this server's skills in the lock file that it serves no more (found with `all` only),
- * removed when `prune`.
- *
- * @since 0.1.0
- */
-export type Plan = Planning.Plan
-
-/**
- * How many bytes of a skill's files have arrived, of `total` (0 for a `"dynamic"` skill).
- *
- * @since 0.1.0
- */
-export type Progress = Staging.Progress
-
-/**
- * One skill verified into the staging folder.
- *
- * @since 0.1.0
- */
-export type Staged = Staging.Staged
-
-/**
  * What a pull did to one skill. `Updated` lists the file uris added, removed and changed on the
  * server, and `local` what changed on disk and was overwritten; `Restored` put back the files of a
  * skill unchanged on the server. `Gone` is a skill pulled from this server before that it serves no
@@ -143,6 +119,8 @@ export type Outcome =
     readonly removed: ReadonlyArray<string>
     readonly changed: ReadonlyArray<string>
     readonly local: Edits
+    /** The folder it was in before, when it moved (another layout or prefix). */
+    readonly movedFrom: string | undefined
   }
   | {
     readonly _tag: "Restored"
@@ -170,7 +148,7 @@ export interface Summary {
 /**
  * @since 0.1.0
  */
-export interface Options extends Planning.Choices {
+export interface Options extends Choices {
   /** Called as bytes of a skill arrive. */
   readonly onProgress?: ((progress: Progress) => void) | undefined
 }
@@ -216,11 +194,34 @@ export const pull = (
   client: SkillsClient.Service,
   options: Options
 ): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
-  Effect.scoped(Effect.gen(function*() {
+  Effect.gen(function*() {
     const selected = yield* select(client, options)
-    const planned = yield* plan(client, selected, options)
+    return yield* apply(client, yield* plan(client, selected, options), options.onProgress)
+  }).pipe(McpTelemetry.span("mcp_skills.pull"))
+
+// Files and folder as the lock file records them already: a "dynamic" skill read again unchanged.
+const sameAsBefore = ({ step, lock }: Staged) =>
+  step.previous !== undefined && step.previous.path === lock.path && step.action === "update" && !Disk.isEdited(step.local) &&
+  step.previous.signer === lock.signer &&
+  step.previous.files.length === lock.files.length &&
+  step.previous.files.every((file, i) => file.uri === lock.files[i]!.uri && file.digest === lock.files[i]!.digest)
+
+/**
+ * Steps 3 and 4 of a planned pull, and what they did: {@link stage} into a fresh staging folder
+ * (removed at the end, whatever happens), then {@link commit}. A skill read again exactly as the
+ * lock file records it (a `"dynamic"` one that did not change) is `Unchanged` and not moved; a
+ * pull that changes nothing writes nothing.
+ *
+ * @since 0.1.0
+ */
+export const apply = (
+  client: SkillsClient.Service,
+  planned: Plan,
+  onProgress?: Options["onProgress"]
+): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
+  Effect.scoped(Effect.gen(function*() {
     const staging = yield* Journal.stagingFolder(planned.into)
-    const staged = yield* stage(client, planned, staging, options.onProgress)
+    const staged = (yield* stage(client, planned, staging, onProgress)).filter((s) => !sameAsBefore(s))
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
     const skills = planned.steps.map((step): Outcome => {
@@ -239,9 +240,15 @@ export const pull = (
         case "restore":
           return { _tag: "Restored", ...counts, local: step.local }
         case "update":
-          return { _tag: "Updated", ...counts, ...Planning.diffFiles(step.previous?.files ?? [], done.lock.files), local: step.local }
+          return {
+            _tag: "Updated",
+            ...counts,
+            ...Planning.diffFiles(step.previous?.files ?? [], done.lock.files),
+            local: step.local,
+            movedFrom: step.previous !== undefined && step.previous.path !== step.folder ? step.previous.path : undefined
+          }
       }
     })
     for (const record of planned.gone) skills.push({ _tag: planned.prune ? "Pruned" : "Gone", uri: record.uri, path: record.path })
     return { skills }
-  })).pipe(McpTelemetry.span("mcp_skills.pull"))
+  }))

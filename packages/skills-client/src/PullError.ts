@@ -42,6 +42,7 @@ export const Check = Schema.Literals([
   "signer",
   "local",
   "busy",
+  "collision",
   "usage"
 ])
 
@@ -294,11 +295,39 @@ export class PullInProgress extends Schema.TaggedError<PullInProgress>()("PullIn
 }
 
 /**
+ * A skill whose folder is already another skill's, as the lock file records it: the same folder
+ * (or one inside the other, or one name on a case-folding file system). Two servers serving a
+ * skill of one name into one host folder meet here: `server` and `otherServer` name both. A
+ * `prefix` (`--prefix`) gives one server's skills folders of their own; two skills of one name
+ * from one server cannot share a host folder.
+ *
+ * @since 0.1.0
+ */
+export class FolderTaken extends Schema.TaggedError<FolderTaken>()("FolderTaken", {
+  /** The folder below the target, `/`-separated. */
+  folder: Schema.String,
+  skill: Schema.String,
+  server: Schema.String,
+  /** The folder the other skill has. */
+  otherFolder: Schema.String,
+  other: Schema.String,
+  otherServer: Schema.String
+}) {
+  override get message(): string {
+    const where = this.folder === this.otherFolder ? this.folder : `${this.folder} (and ${this.otherFolder})`
+    const head = `${this.skill} from ${this.server} would be installed at ${where}, which holds ${this.other}`
+    return this.server === this.otherServer
+      ? `${head} of the same server: a folder holds one skill of each name; pull one of them, or pull into another folder`
+      : `${head} from ${this.otherServer}; pass --prefix to install the skills of ${this.server} under folders of their own`
+  }
+}
+
+/**
  * Every failure of a pull.
  *
  * @since 0.1.0
  */
-export type Error = PullError | UnsafePath | UnsafeName | LocalChanges | SignerMismatch | PullInProgress
+export type Error = PullError | UnsafePath | UnsafeName | LocalChanges | SignerMismatch | PullInProgress | FolderTaken
 
 type ClientError = SkillsClientError | McpClientError
 
@@ -361,6 +390,8 @@ export const toPullError = (
       return located("signer", { skill: error.skill }, error.message)
     case "PullInProgress":
       return located("busy", { file: error.path }, error.message)
+    case "FolderTaken":
+      return located("collision", { skill: error.skill }, error.message)
     case "UnsafePath":
       return new PullError({
         check: error.found === "SymbolicLink" ? "link" : Path.basename(error.path) === LockFileName ? "lock" : "write",

@@ -37,9 +37,34 @@ export * as PullError from "./PullError.js"
 /**
  * @since 0.1.0
  */
+export * as PullModel from "./PullModel.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Host from "./Host.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Sync from "./Sync.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as LockFile from "./LockFile.js"
 
 /**
  * @since 0.1.0
  */
 export * as Verification from "./Verification.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as Follow from "./Follow.js"
+
+/**
+ * @since 0.1.0
+ */
+export * as FollowChannel from "./FollowChannel.js"

@@ -11,7 +11,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Path from "node:path"
-import { LockFile, Pull } from "@mcp-skills/client"
+import { LockFile, Pull, type PullModel } from "@mcp-skills/client"
 import { filesUnder } from "./support/fixture.js"
 import { tempDir, withClient } from "./support/helpers.js"
 import * as Tamper from "./support/TamperServer.js"
@@ -142,7 +142,7 @@ describe("Pull checks what is installed before it says unchanged", () => {
         for (let i = 0; i < 1_200; i++) await Fs.writeFile(Path.join(junk, `f${String(i).padStart(4, "0")}`), "")
       })
       const refused = failureOf(yield* pullWith(s.url, { into, all: true }))
-      const edits = (refused as { skills: ReadonlyArray<{ edits: Pull.Plan["steps"][number]["local"] }> }).skills[0]!.edits
+      const edits = (refused as { skills: ReadonlyArray<{ edits: PullModel.Plan["steps"][number]["local"] }> }).skills[0]!.edits
       assert.isTrue(edits.truncated)
       assert.isBelow(edits.added.length, 1_200)
       assert.include(String((refused as Error).message), "pdf-processing holds more than a pull wrote there")

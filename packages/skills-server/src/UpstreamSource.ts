@@ -40,7 +40,7 @@
  * @since 0.1.0
  */
 import { Limits, SkillUri } from "@mcp-skills/core"
-import { Verification, type SkillsClient } from "@mcp-skills/client"
+import { Follow, Verification, type SkillsClient } from "@mcp-skills/client"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -57,18 +57,19 @@ import type * as Skill from "./Skill.js"
 import * as ServerLimits from "./ServerLimits.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillResolver from "./SkillResolver.js"
+import type * as UpstreamStatus from "./UpstreamStatus.js"
 import * as Connect from "./internal/upstream/connect.js"
-import * as Follow from "./internal/upstream/follow.js"
+import * as Following from "./internal/upstream/follow.js"
 import * as Namespace from "./internal/upstream/namespace.js"
 
 /**
  * How the gateway reaches an upstream: Streamable HTTP with headers sent on every request (a
- * token), or a command it spawns and speaks to over stdio.
+ * token), or a command it spawns and speaks to over stdio (the client's `Follow.Transport`).
  *
  * @since 0.1.0
  * @category models
  */
-export type Transport = Connect.Transport
+export type Transport = Follow.Transport
 
 /**
  * An upstream over HTTP.
@@ -76,7 +77,7 @@ export type Transport = Connect.Transport
  * @since 0.1.0
  * @category constructors
  */
-export const http = (url: string, headers: Readonly<Record<string, string>> = {}): Transport => ({ _tag: "Http", url, headers })
+export const http: (url: string, headers?: Readonly<Record<string, string>>) => Transport = Follow.http
 
 /**
  * An upstream spawned with `command` and `args`, spoken to over stdio.
@@ -84,11 +85,11 @@ export const http = (url: string, headers: Readonly<Record<string, string>> = {}
  * @since 0.1.0
  * @category constructors
  */
-export const stdio = (
+export const stdio: (
   command: string,
-  args: ReadonlyArray<string> = [],
-  options: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined } = {}
-): Transport => ({ _tag: "Stdio", command, args, env: options.env, cwd: options.cwd })
+  args?: ReadonlyArray<string>,
+  options?: { readonly env?: Readonly<Record<string, string>> | undefined; readonly cwd?: string | undefined }
+) => Transport = Follow.stdio
 
 /**
  * One upstream.
@@ -166,14 +167,6 @@ export class UpstreamError extends Schema.TaggedError<UpstreamError>()("Upstream
 }
 
 /**
- * How one upstream is doing.
- *
- * @since 0.1.0
- * @category models
- */
-export type Status = Follow.Status
-
-/**
  * The upstreams of a gateway, followed from `make` until its scope closes.
  *
  * @since 0.1.0
@@ -193,7 +186,7 @@ export interface Upstreams {
   readonly resolver: Layer.Layer<SkillResolver.SkillResolver>
   /** Hands upstream changes to the registry the server built (provide the skills layer to it). */
   readonly follow: Layer.Layer<never, never, SkillRegistry.SkillRegistry>
-  readonly status: Effect.Effect<ReadonlyArray<Status>>
+  readonly status: Effect.Effect<ReadonlyArray<UpstreamStatus.Status>>
   /**
    * Every verified upstream skill version, served or not, in the admit list's format: what
    * `mcp-skills-server inventory` writes.
@@ -296,7 +289,7 @@ export const make = (
         limits,
         timeout: options.timeout ?? ServerLimits.UpstreamTimeout
       }
-      return Follow.make({
+      return Following.make({
         name,
         prefix: prefixes[i]!,
         limits,
@@ -324,7 +317,7 @@ export const make = (
     // The upstream whose prefix is the longest one `uri` lies under.
     const owner = (uri: SkillUri.SkillMdUri) => {
       const path = SkillUri.skillPath(uri)
-      let best: Follow.Follower | undefined
+      let best: Following.Follower | undefined
       for (const follower of followers) {
         const prefix = follower.prefix
         if (path.length > prefix.length && prefix.every((segment, i) => path[i] === segment)) {

@@ -91,4 +91,9 @@ export * as UpstreamSource from "./UpstreamSource.js"
 /**
  * @since 0.1.0
  */
+export * as UpstreamStatus from "./UpstreamStatus.js"
+
+/**
+ * @since 0.1.0
+ */
 export * as Visibility from "./Visibility.js"

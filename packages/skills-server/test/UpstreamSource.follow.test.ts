@@ -16,7 +16,7 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import { McpClientError, TransportError } from "effect/ai/McpClientError"
 import * as Follow from "../src/internal/upstream/follow.js"
-import type { Signal } from "../src/internal/upstream/listen.js"
+import type { FollowChannel } from "@mcp-skills/client"
 
 const bytes = new TextEncoder().encode("---\nname: notes\ndescription: Notes\n---\n")
 const manifest = Result.getOrThrow(Manifest.make({
@@ -153,7 +153,7 @@ describe("UpstreamSource following, in virtual time", () => {
               client: standIn(state),
               signals: () =>
                 Stream.fromEffect(Deferred.await(flood)).pipe(
-                  Stream.flatMap(() => Stream.fromIterable(Array.from({ length: 10_000 }, (): Signal => ({ _tag: "ListChanged" })))),
+                  Stream.flatMap(() => Stream.fromIterable(Array.from({ length: 10_000 }, (): FollowChannel.Signal => ({ _tag: "ListChanged" })))),
                   Stream.concat(Stream.never)
                 )
             })

@@ -5,12 +5,11 @@
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
-import { type Error, UnsafePath } from "../../PullError.js"
+import { type Error, PullError, UnsafePath } from "../../PullError.js"
 import { type Lock, LockFileName, type LockSkill } from "../../LockFile.js"
 import { type Op, run } from "./journal.js"
-import { typeAt, writeError } from "./paths.js"
-import type { Plan } from "./plan.js"
-import type { Staged } from "./stage.js"
+import { readLock, typeAt, writeError } from "./paths.js"
+import type { Plan, Staged } from "../../PullModel.js"
 
 const byOriginAndUri = (a: LockSkill, b: LockSkill) =>
   a.origin === b.origin ? (a.uri < b.uri ? -1 : 1) : a.origin < b.origin ? -1 : 1
@@ -99,9 +98,16 @@ const changes = (planned: Plan, staged: ReadonlyArray<Staged>, next: Lock, stagi
     }
     for (const { step } of staged) {
       if (step.action === "nested") continue
+      // Pulled before into another folder (another layout or prefix): the old one goes.
+      const before = step.previous?.path
+      if (before !== undefined && before !== step.folder) {
+        const type = yield* typeAt(at(before))
+        if (type !== undefined && type !== "Directory") return yield* new UnsafePath({ path: at(before), found: type, expected: "directory" })
+        if (type !== undefined) ops.push({ _tag: "Move", from: before, to: `${trash}/${trashed++}` })
+      }
       yield* parents(step.folder)
       const type = yield* typeAt(at(step.folder))
-      if (type !== undefined && (type !== "Directory" || step.action === "add")) {
+      if (type !== undefined && (type !== "Directory" || step.action === "add" || before !== step.folder)) {
         return yield* new UnsafePath({ path: at(step.folder), found: type, expected: "directory" })
       }
       if (type !== undefined) ops.push({ _tag: "Move", from: step.folder, to: `${trash}/${trashed++}` })
@@ -117,8 +123,21 @@ export const commit = Effect.fnUntraced(function*(
 ): Effect.fn.Return<void, Error, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
   const next = nextLock(planned, staged)
+  const read = JSON.stringify(planned.lock)
+  // Nothing to move and the lock file as it is: nothing is written.
+  if (staged.length === 0 && JSON.stringify(next) === read) return
   const ops = yield* changes(planned, staged, next, Path.basename(staging))
   const temp = Path.join(staging, LockFileName)
   yield* fs.writeFileString(temp, JSON.stringify(next, null, 2) + "\n").pipe(Effect.mapError(writeError(temp)))
-  yield* run(planned.into, staging, ops)
+  // Another pull that committed into the target since this one read the lock file would lose its
+  // records to this one's: checked once this commit is announced, so two never both go ahead.
+  const unchanged = Effect.flatMap(readLock(planned.into), (now) =>
+    JSON.stringify(now) === read ? Effect.void : Effect.fail(
+      new PullError({
+        check: "busy",
+        file: Path.join(planned.into, LockFileName),
+        detail: `${Path.join(planned.into, LockFileName)} changed since this pull read it (another pull committed); nothing was changed, pull again`
+      })
+    ))
+  yield* run(planned.into, staging, ops, unchanged)
 })

@@ -126,18 +126,47 @@ const undo = (into: string, ops: ReadonlyArray<Op>): Effect.Effect<void, never, 
     }
   })
 
+// A pull of another process still running that is committing into `into` (its journal written),
+// other than the one staging in `own`.
+const committingElsewhere = (into: string, own: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const names = yield* fs.readDirectory(into).pipe(Effect.mapError(writeError(into)))
+    for (const name of names) {
+      if (!name.startsWith(StagingPrefix) || name === own) continue
+      const pid = Number(name.slice(StagingPrefix.length).split("-")[0])
+      if (isRunning(pid) && (yield* typeAt(Path.join(into, name, JournalName))) === "File") return pid
+    }
+    return undefined
+  })
+
 /**
  * Applies `ops` in order, then renames `staging/mcp-skills.lock.json` over the target's lock
  * file; uninterruptible, and a failure undoes every op made. The journal goes first, so a killed
- * process leaves what {@link recover} needs.
+ * process leaves what {@link recover} needs. Two pulls never commit into one target at once: each
+ * writes its journal, then looks for another's (of a process still running), and the one that
+ * finds one withdraws with {@link PullInProgress} (both may; neither goes ahead unseen); then
+ * `check` (the lock file is still the one planned with) runs before the first op.
  */
-export const run = (into: string, staging: string, ops: ReadonlyArray<Op>): Effect.Effect<void, Error, FileSystem.FileSystem> =>
+export const run = (
+  into: string,
+  staging: string,
+  ops: ReadonlyArray<Op>,
+  check: Effect.Effect<void, Error, FileSystem.FileSystem> = Effect.void
+): Effect.Effect<void, Error, FileSystem.FileSystem> =>
   Effect.uninterruptible(Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const journal = Path.join(staging, JournalName)
     const written = `${journal}.tmp`
     yield* fs.writeFileString(written, JSON.stringify({ version: 1, ops }) + "\n").pipe(Effect.mapError(writeError(written)))
     yield* fs.rename(written, journal).pipe(Effect.mapError(writeError(journal)))
+    const other = yield* committingElsewhere(into, Path.basename(staging))
+    const withdraw = Effect.ignore(fs.remove(journal))
+    if (other !== undefined) {
+      yield* withdraw
+      return yield* new PullInProgress({ path: into, pid: other })
+    }
+    yield* Effect.tapError(check, () => withdraw)
     let done = 0
     yield* Effect.gen(function*() {
       for (const op of ops) {

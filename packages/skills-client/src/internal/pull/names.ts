@@ -7,12 +7,28 @@ import * as Result from "effect/Result"
 import { type Skill, SkillUri } from "@mcp-skills/core"
 import { MaxDepth, type NameProblem, UnsafeName } from "../../PullError.js"
 import type { Lock } from "../../LockFile.js"
+import { type Layout, tree } from "../../PullModel.js"
 
-// The folder of a skill inside the target, `/`-separated: its decoded skill path, under the scheme
-// when it is not `skill`.
-export const folderOf = (skill: Skill.Skill): string => {
+// A prefix is a skill name's form, so a flat folder `prefix-name` still has one.
+const PrefixPattern = /^[a-z0-9]+(-[a-z0-9]+)*$/
+
+/** Why `layout`'s prefix cannot be used, if it cannot. */
+export const prefixProblem = (layout: Layout): string | undefined =>
+  layout.prefix === undefined || (PrefixPattern.test(layout.prefix) && layout.prefix.length <= 64)
+    ? undefined
+    : `--prefix must be lowercase letters, digits and single hyphens (at most 64), as a skill name is; got ${JSON.stringify(layout.prefix)}`
+
+// The folder of a skill inside the target, `/`-separated. Tree: its decoded skill path, under the
+// scheme when it is not `skill`; flat: its name (the last segment, equal to its frontmatter
+// `name`), one level below the target, as hosts read skills.
+export const folderOf = (skill: Skill.Skill, layout: Layout = tree()): string => {
+  const path = SkillUri.skillPath(skill.uri)
+  if (layout._tag === "Flat") {
+    const name = path[path.length - 1]!
+    return layout.prefix === undefined ? name : `${layout.prefix}-${name}`
+  }
   const parsed = Result.getOrThrow(SkillUri.parse(skill.uri))
-  return [...(parsed.scheme === "skill" ? [] : [parsed.scheme]), ...SkillUri.skillPath(skill.uri)].join("/")
+  return [...(layout.prefix === undefined ? [] : [layout.prefix]), ...(parsed.scheme === "skill" ? [] : [parsed.scheme]), ...path].join("/")
 }
 
 /** One file where a pull would put it: `path` below the target, `/`-separated. */
@@ -34,6 +50,24 @@ export const placed = (skill: Skill.Skill, folder: string, uris: Iterable<string
 
 // What one file system may take for one name: case folded both ways (so "ſ" meets "s") after NFC.
 const folded = (name: string) => name.normalize("NFC").toUpperCase().toLowerCase()
+
+/**
+ * The lock record (of another skill) whose folder `folder` would take: the same folder; for a
+ * skill of another server, also one inside the other (a replace or prune of the outer folder would
+ * carry the inner skill away). Names one file system takes for one are {@link checkNames}'.
+ */
+export const folderTaken = (
+  lock: Lock,
+  skill: { readonly uri: string; readonly origin: string; readonly folder: string }
+): Lock["skills"][number] | undefined => {
+  const mine = skill.folder
+  return lock.skills.find((record) => {
+    if (record.origin === skill.origin && record.uri === skill.uri) return false
+    const theirs = record.path
+    if (theirs === mine) return true
+    return record.origin !== skill.origin && (theirs.startsWith(`${mine}/`) || mine.startsWith(`${theirs}/`))
+  })
+}
 
 // The files the lock file records that this pull leaves in place.
 export const keptFiles = (lock: Lock, origin: string, selected: ReadonlyArray<Skill.Skill>): Array<Placed> => {

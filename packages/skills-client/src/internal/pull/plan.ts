@@ -4,57 +4,21 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
-import { type EditedSkill, type Edits, type Error, LocalChanges, PullError, SignerMismatch, toPullError } from "../../PullError.js"
-import type { Lock, LockSkill } from "../../LockFile.js"
+import {
+  type EditedSkill,
+  type Error,
+  FolderTaken,
+  LocalChanges,
+  PullError,
+  SignerMismatch,
+  toPullError
+} from "../../PullError.js"
+import type { LockSkill } from "../../LockFile.js"
 import { inspect, isEdited, noEdits, recordedPaths } from "./disk.js"
 import { recover } from "./journal.js"
-import { checkNames, folderOf, keptFiles, placed } from "./names.js"
+import { checkNames, folderOf, folderTaken, keptFiles, placed, prefixProblem } from "./names.js"
+import { type Choices, type Plan, type Step, tree } from "../../PullModel.js"
 import { checkPath, readLock } from "./paths.js"
-
-/** What a pull is asked to do; `Pull.Options` adds the progress callback. */
-export interface Choices {
-  /** The target folder. */
-  readonly into: string
-  /** Skill URIs to pull; ignored with `all`. URIs absent from the listing are fetched with `skills/get` (R30). */
-  readonly uris?: ReadonlyArray<string> | undefined
-  /** Pull every listed skill, and report the skills pulled from this server before that it serves no more. */
-  readonly all?: boolean | undefined
-  /** Replace skills whose files changed on the server since the last pull. */
-  readonly acceptChanges?: boolean | undefined
-  /**
-   * Accept a skill whose verified signer differs from the one the lock file records (a key
-   * rotated, or another author); otherwise such a skill fails the pull with `SignerMismatch`.
-   */
-  readonly acceptSigner?: boolean | undefined
-  /**
-   * Replace (or, pruning, remove) installed files that were edited, deleted or added since they
-   * were pulled, restoring the verified source; otherwise such a pull fails with `LocalChanges`
-   * naming them, and changes nothing.
-   */
-  readonly overwriteLocal?: boolean | undefined
-  /** With `all`: remove the skills the server serves no more, folder and lock record together. */
-  readonly prune?: boolean | undefined
-}
-
-/** One skill of a plan; `Pull.Step` documents it. */
-export interface Step {
-  readonly skill: Skill.Skill
-  readonly folder: string
-  readonly action: "add" | "update" | "restore" | "unchanged" | "nested"
-  readonly previous: LockSkill | undefined
-  readonly signer: string | undefined
-  readonly local: Edits
-}
-
-/** A pull decided before any file is read; `Pull.Plan` documents it. */
-export interface Plan {
-  readonly into: string
-  readonly origin: string
-  readonly lock: Lock
-  readonly steps: ReadonlyArray<Step>
-  readonly gone: ReadonlyArray<LockSkill>
-  readonly prune: boolean
-}
 
 export const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
 
@@ -87,30 +51,48 @@ export const select = Effect.fnUntraced(function*(
     return yield* new PullError({ check: "usage", detail: "--prune needs --all: only a pull of every listed skill knows which skills are gone" })
   }
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
-  const selected: Array<Skill.Skill> = []
-  if (options.all === true) {
-    const invalid = listing.invalid[0]
-    if (invalid !== undefined) return yield* toPullError(invalid)
-    selected.push(...listing.skills)
-  } else {
-    for (const uri of new Set(options.uris ?? [])) {
-      const listed = listing.skills.find((skill) => skill.uri === uri)
-      if (listed !== undefined) {
-        selected.push(listed)
-        continue
-      }
-      const invalid = listing.invalid.find((entry) => entry.uri === uri)
-      if (invalid !== undefined) return yield* toPullError(invalid)
-      const fetched = yield* client.getSkill(uri).pipe(Effect.mapError((e) => toPullError(e, { skill: uri })))
-      selected.push(fetched.skill)
-    }
-  }
+  const { selected } = yield* selectFrom(client, listing, { ...options, missing: "fail" })
   // An empty catalogue is an answer to `all`: whatever was pulled from it is gone.
   if (selected.length === 0 && options.all !== true) return yield* new PullError({ check: "entry", detail: "no skill selected" })
   return selected
 })
 
-
+/**
+ * The entries of `listing` to pull: every one with `all`, else each of `uris`, fetched with
+ * `skills/get` when not listed (R30). A URI the server does not serve fails the selection, or
+ * with `missing: "gone"` is answered in `missing` (a sync removes it).
+ */
+export const selectFrom = Effect.fnUntraced(function*(
+  client: SkillsClient.Service,
+  listing: SkillsClient.Listing,
+  options: Pick<Choices, "uris" | "all"> & { readonly missing: "fail" | "gone" }
+): Effect.fn.Return<{ readonly selected: ReadonlyArray<Skill.Skill>; readonly missing: ReadonlyArray<string> }, PullError> {
+  const selected: Array<Skill.Skill> = []
+  const missing: Array<string> = []
+  if (options.all === true) {
+    const invalid = listing.invalid[0]
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    selected.push(...listing.skills)
+    return { selected, missing }
+  }
+  for (const uri of new Set(options.uris ?? [])) {
+    const listed = listing.skills.find((skill) => skill.uri === uri)
+    if (listed !== undefined) {
+      selected.push(listed)
+      continue
+    }
+    const invalid = listing.invalid.find((entry) => entry.uri === uri)
+    if (invalid !== undefined) return yield* toPullError(invalid)
+    const fetched = yield* client.getSkill(uri).pipe(
+      Effect.map((got) => got.skill),
+      Effect.catchTag("SkillNotFound", (error) => options.missing === "gone" ? Effect.succeed(undefined) : Effect.fail(error)),
+      Effect.mapError((e) => toPullError(e, { skill: uri }))
+    )
+    if (fetched === undefined) missing.push(uri)
+    else selected.push(fetched)
+  }
+  return { selected, missing }
+})
 
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
@@ -119,6 +101,9 @@ export const plan = Effect.fnUntraced(function*(
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const prune = options.prune === true
+  const layout = options.layout ?? tree()
+  const problem = prefixProblem(layout)
+  if (problem !== undefined) return yield* new PullError({ check: "usage", detail: problem })
   yield* recover(into)
   const lock = yield* readLock(into)
   // This server's skills in the lock file, by URI (the first record of each, as a search finds).
@@ -162,7 +147,7 @@ export const plan = Effect.fnUntraced(function*(
   const folders = new Map<string, string>()
   const byFolder = new Map<string, string>()
   for (const skill of selected) {
-    const folder = folderOf(skill)
+    const folder = folderOf(skill, layout)
     const other = byFolder.get(folder)
     if (other !== undefined) {
       return yield* new PullError({ check: "entry", skill: skill.uri, detail: `its folder ${folder} is also the folder of ${other}` })
@@ -177,6 +162,23 @@ export const plan = Effect.fnUntraced(function*(
       if (byFolder.has(folder.slice(0, at))) return true
     }
     return false
+  }
+  // A folder the lock file gives another skill, of this server or another, is refused naming both
+  // (before the names of their files are compared, which would say less).
+  for (const skill of selected) {
+    if (isNested(skill)) continue
+    const folder = folders.get(skill.uri)!
+    const taken = folderTaken(lock, { uri: skill.uri, origin: client.server, folder })
+    if (taken !== undefined) {
+      return yield* new FolderTaken({
+        folder,
+        skill: skill.uri,
+        server: client.server,
+        otherFolder: taken.path,
+        other: taken.uri,
+        otherServer: taken.origin
+      })
+    }
   }
   yield* checkNames(
     selected.flatMap((skill) =>
@@ -197,17 +199,18 @@ export const plan = Effect.fnUntraced(function*(
       continue
     }
     const exists = yield* checkPath(into, folder)
-    if (previous === undefined) {
+    // Pulled before into another folder (another layout or prefix): it moves, as an update.
+    const moved = previous !== undefined && previous.path !== folder
+    if (previous === undefined || moved) {
       if (exists) {
-        const owner = lock.skills.find((s) => s.path === folder)
         return yield* new PullError({
           check: "changed",
           skill: skill.uri,
-          detail: owner === undefined
-            ? `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
-            : `${Path.join(into, folder)} holds ${owner.uri} from ${owner.origin}`
+          detail: `${Path.join(into, folder)} exists and was not written by a pull; move it away first`
         })
       }
+    }
+    if (previous === undefined) {
       steps.push({ skill, folder, action: "add", previous, signer, local: noEdits })
       continue
     }
@@ -228,29 +231,30 @@ export const plan = Effect.fnUntraced(function*(
     }
     const local = yield* inspect(into, previous, recorded)
     if (isEdited(local)) edited.push({ uri: skill.uri, path: previous.path, edits: local })
-    const action = changes(skill) ? "update" : isEdited(local) ? "restore" : "unchanged"
+    const action = changes(skill) || moved ? "update" : isEdited(local) ? "restore" : "unchanged"
     steps.push({ skill, folder, action, previous, signer, local })
   }
-  // With every listed skill selected, a skill pulled from this server before and listed no more
-  // is gone once `skills/get` says so too (an unlisted skill may still be served, R30); `select`
-  // refused prune without all.
+  // With every listed skill selected (or for the `unlisted` a caller names), a skill pulled from
+  // this server before and listed no more is gone once `skills/get` says so too (an unlisted
+  // skill may still be served, R30); `select` refused prune without all.
   const gone: Array<LockSkill> = []
-  if (options.all === true) {
-    for (const record of pulled.values()) {
-      if (folders.has(record.uri)) continue
-      const served = yield* client.getSkill(record.uri).pipe(
-        Effect.as(true),
-        Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
-        Effect.mapError((e) => toPullError(e, { skill: record.uri }))
-      )
-      if (served) continue
-      gone.push(record)
-      if (!prune) continue
-      // Removing a skill loses nothing of a file deleted already.
-      const local = yield* inspect(into, record, recorded)
-      const lost = { ...local, missing: [] }
-      if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
-    }
+  const candidates = options.all === true
+    ? [...pulled.values()]
+    : (options.unlisted ?? []).flatMap((uri) => pulled.get(uri) ?? [])
+  for (const record of candidates) {
+    if (folders.has(record.uri)) continue
+    const served = yield* client.getSkill(record.uri).pipe(
+      Effect.as(true),
+      Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
+      Effect.mapError((e) => toPullError(e, { skill: record.uri }))
+    )
+    if (served) continue
+    gone.push(record)
+    if (!prune) continue
+    // Removing a skill loses nothing of a file deleted already.
+    const local = yield* inspect(into, record, recorded)
+    const lost = { ...local, missing: [] }
+    if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
   }
   if (edited.length > 0 && options.overwriteLocal !== true) return yield* new LocalChanges({ skills: edited })
   const result: Plan = { into, origin: client.server, lock, steps, gone, prune }

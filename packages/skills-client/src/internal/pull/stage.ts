@@ -1,28 +1,16 @@
 /** The third step of a pull: every file read, verified and written into the staging folder. */
 import * as Path from "node:path"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
 import { Digest, Extension, type Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
 import { PullError, toPullError, type UnsafeName } from "../../PullError.js"
-import type { LockFile, LockSkill } from "../../LockFile.js"
+import type { LockFile } from "../../LockFile.js"
 import { checkNames, keptFiles, placed } from "./names.js"
 import { writeError } from "./paths.js"
-import { filesOf, type Plan, type Step } from "./plan.js"
-
-/** How many bytes of a skill's files have arrived; `Pull.Progress` documents it. */
-export interface Progress {
-  readonly skill: string
-  readonly bytes: number
-  readonly total: number
-}
-
-/** One skill verified into the staging folder; `Pull.Staged` documents it. */
-export interface Staged {
-  readonly step: Step
-  readonly bytes: number
-  readonly lock: LockSkill
-}
+import { filesOf } from "./plan.js"
+import type { Plan, Progress, Staged } from "../../PullModel.js"
 
 export const stage = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
@@ -32,6 +20,7 @@ export const stage = Effect.fnUntraced(function*(
 ): Effect.fn.Return<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> {
   const fs = yield* FileSystem.FileSystem
   const staged: Array<Staged> = []
+  const verifiedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
   for (const [index, step] of planned.steps.entries()) {
     if (step.action === "unchanged") continue
     const { skill } = step
@@ -97,6 +86,8 @@ export const stage = Effect.fnUntraced(function*(
         path: step.folder,
         dynamic: skill.resources === "dynamic",
         ...(step.signer === undefined ? {} : { signer: step.signer }),
+        // A restore puts back the version verified then: its time stays.
+        verifiedAt: step.action === "restore" ? step.previous?.verifiedAt ?? verifiedAt : verifiedAt,
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
     })

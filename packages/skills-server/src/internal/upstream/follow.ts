@@ -1,42 +1,31 @@
 /**
- * One upstream followed for as long as the gateway runs: connect, look at its catalogue, verify
- * what changed, hand the change to the registry; then look again whenever a notification says
- * something may have changed, or its `ttlMs` (bounded) has passed. A look that fails (the
- * upstream unreachable, a listing refused) ends the connection: the upstream keeps its last
- * verified skills, the gateway logs it once, and reconnects with capped exponential backoff
- * (time from `Clock`). A skill that fails a check is not served: its previous verified version
+ * One upstream followed for as long as the gateway runs (the client's `Follow.run`): connect,
+ * look at its catalogue, verify what changed, hand the change to the registry; then look again
+ * whenever a notification says something may have changed, or its `ttlMs` (bounded) has passed.
+ * A look that fails (the upstream unreachable, a listing refused) ends the connection: the
+ * upstream keeps its last verified skills, the gateway logs it once, and `Follow` reconnects with
+ * capped exponential backoff (time from `Clock`). A skill that fails a check is not served: its previous verified version
  * stays, or it is absent; it is logged with the reason and counted once per version.
  *
  * @internal
  */
 import type { CacheHint, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
-import type { SkillsClient } from "@mcp-skills/client"
-import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
+import { Follow, type SkillsClient } from "@mcp-skills/client"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Queue from "effect/Queue"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
-import * as Stream from "effect/Stream"
 import * as AdmitList from "../../AdmitList.js"
 import type * as Skill from "../../Skill.js"
 import type * as SkillRegistry from "../../SkillRegistry.js"
-import type { ChannelError, Signal } from "./listen.js"
+import type { Status } from "../../UpstreamStatus.js"
 import * as Namespace from "./namespace.js"
 import * as Telemetry from "./telemetry.js"
 import * as Verify from "./verify.js"
-
-/** A live connection: the verifying client, and the notifications it can open. */
-export interface Connection {
-  readonly client: SkillsClient.Service
-  /** Change notifications, asking for `updated` of these `SKILL.md` URIs. */
-  readonly signals: (uris: ReadonlyArray<string>) => Stream.Stream<Signal, ChannelError>
-}
 
 /** How one upstream is followed. */
 export interface Settings {
@@ -44,7 +33,7 @@ export interface Settings {
   readonly prefix: ReadonlyArray<string>
   readonly limits: Verify.Context["limits"]
   /** Connects anew (the scope owns the connection); held files are the client's cache. */
-  readonly connect: (held: (uri: string, digest: string) => Verify.HeldFile | undefined) => Effect.Effect<Connection, unknown, Scope.Scope>
+  readonly connect: (held: (uri: string, digest: string) => Verify.HeldFile | undefined) => Effect.Effect<Follow.Connection, unknown, Scope.Scope>
   readonly recheck: { readonly min: Duration.Duration; readonly max: Duration.Duration }
   readonly backoff: { readonly base: Duration.Duration; readonly cap: Duration.Duration }
   /** Quiet time after a notification before looking, so a burst costs one look. */
@@ -85,22 +74,6 @@ export interface Follower {
   readonly readmit: Effect.Effect<void>
 }
 
-/** How an upstream is doing. */
-export interface Status {
-  readonly name: string
-  readonly reachable: boolean
-  /** Why it is unreachable, while it is. */
-  readonly problem: string | undefined
-  readonly skills: number
-  /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
-  readonly unadmitted: number
-  /**
-   * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
-   * re-checks), or not heard right now (`closed`).
-   */
-  readonly notifications: "open" | "unsupported" | "closed"
-}
-
 // At most this many skills of one upstream are verified at once.
 const SkillConcurrency = 4
 
@@ -109,12 +82,7 @@ const ResolveConcurrency = 2
 
 const sameHint = (a: CacheHint.CacheHint, b: CacheHint.CacheHint) => a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope
 
-const describeCause = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause)
-  return error instanceof Error ? error.message : typeof error === "object" && error !== null && "message" in error
-    ? String(error.message)
-    : String(error)
-}
+const describeCause = Follow.describeCause
 
 /** One entry the upstream serves now, with the hint of the answer that gave it. */
 interface Wanted {
@@ -362,87 +330,50 @@ export const make = (
         )
       }))
 
-    const delay = (attempt: number, bounds: Settings["backoff"]) =>
-      Duration.min(bounds.cap, Duration.times(bounds.base, 2 ** Math.min(attempt, 20)))
-
-    // Notifications of one connection, opened again (with backoff) when they break; each one, its
-    // opening (a change made before it opened was told to nobody) and each break (the upstream
-    // may be gone) wakes the look.
-    const hear = (connection: Connection, wake: Queue.Queue<void>) =>
-      Effect.gen(function*() {
-        for (let attempt = 0;; attempt++) {
-          const uris = [...held.values()].filter((skill) => skill.listed).map((skill) => skill.entry.uri)
-          const exit = yield* connection.signals(uris).pipe(
-            Stream.runForEach((signal) =>
-              Effect.suspend(() => {
-                // A channel that was heard starts its backoff over when it breaks.
-                attempt = 0
-                if (signal._tag === "Opened") notifications = "open"
-                return Effect.asVoid(Queue.offer(wake, undefined))
-              })
-            ),
-            Effect.exit
-          )
-          notifications = "closed"
-          yield* Queue.offer(wake, undefined)
-          if (Exit.isFailure(exit)) {
-            const error = Cause.squash(exit.cause) as ChannelError
-            if (error.unsupported === true) {
-              notifications = "unsupported"
-              return yield* Effect.logDebug(`upstream ${name} sends no notifications (${error.message})`)
-            }
-          }
-          yield* Effect.sleep(delay(attempt, settings.backoff))
-        }
-      })
-
-    // One connection, for as long as its looks succeed (it only ends by failing).
-    const connected = Effect.gen(function*() {
-      const connection = yield* settings.connect((uri, digest) => {
+    // The client package follows the upstream (connections, notifications, re-checks, backoff);
+    // what a look does and what the gateway says about it are the gateway's.
+    yield* Effect.forkScoped(Follow.run({
+      connect: settings.connect((uri, digest) => {
         const file = files.get(uri)
         return file?.digest === digest ? file : undefined
-      })
-      current = connection.client
-      yield* Effect.addFinalizer(() =>
-        Effect.sync(() => {
-          current = undefined
-          notifications = "closed"
+      }),
+      look,
+      subscriptions: Effect.sync(() => [...held.values()].filter((skill) => skill.listed).map((skill) => skill.entry.uri)),
+      recheck: settings.recheck,
+      backoff: settings.backoff,
+      settle: settings.settle,
+      onEvent: (event) =>
+        Effect.gen(function*() {
+          switch (event._tag) {
+            case "Connected":
+              current = event.client
+              return
+            case "Notifications":
+              notifications = event.state
+              if (event.state === "unsupported") yield* Effect.logDebug(`upstream ${name} sends no notifications (${event.reason})`)
+              return
+            case "Looked":
+              yield* Deferred.succeed(started, undefined)
+              if (event.first) {
+                if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${served.size} verified skills`)
+                problem = undefined
+                yield* Telemetry.up(name, true)
+              }
+              return yield* Telemetry.synced(name, "success")
+            case "Disconnected":
+              current = undefined
+              notifications = "closed"
+              yield* Telemetry.synced(name, "failure")
+              yield* Telemetry.up(name, false)
+              if (problem === undefined) {
+                yield* log(
+                  `upstream ${name} is unreachable: ${event.reason}; still serving its ${served.size} verified skills, reconnecting with backoff`
+                )
+              }
+              problem = event.reason
+              return yield* Deferred.succeed(started, undefined)
+          }
         })
-      )
-      let hint = yield* look(connection.client)
-      yield* Deferred.succeed(started, undefined)
-      if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${served.size} verified skills`)
-      problem = undefined
-      yield* Telemetry.up(name, true)
-      yield* Telemetry.synced(name, "success")
-      const wake = yield* Queue.sliding<void>(1)
-      yield* Effect.forkScoped(hear(connection, wake))
-      for (;;) {
-        const ttl = Duration.clamp(Duration.millis(hint.ttlMs), { minimum: settings.recheck.min, maximum: settings.recheck.max })
-        yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(ttl))
-        yield* Effect.sleep(settings.settle)
-        yield* Queue.clear(wake)
-        hint = yield* look(connection.client)
-        yield* Telemetry.synced(name, "success")
-      }
-    })
-
-    yield* Effect.forkScoped(Effect.gen(function*() {
-      for (let attempt = 0;; attempt++) {
-        const began = yield* Clock.currentTimeMillis
-        const exit = yield* Effect.exit(Effect.scoped(connected))
-        // A connection that served for a while starts the backoff over.
-        if ((yield* Clock.currentTimeMillis) - began > Duration.toMillis(settings.backoff.cap)) attempt = 0
-        const why = Exit.isFailure(exit) ? describeCause(exit.cause) : "the connection ended"
-        yield* Telemetry.synced(name, "failure")
-        yield* Telemetry.up(name, false)
-        if (problem === undefined) {
-          yield* log(`upstream ${name} is unreachable: ${why}; still serving its ${served.size} verified skills, reconnecting with backoff`)
-        }
-        problem = why
-        yield* Deferred.succeed(started, undefined)
-        yield* Effect.sleep(delay(attempt, settings.backoff))
-      }
     }))
 
     return {

@@ -1,12 +1,10 @@
 /**
- * Hearing a stdio upstream's notifications: effect's stdio client reads the process's output and
+ * Hearing a stdio server's notifications: effect's stdio client reads the process's output and
  * drops every notification, so the client is given a spawner whose processes' output is also read
  * here, line by line, for `list_changed` and `updated` (lines longer than a notification can be
- * are passed by without being kept), and whose input also takes the gateway's own messages
+ * are passed by without being kept), and whose input also takes the follower's own messages
  * (`subscriptions/listen`, `resources/subscribe`), each written whole between the client's. Their
  * answers carry ids the client never used, so it ignores them.
- *
- * @internal
  */
 import type * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
@@ -15,7 +13,8 @@ import type * as Scope from "effect/Scope"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
-import { MaxEventBytes, type Signal, signalOf } from "./listen.js"
+import type { Signal } from "../../FollowChannel.js"
+import { MaxEventBytes, signalOf } from "./listen.js"
 
 /** A spawner that taps its processes, the signals heard, and a writer to the latest process. */
 export interface Tap {
@@ -24,7 +23,7 @@ export interface Tap {
   readonly write: (message: unknown) => Effect.Effect<void>
 }
 
-// Signals waiting to be taken: a flood keeps the latest ones (any one makes the gateway look again).
+// Signals waiting to be taken: a flood keeps the latest ones (any one makes the follower look again).
 const MaxPendingSignals = 64
 
 const encoder = new TextEncoder()

@@ -1,12 +1,10 @@
 /**
- * Hearing an upstream's change notifications over HTTP, on the revision its client negotiated:
+ * Hearing a server's change notifications over HTTP, on the revision its client negotiated:
  * 2026-07-28 `subscriptions/listen` (one POST whose answer is an event stream), or a 2025-11-25
- * session of the gateway's own (`initialize`, `resources/subscribe` of each `SKILL.md`, the
+ * session of the follower's own (`initialize`, `resources/subscribe` of each `SKILL.md`, the
  * session's GET stream). Each yields `list_changed` and `updated` as signals; what they say is
- * never trusted, only that something may have changed: the gateway looks again and verifies.
+ * never trusted, only that something may have changed: the follower looks again and verifies.
  * Every answer read here is bounded (`MaxControlBytes`, `MaxEventBytes`).
- *
- * @internal
  */
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
@@ -18,21 +16,12 @@ import * as HttpClientRequest from "effect/http/HttpClientRequest"
 import type * as HttpClientResponse from "effect/http/HttpClientResponse"
 import * as Stream from "effect/Stream"
 import { Extension } from "@mcp-skills/core"
+import { ChannelError, type Signal } from "../../FollowChannel.js"
 
-/**
- * What a notification says: the listing may have changed, or one resource did; or the channel is
- * open (acknowledged), so what changed before it opened must be looked for once.
- */
-export type Signal =
-  | { readonly _tag: "Opened" }
-  | { readonly _tag: "ListChanged" }
-  | { readonly _tag: "Updated"; readonly uri: string }
-
-/** The channel broke (`unsupported`: the upstream offers none, so only `ttlMs` re-checks remain). */
-export class ChannelError extends Error {
-  constructor(readonly reason: string, readonly unsupported: boolean) {
-    super(reason)
-  }
+/** Who the follower says it is, in `clientInfo` and in the ids of its own requests. */
+export interface ClientInfo {
+  readonly name: string
+  readonly version: string
 }
 
 /** The largest answer to a control request (`initialize`, `resources/subscribe`) read. */
@@ -44,7 +33,6 @@ export const MaxEventBytes = 64 * 1024
 /** Most `SKILL.md` URIs one channel subscribes to (a 2025-11-25 session's usual cap). */
 export const MaxSubscriptions = 1000
 
-const ClientInfo = { name: "mcp-skills-gateway", version: "0.1.0" }
 const Capabilities = { extensions: { [Extension.ExtensionId]: {} } }
 
 /** Reads a signal out of one JSON-RPC message (anything else says nothing). */
@@ -67,25 +55,30 @@ const parse = (text: string): unknown => {
 }
 
 /** The `subscriptions/listen` request a 2026-07-28 channel sends (over HTTP, or written to stdin). */
-export const listenRequest = (id: string, uris: ReadonlyArray<string>) => ({
+export const listenRequest = (info: ClientInfo, uris: ReadonlyArray<string>) => ({
   jsonrpc: "2.0",
-  id,
+  id: `${info.name}-listen`,
   method: "subscriptions/listen",
   params: {
     notifications: { resourcesListChanged: true, resourceSubscriptions: uris.slice(0, MaxSubscriptions) },
     _meta: {
       "io.modelcontextprotocol/protocolVersion": "2026-07-28",
       "io.modelcontextprotocol/clientCapabilities": Capabilities,
-      "io.modelcontextprotocol/clientInfo": ClientInfo
+      "io.modelcontextprotocol/clientInfo": info
     }
   }
 })
 
 /** The `resources/subscribe` requests a 2025-11-25 channel sends for `uris`. */
-export const subscribeRequests = (prefix: string, uris: ReadonlyArray<string>) =>
-  uris.slice(0, MaxSubscriptions).map((uri, i) => ({ jsonrpc: "2.0", id: `${prefix}-${i}`, method: "resources/subscribe", params: { uri } }))
+export const subscribeRequests = (info: ClientInfo, uris: ReadonlyArray<string>) =>
+  uris.slice(0, MaxSubscriptions).map((uri, i) => ({
+    jsonrpc: "2.0",
+    id: `${info.name}-subscribe-${i}`,
+    method: "resources/subscribe",
+    params: { uri }
+  }))
 
-const fail = (reason: string, unsupported = false) => Effect.fail(new ChannelError(reason, unsupported))
+const fail = (reason: string, unsupported = false) => Effect.fail(new ChannelError({ reason, unsupported }))
 
 const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<Signal, ChannelError> =>
   response.stream.pipe(
@@ -93,13 +86,13 @@ const events = (response: HttpClientResponse.HttpClientResponse): Stream.Stream<
     Stream.pipeThroughChannel(Sse.decode({ maxEventSize: MaxEventBytes })),
     Stream.map((event) => signalOf(parse(event.data))),
     Stream.filter(Predicate.isNotUndefined),
-    Stream.mapError((error) => new ChannelError(`the notification stream broke: ${describe(error)}`, false))
+    Stream.mapError((error) => new ChannelError({ reason: `the notification stream broke: ${describe(error)}`, unsupported: false }))
   )
 
 const describe = (error: unknown) =>
   error instanceof Error ? error.message : typeof error === "object" && error !== null && "_tag" in error ? String(error._tag) : String(error)
 
-// A status that says the upstream has no such channel, as against one that failed.
+// A status that says the server has no such channel, as against one that failed.
 const isUnsupported = (status: number) => status === 404 || status === 405 || status === 501
 
 // The first JSON-RPC message of an answer (a JSON body, or the first event of an event stream), bounded.
@@ -114,7 +107,7 @@ const firstMessage = (response: HttpClientResponse.HttpClientResponse) =>
           return text.length > MaxControlBytes ? fail(`an answer over ${MaxControlBytes} bytes`) : Effect.succeed(!text.includes("\n\n"))
         })
       ),
-      Effect.mapError((error) => error instanceof ChannelError ? error : new ChannelError(describe(error), false))
+      Effect.mapError((error) => error instanceof ChannelError ? error : new ChannelError({ reason: describe(error), unsupported: false }))
     )
     if ((response.headers["content-type"] ?? "").startsWith("text/event-stream")) {
       const data = text.split("\n").find((line) => line.startsWith("data:"))
@@ -127,12 +120,13 @@ const firstMessage = (response: HttpClientResponse.HttpClientResponse) =>
 export interface HttpOptions {
   readonly url: string
   readonly headers: Readonly<Record<string, string>>
+  readonly info: ClientInfo
   /** `SKILL.md` URIs to hear `updated` for. */
   readonly uris: ReadonlyArray<string>
 }
 
 const send = (client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>, request: HttpClientRequest.HttpClientRequest) =>
-  client.execute(request).pipe(Effect.mapError((error) => new ChannelError(describe(error), false)))
+  client.execute(request).pipe(Effect.mapError((error) => new ChannelError({ reason: describe(error), unsupported: false })))
 
 const post = (options: HttpOptions, headers: Readonly<Record<string, string>>, body: unknown) =>
   HttpClientRequest.post(options.url).pipe(
@@ -151,7 +145,7 @@ export const listen2026 = (options: HttpOptions): Stream.Stream<Signal, ChannelE
     const client = HttpClient.withScope(yield* HttpClient.HttpClient)
     const response = yield* send(
       client,
-      post(options, { "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" }, listenRequest("mcp-skills-gateway-listen", options.uris))
+      post(options, { "mcp-protocol-version": "2026-07-28", "mcp-method": "subscriptions/listen" }, listenRequest(options.info, options.uris))
     )
     if (isUnsupported(response.status)) return yield* fail(`subscriptions/listen answered HTTP ${response.status}`, true)
     if (response.status !== 200) return yield* fail(`subscriptions/listen answered HTTP ${response.status}`)
@@ -164,7 +158,7 @@ export const listen2026 = (options: HttpOptions): Stream.Stream<Signal, ChannelE
     return events(response)
   }))
 
-/** A 2025-11-25 session of the gateway's own: its GET stream, with `resources/subscribe` of `uris`. */
+/** A 2025-11-25 session of the follower's own: its GET stream, with `resources/subscribe` of `uris`. */
 export const session2025 = (options: HttpOptions): Stream.Stream<Signal, ChannelError, HttpClient.HttpClient> =>
   Stream.unwrap(Effect.gen(function*() {
     const plain = yield* HttpClient.HttpClient
@@ -172,14 +166,14 @@ export const session2025 = (options: HttpOptions): Stream.Stream<Signal, Channel
     const legacy = { "mcp-protocol-version": "2025-11-25" }
     const initialize = yield* send(client, post(options, {}, {
       jsonrpc: "2.0",
-      id: "mcp-skills-gateway-initialize",
+      id: `${options.info.name}-initialize`,
       method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: Capabilities, clientInfo: ClientInfo }
+      params: { protocolVersion: "2025-11-25", capabilities: Capabilities, clientInfo: options.info }
     }))
     if (initialize.status !== 200) return yield* fail(`initialize answered HTTP ${initialize.status}`)
     const id = initialize.headers["mcp-session-id"]
     yield* firstMessage(initialize)
-    if (id === undefined) return yield* fail("the upstream keeps no 2025-11-25 session", true)
+    if (id === undefined) return yield* fail("the server keeps no 2025-11-25 session", true)
     const session = { ...legacy, "mcp-session-id": id }
     yield* Effect.addFinalizer(() =>
       plain.execute(HttpClientRequest.delete(options.url).pipe(HttpClientRequest.setHeaders({ ...options.headers, ...session }))).pipe(
@@ -194,8 +188,8 @@ export const session2025 = (options: HttpOptions): Stream.Stream<Signal, Channel
     )
     if (isUnsupported(stream.status)) return yield* fail(`the session stream answered HTTP ${stream.status}`, true)
     if (stream.status !== 200) return yield* fail(`the session stream answered HTTP ${stream.status}`)
-    // Subscriptions the upstream refuses leave `list_changed`, which is enough to look again.
-    for (const request of subscribeRequests("mcp-skills-gateway-subscribe", options.uris)) {
+    // Subscriptions the server refuses leave `list_changed`, which is enough to look again.
+    for (const request of subscribeRequests(options.info, options.uris)) {
       yield* Effect.scoped(Effect.flatMap(send(client, post(options, session, request)), firstMessage)).pipe(Effect.ignore)
     }
     return Stream.concat(Stream.succeed<Signal>({ _tag: "Opened" }), events(stream))

@@ -1,0 +1,32 @@
+/**
+ * How one upstream of a gateway (`UpstreamSource`) is doing: reachable or why not, how many
+ * verified skills it gives, how many the admit list does not name, and whether its notifications
+ * are heard. It lives here so that the gateway's internals name it without importing the module
+ * that runs them.
+ *
+ * @since 0.1.0
+ */
+import type { Follow } from "@mcp-skills/client"
+
+/**
+ * How one upstream is doing.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Status {
+  /** Its prefix, its name in logs and metrics. */
+  readonly name: string
+  readonly reachable: boolean
+  /** Why it is unreachable, while it is. */
+  readonly problem: string | undefined
+  /** Verified skills it gives the catalogue. */
+  readonly skills: number
+  /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
+  readonly unadmitted: number
+  /**
+   * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
+   * re-checks), or not heard right now (`closed`).
+   */
+  readonly notifications: Follow.Notifications
+}
