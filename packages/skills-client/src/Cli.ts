@@ -184,6 +184,7 @@ const read = Command.make("read", {
  * The root command.
  *
  * @since 0.1.0
+ * @category cli
  */
 export const command = Command.make("mcp-skills").pipe(
   Command.withDescription("List, read, install and keep in sync MCP skills (SEP-2640) with verification"),
@@ -198,6 +199,7 @@ export const command = Command.make("mcp-skills").pipe(
  * Runs the command line with the process arguments; the exit status is 0 only on full success.
  *
  * @since 0.1.0
+ * @category cli
  */
 export const main: Effect.Effect<void, unknown> = Effect.suspend(() => {
   const run = command.pipe(Command.run({ version: "0.1.0" }), Effect.provide(CliReport.layerPresenter))

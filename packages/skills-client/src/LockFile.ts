@@ -9,6 +9,7 @@ import * as Schema from "effect/Schema"
  * The lock file name inside the target folder.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const LockFileName = "mcp-skills.lock.json"
 
@@ -17,6 +18,7 @@ export const LockFileName = "mcp-skills.lock.json"
  * not written by a pull, and is refused before it is read.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxLockFileBytes = 64 * 1024 * 1024
 
@@ -32,6 +34,7 @@ const isPlainPath = (path: string) =>
  * hidden (`.`, `..` included) or holding a backslash or NUL.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const RelativePath = Schema.String.check(
   Schema.makeFilter((path: string) => isPlainPath(path) || "a relative path of plain segments (no empty, hidden, . or .. segment)")
@@ -41,6 +44,7 @@ export const RelativePath = Schema.String.check(
  * One pulled file as the lock file records it.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const LockFile = Schema.Struct({
   uri: Schema.String,
@@ -53,6 +57,7 @@ export const LockFile = Schema.Struct({
  * One pulled skill as the lock file records it.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const LockSkill = Schema.Struct({
   origin: Schema.String,
@@ -71,6 +76,7 @@ export const LockSkill = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type LockSkill = typeof LockSkill.Type
 
@@ -94,6 +100,7 @@ export type LockSkill = typeof LockSkill.Type
  * ```
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Lock = Schema.Struct({
   version: Schema.Literal(1),
@@ -102,5 +109,6 @@ export const Lock = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Lock = typeof Lock.Type

@@ -23,6 +23,7 @@ import type * as SkillsClient from "./SkillsClient.js"
  * The folder of `skill` below the target in `layout`, `/`-separated.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const folderOf: (skill: Skill.Skill, layout?: Layout) => string = Names.folderOf
 
@@ -31,6 +32,7 @@ export const folderOf: (skill: Skill.Skill, layout?: Layout) => string = Names.f
  * there is refused before it is opened.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const readLock: (dir: string) => Effect.Effect<Lock, Error, FileSystem.FileSystem> = Paths.readLock
 
@@ -41,6 +43,7 @@ export const readLock: (dir: string) => Effect.Effect<Lock, Error, FileSystem.Fi
  * process fails it with `PullInProgress`.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const recover: (dir: string) => Effect.Effect<void, Error, FileSystem.FileSystem> = Journal.recover
 
@@ -49,6 +52,7 @@ export const recover: (dir: string) => Effect.Effect<void, Error, FileSystem.Fil
  * and so does `prune` without `all`.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const select: (
   client: SkillsClient.Service,
@@ -62,6 +66,7 @@ export const select: (
  * and with `all` the skills the server serves no more (asked with `skills/get` first).
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const plan: (
   client: SkillsClient.Service,
@@ -75,6 +80,7 @@ export const plan: (
  * no other file of a skill is requested until it passed.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const stage: (
   client: SkillsClient.Service,
@@ -91,6 +97,7 @@ export const stage: (
  * process leaves the journal for {@link recover}.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const commit: (
   planned: Plan,
@@ -106,6 +113,7 @@ export const commit: (
  * more, left in place; `Pruned` one removed, folder and lock record.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Outcome =
   | { readonly _tag: "Added"; readonly uri: string; readonly path: string; readonly files: number; readonly bytes: number }
@@ -140,6 +148,7 @@ export type Outcome =
  * What a pull did, per selected skill in selection order, then per skill gone from the server.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Summary {
   readonly skills: ReadonlyArray<Outcome>
@@ -147,6 +156,7 @@ export interface Summary {
 
 /**
  * @since 0.1.0
+ * @category options
  */
 export interface Options extends Choices {
   /** Called as bytes of a skill arrive. */
@@ -189,6 +199,7 @@ export interface Options extends Choices {
  * ```
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const pull = (
   client: SkillsClient.Service,
@@ -213,6 +224,7 @@ const sameAsBefore = ({ step, lock }: Staged) =>
  * pull that changes nothing writes nothing.
  *
  * @since 0.1.0
+ * @category pulling
  */
 export const apply = (
   client: SkillsClient.Service,

@@ -14,6 +14,7 @@ import { LockFileName } from "./LockFile.js"
  * What a failed pull checked.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Check = Schema.Literals([
   "digest",
@@ -48,6 +49,7 @@ export const Check = Schema.Literals([
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Check = typeof Check.Type
 
@@ -55,6 +57,7 @@ export type Check = typeof Check.Type
  * A pull that failed: `check` names what failed, `skill` and `file` where.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class PullError extends Schema.TaggedError<PullError>()("PullError", {
   check: Check,
@@ -79,6 +82,7 @@ export class PullError extends Schema.TaggedError<PullError>()("PullError", {
  * expected there (a FIFO lock file, a file where a folder belongs).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
   path: Schema.String,
@@ -99,6 +103,7 @@ export class UnsafePath extends Schema.TaggedError<UnsafePath>()("UnsafePath", {
  * deletes).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxDepth = 32
 
@@ -106,6 +111,7 @@ export const MaxDepth = 32
  * Why {@link UnsafeName} refused a name.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const NameProblem = Schema.Union([
   /** A segment starts with `.`. */
@@ -121,6 +127,7 @@ export const NameProblem = Schema.Union([
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type NameProblem = typeof NameProblem.Type
 
@@ -135,6 +142,7 @@ export type NameProblem = typeof NameProblem.Type
  * replace the other.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnsafeName extends Schema.TaggedError<UnsafeName>()("UnsafeName", {
   skill: Schema.String,
@@ -166,6 +174,7 @@ export class UnsafeName extends Schema.TaggedError<UnsafeName>()("UnsafeName", {
  * `added` names only the first found.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Edits = Schema.Struct({
   modified: Schema.Array(Schema.String),
@@ -176,6 +185,7 @@ export const Edits = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Edits = typeof Edits.Type
 
@@ -183,11 +193,13 @@ export type Edits = typeof Edits.Type
  * The {@link Edits} of one installed skill: its URI and folder below the target.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const EditedSkill = Schema.Struct({ uri: Schema.String, path: Schema.String, edits: Edits })
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type EditedSkill = typeof EditedSkill.Type
 
@@ -217,6 +229,7 @@ const MaxNamed = 10
  * ```
  *
  * @since 0.1.0
+ * @category errors
  */
 export class LocalChanges extends Schema.TaggedError<LocalChanges>()("LocalChanges", {
   skills: Schema.Array(EditedSkill)
@@ -239,6 +252,7 @@ export class LocalChanges extends Schema.TaggedError<LocalChanges>()("LocalChang
  * What the signer of a skill is now, when it differs from the one its lock record pins.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SignerNow = Schema.Union([
   /** Pulled without `trust`: no signature was checked, so the changed files cannot be the signer's. */
@@ -251,6 +265,7 @@ export const SignerNow = Schema.Union([
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SignerNow = typeof SignerNow.Type
 
@@ -260,6 +275,7 @@ export type SignerNow = typeof SignerNow.Type
  * verified at all; with it, another signer needs `acceptSigner` (`--accept-signer`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SignerMismatch extends Schema.TaggedError<SignerMismatch>()("SignerMismatch", {
   skill: Schema.String,
@@ -284,6 +300,7 @@ export class SignerMismatch extends Schema.TaggedError<SignerMismatch>()("Signer
  * changed nothing.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class PullInProgress extends Schema.TaggedError<PullInProgress>()("PullInProgress", {
   path: Schema.String,
@@ -302,6 +319,7 @@ export class PullInProgress extends Schema.TaggedError<PullInProgress>()("PullIn
  * from one server cannot share a host folder.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class FolderTaken extends Schema.TaggedError<FolderTaken>()("FolderTaken", {
   /** The folder below the target, `/`-separated. */
@@ -326,6 +344,7 @@ export class FolderTaken extends Schema.TaggedError<FolderTaken>()("FolderTaken"
  * Every failure of a pull.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type Error = PullError | UnsafePath | UnsafeName | LocalChanges | SignerMismatch | PullInProgress | FolderTaken
 
@@ -374,6 +393,7 @@ const mcpCheck = (error: McpClientError): Check => {
  * Describes any client or pull failure as a `PullError` naming the skill and file it happened on.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const toPullError = (
   error: ClientError | Error,

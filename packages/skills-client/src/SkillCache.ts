@@ -25,6 +25,7 @@ import { Recency } from "./internal/recency.js"
  * is read, and `SkillsClient` then reports an entry whose size contradicts its digest).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Key {
   readonly server: string
@@ -37,6 +38,7 @@ export interface Key {
  * A cached file: its verified bytes and the `mimeType` the server gave them.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Entry {
   readonly bytes: Uint8Array
@@ -45,6 +47,7 @@ export interface Entry {
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface Store {
   /** A file whose bytes' SHA-256 equals `key.digest`, or `undefined`. */
@@ -57,6 +60,7 @@ export interface Store {
  * How much a store holds: past `maxBytes`, the least recently used files are dropped first.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   readonly maxBytes?: ByteSize.Input | undefined
@@ -67,6 +71,7 @@ export interface Options {
  * extension allows (16 MiB), hundreds of common ones, for one process.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultMaxMemoryBytes: ByteSize.ByteSize = ByteSize.mebibytes(64)
 
@@ -75,6 +80,7 @@ export const defaultMaxMemoryBytes: ByteSize.ByteSize = ByteSize.mebibytes(64)
  * extension allows, thousands of common ones, and still small beside the skills folders it feeds.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaultMaxDiskBytes: ByteSize.ByteSize = ByteSize.mebibytes(256)
 
@@ -89,6 +95,7 @@ const boundOf = (input: ByteSize.Input | undefined, fallback: ByteSize.ByteSize)
  * shared by every client; keys carry the server identity, so clients never see each other's files.
  *
  * @since 0.1.0
+ * @category models
  */
 export const SkillCache: Context.Reference<Store> = Context.Reference<Store>("@mcp-skills/client/SkillCache", {
   defaultValue: () => memory()
@@ -104,6 +111,7 @@ const verified = (key: Key, entry: Entry | undefined): Entry | undefined =>
  * the least recently used entries first.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const memory = (options: Options = {}): Store => {
   const entries = new Recency<string, Entry>(boundOf(options.maxBytes, defaultMaxMemoryBytes))
@@ -177,6 +185,7 @@ const StaleTempMillis = 60_000
  * oversized file never read; each is a miss.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const disk = (directory: string, options: Options = {}): Store => {
   const maxBytes = boundOf(options.maxBytes, defaultMaxDiskBytes)
@@ -277,6 +286,7 @@ export const disk = (directory: string, options: Options = {}): Store => {
  * The default in-memory cache.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerMemory = (options: Options = {}): Layer.Layer<never> => Layer.sync(SkillCache, () => memory(options))
 
@@ -298,6 +308,7 @@ export const layerMemory = (options: Options = {}): Layer.Layer<never> => Layer.
  * ```
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerDisk = (directory: string, options: Options = {}): Layer.Layer<never> =>
   Layer.sync(SkillCache, () => disk(directory, options))

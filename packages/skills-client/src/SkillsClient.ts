@@ -66,6 +66,7 @@ import {
  * Options shared by every constructor.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /**
@@ -98,6 +99,7 @@ export interface Options {
  * A listing of skills.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Listing {
   /** Valid entries in server order. */
@@ -112,6 +114,7 @@ export interface Listing {
 
 /**
  * @since 0.1.0
+ * @category options
  */
 export interface ListOptions {
   /** Fetch the single page at this cursor instead of walking every page. */
@@ -126,6 +129,7 @@ export interface ListOptions {
  * One skill entry from `skills/get`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Fetched {
   readonly skill: Skill.Skill
@@ -136,6 +140,7 @@ export interface Fetched {
  * A file that passed every check against its entry.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface VerifiedFile {
   readonly skill: string
@@ -152,6 +157,7 @@ export interface VerifiedFile {
  * A loaded skill: its `SKILL.md`, verified, and the parsed frontmatter and body.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LoadedSkill {
   readonly skill: Skill.Skill
@@ -162,6 +168,7 @@ export interface LoadedSkill {
 
 /**
  * @since 0.1.0
+ * @category errors
  */
 export type ListError =
   | McpClientError
@@ -174,6 +181,7 @@ export type ListError =
 
 /**
  * @since 0.1.0
+ * @category errors
  */
 export type GetError =
   | McpClientError
@@ -185,11 +193,13 @@ export type GetError =
 
 /**
  * @since 0.1.0
+ * @category errors
  */
 export type ReadError = McpClientError | ServerStopped | VerificationError | ResourceNotFound
 
 /**
  * @since 0.1.0
+ * @category errors
  */
 export type DirectoryError =
   | McpClientError
@@ -205,6 +215,7 @@ export type DirectoryError =
  * The operations of a connected Skills client.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Service {
   /** The host-assigned identity of the server. */
@@ -244,6 +255,7 @@ export interface Service {
  * The Skills client service.
  *
  * @since 0.1.0
+ * @category services
  */
 export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp-skills/client/SkillsClient") {}
 
@@ -251,6 +263,7 @@ export class SkillsClient extends Context.Service<SkillsClient, Service>()("@mcp
  * Connects over an existing transport. The scope owns the connection.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   transport: McpClient.Transport,
@@ -495,6 +508,7 @@ const makeWith = Effect.fnUntraced(function*(
  * 2026-07-28 handshake.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ProtocolChoice = McpClient.ProtocolVersion | "auto"
 
@@ -511,6 +525,7 @@ const negotiate = <C, R>(
  * that refreshes). The Effect cannot fail: recover from a failed refresh inside it.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<Record<string, string>>>
 
@@ -529,6 +544,7 @@ export type Headers = Readonly<Record<string, string>> | Effect.Effect<Readonly<
  * ```
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerHttp = (
   options: Omit<Options, "server"> & {
@@ -570,6 +586,7 @@ export const layerHttp = (
  * handshake or later, with `ServerStopped`: its exit code and the end of its stderr.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerStdio = (
   options: Omit<Options, "server"> & {

@@ -13,6 +13,7 @@ import { Signing, type Skill } from "@mcp-skills/core"
  * The server did not declare `io.modelcontextprotocol/skills`, so no `skills/*` request is sent (R86).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ExtensionNotSupported extends Schema.TaggedError<ExtensionNotSupported>()("ExtensionNotSupported", {
   server: Schema.String
@@ -26,6 +27,7 @@ export class ExtensionNotSupported extends Schema.TaggedError<ExtensionNotSuppor
  * `resources/directory/read` was refused locally: the server did not declare `directoryRead` (R49).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DirectoryReadNotSupported
   extends Schema.TaggedError<DirectoryReadNotSupported>()("DirectoryReadNotSupported", {
@@ -55,6 +57,7 @@ export class DirectoryReadNotSupported
  * ```
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SkillNotFound extends Schema.TaggedError<SkillNotFound>()("SkillNotFound", {
   uri: Schema.String,
@@ -76,6 +79,7 @@ const refetched = (count: number | undefined) =>
  * server's words.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("ResourceNotFound", {
   skill: Schema.String,
@@ -93,6 +97,7 @@ export class ResourceNotFound extends Schema.TaggedError<ResourceNotFound>()("Re
  * or a file rather than a directory.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DirectoryNotFound extends Schema.TaggedError<DirectoryNotFound>()("DirectoryNotFound", {
   uri: Schema.String,
@@ -109,6 +114,7 @@ export class DirectoryNotFound extends Schema.TaggedError<DirectoryNotFound>()("
  * `resources/directory/read`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class CursorRejected extends Schema.TaggedError<CursorRejected>()("CursorRejected", {
   method: Schema.String,
@@ -125,6 +131,7 @@ export class CursorRejected extends Schema.TaggedError<CursorRejected>()("Cursor
  * from the bytes fetched so far.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExceeded", {
   uri: Schema.String,
@@ -141,6 +148,7 @@ export class LimitExceeded extends Schema.TaggedError<LimitExceeded>()("LimitExc
  * A read of a file the held manifest does not list, refused before any request (R125).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnlistedResource extends Schema.TaggedError<UnlistedResource>()("UnlistedResource", {
   skill: Schema.String,
@@ -156,6 +164,7 @@ export class UnlistedResource extends Schema.TaggedError<UnlistedResource>()("Un
  * scheme): refused before any request, as no manifest can list it (R103, R125).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ReferenceOutsideSkill extends Schema.TaggedError<ReferenceOutsideSkill>()("ReferenceOutsideSkill", {
   skill: Schema.String,
@@ -172,6 +181,7 @@ export class ReferenceOutsideSkill extends Schema.TaggedError<ReferenceOutsideSk
  * skill. Nothing of the answer is used; a server sending content nobody listed is misbehaving.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnexpectedContents extends Schema.TaggedError<UnexpectedContents>()("UnexpectedContents", {
   uri: Schema.String,
@@ -187,6 +197,7 @@ export class UnexpectedContents extends Schema.TaggedError<UnexpectedContents>()
  * from `skills/get` names another skill than requested.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class WrongResourceReturned extends Schema.TaggedError<WrongResourceReturned>()("WrongResourceReturned", {
   uri: Schema.String,
@@ -201,6 +212,7 @@ export class WrongResourceReturned extends Schema.TaggedError<WrongResourceRetur
  * The contents item has neither usable `text` nor valid base64 `blob`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidResourceContents extends Schema.TaggedError<InvalidResourceContents>()("InvalidResourceContents", {
   uri: Schema.String,
@@ -215,6 +227,7 @@ export class InvalidResourceContents extends Schema.TaggedError<InvalidResourceC
  * The byte length of a file differs from the manifest `size` (R121).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SizeMismatch extends Schema.TaggedError<SizeMismatch>()("SizeMismatch", {
   skill: Schema.String,
@@ -233,6 +246,7 @@ export class SizeMismatch extends Schema.TaggedError<SizeMismatch>()("SizeMismat
  * The SHA-256 of a file differs from the manifest `digest` (R120).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("DigestMismatch", {
   skill: Schema.String,
@@ -252,6 +266,7 @@ export class DigestMismatch extends Schema.TaggedError<DigestMismatch>()("Digest
  * differing top-level key; `detail` explains a frontmatter that does not parse at all.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class FrontmatterMismatch extends Schema.TaggedError<FrontmatterMismatch>()("FrontmatterMismatch", {
   uri: Schema.String,
@@ -269,6 +284,7 @@ export class FrontmatterMismatch extends Schema.TaggedError<FrontmatterMismatch>
  * A `"dynamic"` skill was refused because the caller did not opt in (R12, R141).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DynamicSkillRefused extends Schema.TaggedError<DynamicSkillRefused>()("DynamicSkillRefused", {
   uri: Schema.String
@@ -284,6 +300,7 @@ export class DynamicSkillRefused extends Schema.TaggedError<DynamicSkillRefused>
  * rendered per caller. Either is loaded only when its URI is allowed unsigned (`trust.unsigned`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnsignedSkill extends Schema.TaggedError<UnsignedSkill>()("UnsignedSkill", {
   uri: Schema.String,
@@ -302,6 +319,7 @@ export class UnsignedSkill extends Schema.TaggedError<UnsignedSkill>()("Unsigned
  * says which check failed (`Signing.Problem`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("SignatureInvalid", {
   uri: Schema.String,
@@ -319,6 +337,7 @@ export class SignatureInvalid extends Schema.TaggedError<SignatureInvalid>()("Si
  * A skill is signed, but by no trusted key: `keyIds` are its signers' fingerprints.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UntrustedSigner extends Schema.TaggedError<UntrustedSigner>()("UntrustedSigner", {
   uri: Schema.String,
@@ -333,6 +352,7 @@ export class UntrustedSigner extends Schema.TaggedError<UntrustedSigner>()("Untr
  * Every failure of the signature check of an entry (see `SkillsClient.Options.trust`).
  *
  * @since 0.1.0
+ * @category errors
  */
 export type SignatureError = UnsignedSkill | SignatureInvalid | UntrustedSigner
 
@@ -340,6 +360,7 @@ export type SignatureError = UnsignedSkill | SignatureInvalid | UntrustedSigner
  * `skills/list` handed back a cursor it had already handed out (R34/R35).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class RepeatedCursor extends Schema.TaggedError<RepeatedCursor>()("RepeatedCursor", {
   cursor: Schema.String,
@@ -354,6 +375,7 @@ export class RepeatedCursor extends Schema.TaggedError<RepeatedCursor>()("Repeat
  * `skills/list` kept paging beyond `maxPages`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class RunawayListing extends Schema.TaggedError<RunawayListing>()("RunawayListing", {
   maxPages: Schema.Int
@@ -367,6 +389,7 @@ export class RunawayListing extends Schema.TaggedError<RunawayListing>()("Runawa
  * Every verification failure of a file read.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type VerificationError =
   | UnlistedResource
@@ -385,6 +408,7 @@ export type VerificationError =
  * Every typed failure of the Skills client.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type SkillsClientError =
   | ExtensionNotSupported
@@ -405,6 +429,7 @@ export type SkillsClientError =
  * the operating system's, when it gave one; `detail` says it in words.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ServerNotStarted extends Schema.TaggedError<ServerNotStarted>()("ServerNotStarted", {
   command: Schema.String,
@@ -421,6 +446,7 @@ export class ServerNotStarted extends Schema.TaggedError<ServerNotStarted>()("Se
  * closed its side of the pipes and had not exited within `ClientLimits.ExitWait`.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const ServerExit = Schema.Union([
   Schema.TaggedStruct("Exited", { code: Schema.Int }),
@@ -430,6 +456,7 @@ export const ServerExit = Schema.Union([
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ServerExit = typeof ServerExit.Type
 
@@ -440,6 +467,7 @@ export type ServerExit = typeof ServerExit.Type
  * name for it (the command line by default). The message is one line, then the stderr lines.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ServerStopped extends Schema.TaggedError<ServerStopped>()("ServerStopped", {
   server: Schema.String,
@@ -462,5 +490,6 @@ export class ServerStopped extends Schema.TaggedError<ServerStopped>()("ServerSt
  * The failures of a stdio server itself.
  *
  * @since 0.1.0
+ * @category errors
  */
 export type StdioError = ServerNotStarted | ServerStopped

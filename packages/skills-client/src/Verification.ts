@@ -32,6 +32,7 @@ import {
  * wins, as with `Skill.findResource`). Empty for `"dynamic"` skills.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface CheckedEntry {
   readonly skill: Skill.Skill
@@ -52,6 +53,7 @@ export interface CheckedEntry {
  * rendered per caller cannot be signed.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Trust {
   readonly keys: ReadonlyArray<string | Signing.PublicKey>
@@ -63,6 +65,7 @@ export interface Trust {
  * A {@link Trust} with its keys read: trusted fingerprints, and URIs allowed unsigned.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface TrustPolicy {
   readonly keyIds: ReadonlySet<Signing.KeyId>
@@ -74,6 +77,7 @@ export interface TrustPolicy {
  * Reads the keys of a {@link Trust}; the first key that is not an ed25519 public key fails it.
  *
  * @since 0.1.0
+ * @category verification
  */
 export const trustPolicy = (trust: Trust): Result.Result<TrustPolicy, Signing.SigningError> => {
   const keyIds = new Set<Signing.KeyId>()
@@ -93,6 +97,7 @@ export const trustPolicy = (trust: Trust): Result.Result<TrustPolicy, Signing.Si
  * signed digests and sizes by every read, and `SKILL.md` to the signed frontmatter (R126).
  *
  * @since 0.1.0
+ * @category verification
  */
 export const checkSignature = (
   skill: Skill.Skill,
@@ -117,6 +122,7 @@ export const checkSignature = (
  * a trust policy, its signatures ({@link checkSignature}).
  *
  * @since 0.1.0
+ * @category verification
  */
 export const checkEntry = (
   skill: Skill.Skill,
@@ -142,6 +148,7 @@ export const checkEntry = (
  * What a read asks for: the resolved uri and its manifest entry (`undefined` for a `"dynamic"` skill).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Target {
   readonly uri: string
@@ -153,6 +160,7 @@ export interface Target {
  * list is refused before any request (R125).
  *
  * @since 0.1.0
+ * @category verification
  */
 export const resolveTarget = (
   entry: CheckedEntry,
@@ -172,6 +180,7 @@ export const resolveTarget = (
  * received, or the decoded `blob`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Item {
   readonly uri: string
@@ -200,6 +209,7 @@ const decodeBase64 = (blob: string): Uint8Array | undefined => {
  * per item `text`, or a strict base64 `blob`.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const decodeContents = (uri: string, result: unknown): Result.Result<ReadonlyArray<Item>, InvalidResourceContents> => {
   const decoded = decodeReadResult(result)
@@ -224,6 +234,7 @@ export const decodeContents = (uri: string, result: unknown): Result.Result<Read
  * as a `SkillCache` store answers only bytes whose digest is the one asked for.
  *
  * @since 0.1.0
+ * @category verification
  */
 export const checkSize = (
   skill: string,
@@ -255,6 +266,7 @@ export const checkSize = (
  * ```
  *
  * @since 0.1.0
+ * @category verification
  */
 export const checkContent = (
   skill: string,
@@ -277,6 +289,7 @@ export const checkContent = (
  * appending content nobody listed is always told.
  *
  * @since 0.1.0
+ * @category verification
  */
 export const selectItem = (
   entry: CheckedEntry,
@@ -308,6 +321,7 @@ const bytesEqual = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLeng
  * The frontmatter of a fetched `SKILL.md` must be exactly the entry's (R126).
  *
  * @since 0.1.0
+ * @category verification
  */
 export const checkFrontmatter = (
   skill: Skill.Skill,

@@ -10,11 +10,13 @@ import * as Schema from "effect/Schema"
  * authorisation context (R106, R143).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const CacheScope = Schema.Literals(["public", "private"])
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type CacheScope = typeof CacheScope.Type
 
@@ -22,6 +24,7 @@ export type CacheScope = typeof CacheScope.Type
  * A non-negative integer number of milliseconds.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const TtlMs = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
@@ -29,6 +32,7 @@ export const TtlMs = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
  * The two fields of a cacheable result.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const CacheHint = Schema.Struct({
   ttlMs: TtlMs,
@@ -37,6 +41,7 @@ export const CacheHint = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type CacheHint = typeof CacheHint.Type
 
@@ -45,6 +50,7 @@ export type CacheHint = typeof CacheHint.Type
  * (spec §7 item 3).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const none: CacheHint = { ttlMs: 0, cacheScope: "private" }
 
@@ -62,6 +68,7 @@ export const none: CacheHint = { ttlMs: 0, cacheScope: "private" }
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const fromResult = (result: { readonly ttlMs?: number | undefined; readonly cacheScope?: string | undefined }): CacheHint => ({
   ttlMs: result.ttlMs !== undefined && Number.isFinite(result.ttlMs) && result.ttlMs > 0 ? Math.floor(result.ttlMs) : 0,

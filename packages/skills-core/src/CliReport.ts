@@ -55,6 +55,7 @@ const describe = (error: CliError.CliError): string => {
  * error of the invocation in it.
  *
  * @since 0.1.0
+ * @category cli
  */
 export const usageLine = (commandPath: ReadonlyArray<string>, errors: ReadonlyArray<CliError.CliError>): string =>
   `${commandPath[0] ?? ""}: ${errors.map(describe).join("; ")}; run '${commandPath.join(" ")} --help'`
@@ -79,6 +80,7 @@ export const layerPresenter: Layer.Layer<never> = CliOutput.layerPresenter({
  * the handler runs.
  *
  * @since 0.1.0
+ * @category cli
  */
 export const usage = (message: string): Effect.Effect<never, CliError.ValidationError> =>
   Effect.fail(new CliError.ValidationError({ message }))
@@ -88,6 +90,7 @@ export const usage = (message: string): Effect.Effect<never, CliError.Validation
  * `commandPath` (e.g. `["mcp-skills", "read"]`) and is reported like a parse error.
  *
  * @since 0.1.0
+ * @category cli
  */
 export const usageIn = (commandPath: ReadonlyArray<string>) => (message: string): Effect.Effect<never, CliError.ShowHelp> =>
   Effect.fail(new CliError.ShowHelp({ commandPath, errors: [new CliError.ValidationError({ message })] }))
@@ -105,6 +108,7 @@ export const usageIn = (commandPath: ReadonlyArray<string>) => (message: string)
  * ```
  *
  * @since 0.1.0
+ * @category cli
  */
 export const fail = (program: string) => (message: string): Effect.Effect<void> =>
   Effect.andThen(

@@ -15,6 +15,7 @@ import * as Version from "effect/Version"
  * of every `@mcp-skills` package.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const range = "~4.1.0"
 
@@ -22,6 +23,7 @@ export const range = "~4.1.0"
  * The installed effect lacks a hook a package relies on: `missing` names each one.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnsupportedEffect extends Schema.TaggedError<UnsupportedEffect>()("UnsupportedEffect", {
   /** The package that cannot run, such as `@mcp-skills/server`. */
@@ -54,6 +56,7 @@ export class UnsupportedEffect extends Schema.TaggedError<UnsupportedEffect>()("
  * ```
  *
  * @since 0.1.0
+ * @category utils
  */
 export const verify = (pkg: string, hooks: Readonly<Record<string, boolean>>): Effect.Effect<void, UnsupportedEffect> => {
   const missing = Object.keys(hooks).filter((hook) => !hooks[hook])

@@ -18,6 +18,7 @@ import * as Schema from "effect/Schema"
  * ```
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ExtensionId = "io.modelcontextprotocol/skills" as const
 
@@ -25,6 +26,7 @@ export const ExtensionId = "io.modelcontextprotocol/skills" as const
  * The file name every skill is addressed by, with this exact case (R95).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const SkillFileName = "SKILL.md" as const
 
@@ -32,6 +34,7 @@ export const SkillFileName = "SKILL.md" as const
  * The MIME type of directory resources (R52).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const DirectoryMimeType = "inode/directory" as const
 
@@ -39,6 +42,7 @@ export const DirectoryMimeType = "inode/directory" as const
  * The MIME type of a `SKILL.md` resource (R25).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MarkdownMimeType = "text/markdown" as const
 
@@ -46,6 +50,7 @@ export const MarkdownMimeType = "text/markdown" as const
  * The reserved `_meta` key prefix for skill resources (R26, R91).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MetaPrefix = "io.modelcontextprotocol.skills/" as const
 
@@ -53,6 +58,7 @@ export const MetaPrefix = "io.modelcontextprotocol.skills/" as const
  * The reserved frontmatter `metadata` key prefix (R13, R91).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ReservedMetadataPrefix = "io.modelcontextprotocol/" as const
 
@@ -60,6 +66,7 @@ export const ReservedMetadataPrefix = "io.modelcontextprotocol/" as const
  * The method that lists skills (R27).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ListSkillsMethod = "skills/list" as const
 
@@ -67,6 +74,7 @@ export const ListSkillsMethod = "skills/list" as const
  * The method that answers one skill entry (R39).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const GetSkillMethod = "skills/get" as const
 
@@ -74,6 +82,7 @@ export const GetSkillMethod = "skills/get" as const
  * The optional method that lists the children of a directory resource (R48).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ReadResourceDirectoryMethod = "resources/directory/read" as const
 
@@ -82,6 +91,7 @@ export const ReadResourceDirectoryMethod = "resources/directory/read" as const
  * Unknown keys are tolerated: a later revision may add settings.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Capability = Schema.StructWithRest(
   Schema.Struct({
@@ -92,5 +102,6 @@ export const Capability = Schema.StructWithRest(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Capability = typeof Capability.Type

@@ -10,6 +10,7 @@
  * Manifest entries per skill, `SKILL.md` included.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxResources = 512
 
@@ -17,6 +18,7 @@ export const MaxResources = 512
  * Total bytes per skill (the sum of every `size`): 16 MiB.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxTotalBytes = 16_777_216
 
@@ -28,6 +30,7 @@ export const MaxTotalBytes = 16_777_216
  * flow items, or a line of errors) still parses in about 30 ms: one file cannot hold the event loop.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxFrontmatterBytes = 16_384
 
@@ -36,6 +39,7 @@ export const MaxFrontmatterBytes = 16_384
  * frontmatter nests two or three; a fixed limit makes every reader refuse the same files.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxFrontmatterDepth = 64
 
@@ -47,6 +51,7 @@ export const MaxFrontmatterDepth = 64
  * it still fits an `Mcp-Name` header.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MaxUriLength = 8192
 
@@ -54,6 +59,7 @@ export const MaxUriLength = 8192
  * Limits applied to one skill. Raising them is always an explicit choice of the caller.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Limits {
   readonly maxResources: number
@@ -64,6 +70,7 @@ export interface Limits {
  * The limits of the specification.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const defaults: Limits = { maxResources: MaxResources, maxTotalBytes: MaxTotalBytes }
 
@@ -71,6 +78,7 @@ export const defaults: Limits = { maxResources: MaxResources, maxTotalBytes: Max
  * Which limit a skill broke, with its figures.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Violation {
   readonly limit: "resources" | "bytes"
@@ -90,6 +98,7 @@ export interface Violation {
  * ```
  *
  * @since 0.1.0
+ * @category utils
  */
 export const violations = (
   count: number,
@@ -106,6 +115,7 @@ export const violations = (
  * A one-line description of a limit violation.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const describe = (violation: Violation): string =>
   violation.limit === "resources"

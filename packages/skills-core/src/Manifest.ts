@@ -25,6 +25,7 @@ import * as SkillUri from "./SkillUri.js"
  * One file handed to `make`: a `/`-separated path relative to the skill root and its raw bytes.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FileInput {
   readonly path: string
@@ -40,6 +41,7 @@ export interface FileInput {
  * One file of a manifest, made when asked for (see {@link Files.at}): nothing keeps it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ManifestFile {
   readonly uri: SkillUri.SkillUri
@@ -67,6 +69,7 @@ const DigestBytes = 32
  * a view of the bytes) on each call; a caller that needs one many times keeps it.
  *
  * @since 0.1.0
+ * @category models
  */
 export class Files implements Iterable<ManifestFile> {
   readonly #root: string
@@ -274,6 +277,7 @@ export class Files implements Iterable<ManifestFile> {
  * `skills/list` and `skills/get` send) is {@link entry}.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Manifest {
   readonly uri: SkillUri.SkillMdUri
@@ -287,6 +291,7 @@ export interface Manifest {
  * its digest and size, made now.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const entry = (manifest: Omit<Manifest, "body">): Skill => ({
   uri: manifest.uri,
@@ -298,6 +303,7 @@ export const entry = (manifest: Omit<Manifest, "body">): Skill => ({
  * The resources of an entry, one per file, made now.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const resources = (files: Files): ReadonlyArray<SkillResource> => {
   const out: Array<SkillResource> = []
@@ -355,6 +361,7 @@ const collides = (paths: Iterable<string>, path: string) => {
  * hashes it, which suits tests rather than a hot path.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Manifest: Schema.declare<Manifest> = Schema.declare<Manifest>(isManifest, {
   expected: "a manifest as Manifest.make builds it from its files",
@@ -384,6 +391,7 @@ export const Manifest: Schema.declare<Manifest> = Schema.declare<Manifest>(isMan
  * One thing wrong with a skill: the file it concerns (when one does), the line (for frontmatter) and why.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Problem = Schema.Struct({
   path: Schema.optionalKey(Schema.String),
@@ -393,6 +401,7 @@ export const Problem = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Problem = typeof Problem.Type
 
@@ -400,6 +409,7 @@ export type Problem = typeof Problem.Type
  * A skill that cannot be served, with every problem found (not only the first).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidSkill extends Schema.TaggedError<InvalidSkill>()("InvalidSkill", {
   uri: Schema.String,
@@ -414,6 +424,7 @@ export class InvalidSkill extends Schema.TaggedError<InvalidSkill>()("InvalidSki
  * A problem as one line: `path:line: reason`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const describe = (problem: Problem): string =>
   `${problem.path === undefined ? "" : `${problem.path}${problem.line === undefined ? "" : `:${problem.line}`}: `}${problem.reason}`
@@ -467,6 +478,7 @@ const byPathOrder = (a: { readonly path: string }, b: { readonly path: string })
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: {
   readonly uri: SkillUri.SkillMdUri

@@ -23,6 +23,7 @@ import * as Tracer from "effect/Tracer"
  * `network.transport` by the conventions: `tcp` under HTTP, `pipe` for stdio.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Transport = "tcp" | "pipe"
 
@@ -30,6 +31,7 @@ export type Transport = "tcp" | "pipe"
  * One MCP request or notification as the conventions describe it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Operation {
   readonly method: string
@@ -48,6 +50,7 @@ export interface Operation {
  * A failure as the conventions record it: the JSON-RPC code as a string, or `_OTHER`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Failure {
   readonly type: string
@@ -60,6 +63,7 @@ export interface Failure {
  * strings and numbers are recorded) and its session, if any.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RequestContext {
   readonly protocolVersion: string | undefined
@@ -71,6 +75,7 @@ export interface RequestContext {
  * Metric labels: low-cardinality strings only, never a URI, session or user.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Labels = Readonly<Record<string, string>>
 
@@ -78,6 +83,7 @@ export type Labels = Readonly<Record<string, string>>
  * The conventions' advisory boundaries for MCP durations, in seconds.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const DurationBoundaries: ReadonlyArray<number> = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 
@@ -85,6 +91,7 @@ export const DurationBoundaries: ReadonlyArray<number> = [0.01, 0.02, 0.05, 0.1,
  * Our answers take microseconds to milliseconds: finer buckets below the conventions' first.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const OperationBoundaries: ReadonlyArray<number> = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, ...DurationBoundaries]
 
@@ -111,6 +118,7 @@ const ResourceMethods: ReadonlySet<string> = new Set([
  * ```
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const operation = (
   method: string,
@@ -135,6 +143,7 @@ export const operation = (
  * `{mcp.method.name}`, or with the URI as target when the operator opted in.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const spanName = (op: Operation, uriInSpanName: boolean): string =>
   uriInSpanName && op.uri !== undefined ? `${op.method} ${op.uri}` : op.method
@@ -143,6 +152,7 @@ export const spanName = (op: Operation, uriInSpanName: boolean): string =>
  * The span attributes of `op` (and of its failure, when it failed).
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const spanAttributes = (op: Operation, failure?: Failure): Record<string, string> => {
   const attributes: Record<string, string> = {
@@ -162,6 +172,7 @@ export const spanAttributes = (op: Operation, failure?: Failure): Record<string,
  * What a failure adds to a span: `error.type`, and the JSON-RPC code as `rpc.response.status_code`.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const failureAttributes = (failure: Failure): Record<string, string> =>
   failure.code === undefined
@@ -172,6 +183,7 @@ export const failureAttributes = (failure: Failure): Record<string, string> =>
  * The labels of `mcp.server.operation.duration` (and the client's): no URI, id or session.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const operationLabels = (op: Operation, failure?: Failure): Labels => {
   const labels: Record<string, string> = { "mcp.method.name": op.method, "network.transport": op.transport }
@@ -184,6 +196,7 @@ export const operationLabels = (op: Operation, failure?: Failure): Labels => {
  * A handler's failure: a JSON-RPC error by its code, anything else `_OTHER`.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const failureOf = (error: unknown): Failure => {
   if (typeof error === "object" && error !== null) {
@@ -200,6 +213,7 @@ export const failureOf = (error: unknown): Failure => {
  * W3C `traceparent` (version 00): the remote parent it names, if it is well formed.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parseTraceparent = (value: unknown): Tracer.ExternalSpan | undefined => {
   if (typeof value !== "string") return undefined
@@ -216,6 +230,7 @@ export const parseTraceparent = (value: unknown): Tracer.ExternalSpan | undefine
  * The `traceparent` naming `span` as the parent of the peer's work.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const traceparentOf = (span: Tracer.AnySpan): string =>
   `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
@@ -224,6 +239,7 @@ export const traceparentOf = (span: Tracer.AnySpan): string =>
  * The remote parent carried in `_meta`, if any.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const remoteParent = (meta: unknown): Tracer.ExternalSpan | undefined =>
   typeof meta === "object" && meta !== null ? parseTraceparent((meta as Record<string, unknown>).traceparent) : undefined
@@ -232,6 +248,7 @@ export const remoteParent = (meta: unknown): Tracer.ExternalSpan | undefined =>
  * What the instrumentation records.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /** Spans: MCP SERVER and CLIENT spans, and those of reloads, scans, bus messages and pulls (default true). */
@@ -249,6 +266,7 @@ export interface Options {
  * The instrumentation settings in effect (`layer`).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Telemetry {
   readonly spans: boolean
@@ -265,6 +283,7 @@ export interface Telemetry {
  * The telemetry of this fiber: `undefined` (the default) turns all instrumentation off.
  *
  * @since 0.1.0
+ * @category models
  */
 export const Current = Context.Reference<Telemetry | undefined>("@mcp-skills/core/McpTelemetry/Current", {
   defaultValue: () => undefined
@@ -274,6 +293,7 @@ export const Current = Context.Reference<Telemetry | undefined>("@mcp-skills/cor
  * The telemetry for `options`, with its own cache of labelled series.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (options: Options = {}): Telemetry => {
   const cache = new WeakMap<object, Map<string, unknown>>()
@@ -309,6 +329,7 @@ export const make = (options: Options = {}): Telemetry => {
  * Turns the instrumentation of the skills server and client on for everything built under it.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options: Options = {}): Layer.Layer<never> => Layer.succeed(Current, make(options))
 
@@ -316,6 +337,7 @@ export const layer = (options: Options = {}): Layer.Layer<never> => Layer.succee
  * A span named `name` around `effect`, only while spans are on (`layer`): off, `effect` itself.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const span = (name: string, attributes?: Record<string, unknown>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.withFiber((fiber) =>
@@ -326,6 +348,7 @@ export const span = (name: string, attributes?: Record<string, unknown>) => <A, 
  * OTLP wire formats (`OTEL_EXPORTER_OTLP_PROTOCOL`).
  *
  * @since 0.1.0
+ * @category models
  */
 export type OtlpProtocol = "http/json" | "http/protobuf"
 
@@ -334,6 +357,7 @@ export type OtlpProtocol = "http/json" | "http/protobuf"
  * OpenTelemetry specification) unless it says `http/json`; `grpc` is not served by effect.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const otlpProtocol = (value: string | undefined): OtlpProtocol | undefined =>
   value === undefined || value.trim() === "" || value.trim() === "http/protobuf"
@@ -388,6 +412,7 @@ export const layerOtlp = (options: {
  * traces or metrics one): export is then on, as OpenTelemetry SDKs do.
  *
  * @since 0.1.0
+ * @category telemetry
  */
 export const otlpConfigured = (env: Readonly<Record<string, string | undefined>>): boolean =>
   ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"].some((name) =>

@@ -28,11 +28,13 @@ const ReceivedCacheFields = {
 
 /**
  * @since 0.1.0
+ * @category schemas
  */
 export const ListSkillsParams = Schema.Struct({ cursor: Cursor, _meta: Meta })
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ListSkillsParams = typeof ListSkillsParams.Type
 
@@ -40,6 +42,7 @@ export type ListSkillsParams = typeof ListSkillsParams.Type
  * One page of the listing; each entry is atomic (R31).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const ListSkillsResult = Schema.Struct({
   skills: Schema.Array(Skill),
@@ -50,6 +53,7 @@ export const ListSkillsResult = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ListSkillsResult = typeof ListSkillsResult.Type
 
@@ -58,6 +62,7 @@ export type ListSkillsResult = typeof ListSkillsResult.Type
  * skipped without losing the page (R6, spec §7 item 8).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const ListSkillsPage = Schema.Struct({
   skills: Schema.Array(Schema.Unknown),
@@ -68,6 +73,7 @@ export const ListSkillsPage = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ListSkillsPage = typeof ListSkillsPage.Type
 
@@ -82,11 +88,13 @@ export type ListSkillsPage = typeof ListSkillsPage.Type
  * ```
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const GetSkillParams = Schema.Struct({ uri: Schema.String, _meta: Meta })
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type GetSkillParams = typeof GetSkillParams.Type
 
@@ -94,6 +102,7 @@ export type GetSkillParams = typeof GetSkillParams.Type
  * The answer of `skills/get`: one entry, no `nextCursor` (R44, R45).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const GetSkillResult = Schema.Struct({
   skill: Skill,
@@ -103,6 +112,7 @@ export const GetSkillResult = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type GetSkillResult = typeof GetSkillResult.Type
 
@@ -110,6 +120,7 @@ export type GetSkillResult = typeof GetSkillResult.Type
  * A `skills/get` answer whose entry is not decoded yet.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const GetSkillEnvelope = Schema.Struct({
   skill: Schema.Unknown,
@@ -119,6 +130,7 @@ export const GetSkillEnvelope = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type GetSkillEnvelope = typeof GetSkillEnvelope.Type
 
@@ -127,6 +139,7 @@ export type GetSkillEnvelope = typeof GetSkillEnvelope.Type
  * `mimeType: "inode/directory"` (R52).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const ResourceEntry = Schema.Struct({
   uri: Schema.String,
@@ -142,16 +155,19 @@ export const ResourceEntry = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ResourceEntry = typeof ResourceEntry.Type
 
 /**
  * @since 0.1.0
+ * @category schemas
  */
 export const ReadResourceDirectoryParams = Schema.Struct({ uri: Schema.String, cursor: Cursor, _meta: Meta })
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ReadResourceDirectoryParams = typeof ReadResourceDirectoryParams.Type
 
@@ -159,6 +175,7 @@ export type ReadResourceDirectoryParams = typeof ReadResourceDirectoryParams.Typ
  * The direct children of a directory resource (R52); not a cacheable result.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const ReadResourceDirectoryResult = Schema.Struct({
   resources: Schema.Array(ResourceEntry),
@@ -168,5 +185,6 @@ export const ReadResourceDirectoryResult = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type ReadResourceDirectoryResult = typeof ReadResourceDirectoryResult.Type

@@ -29,6 +29,7 @@ import * as SkillUri from "./SkillUri.js"
  * The `_meta` key of an entry's signatures: a prefix of this project's own (R139).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const MetaKey = "dev.mcp-skills/signatures" as const
 
@@ -36,6 +37,7 @@ export const MetaKey = "dev.mcp-skills/signatures" as const
  * The one signature algorithm.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const Algorithm = "ed25519" as const
 
@@ -44,6 +46,7 @@ export const Algorithm = "ed25519" as const
  * signature over anything else made with the same key.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const Purpose = "mcp-skills-signature/v1" as const
 
@@ -51,11 +54,13 @@ export const Purpose = "mcp-skills-signature/v1" as const
  * A key's fingerprint: `sha256:` and the lowercase hex SHA-256 of its SPKI DER encoding.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const KeyId = Schema.String.check(Schema.isPattern(/^sha256:[0-9a-f]{64}$/)).pipe(Schema.brand("KeyId"))
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type KeyId = typeof KeyId.Type
 
@@ -66,6 +71,7 @@ const Base64 = Schema.String.check(Schema.isPattern(/^(?:[A-Za-z0-9+/]{4})*(?:[A
  * signer's public key (SPKI DER, base64) and the signature (base64).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Signature = Schema.Struct({
   keyId: KeyId,
@@ -76,6 +82,7 @@ export const Signature = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Signature = typeof Signature.Type
 
@@ -83,6 +90,7 @@ export type Signature = typeof Signature.Type
  * A signing or key problem: a key that is not an ed25519 PEM key, or an entry that cannot be signed.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SigningError extends Schema.TaggedError<SigningError>()("SigningError", {
   reason: Schema.String
@@ -96,6 +104,7 @@ export class SigningError extends Schema.TaggedError<SigningError>()("SigningErr
  * An ed25519 public key and its fingerprint.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface PublicKey {
   readonly keyId: KeyId
@@ -108,6 +117,7 @@ export interface PublicKey {
  * An ed25519 private key with its public half.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface PrivateKey {
   readonly publicKey: PublicKey
@@ -118,6 +128,7 @@ export interface PrivateKey {
  * A new key pair as PEM text: PKCS#8 for the private key, SPKI for the public key.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface KeyPair {
   readonly privateKey: string
@@ -129,6 +140,7 @@ export interface KeyPair {
  * The fingerprint of a public key from its SPKI DER encoding.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const fingerprint = (spki: Uint8Array): KeyId => Digest.make(spki) as string as KeyId
 
@@ -148,6 +160,7 @@ const describe = (error: unknown) => (error instanceof Error ? error.message : S
  * Reads an ed25519 public key: SPKI PEM text, or SPKI DER bytes.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const publicKey = (input: string | Uint8Array): Result.Result<PublicKey, SigningError> => {
   // `createPublicKey` takes a private key's PEM too (it derives the public half): one given where
@@ -169,6 +182,7 @@ export const publicKey = (input: string | Uint8Array): Result.Result<PublicKey, 
  * Reads an ed25519 private key from PKCS#8 PEM text.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const privateKey = (pem: string): Result.Result<PrivateKey, SigningError> => {
   try {
@@ -183,6 +197,7 @@ export const privateKey = (pem: string): Result.Result<PrivateKey, SigningError>
  * Generates a key pair from the system's randomness.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const generateKeyPair: Effect.Effect<KeyPair> = Effect.sync(() => {
   const pair = NodeCrypto.generateKeyPairSync("ed25519", {
@@ -199,6 +214,7 @@ export const generateKeyPair: Effect.Effect<KeyPair> = Effect.sync(() => {
  * RFC 8785 specifies; numbers must be finite, as in any JSON).
  *
  * @since 0.1.0
+ * @category signing
  */
 export const canonicalize = (value: Schema.Json): string => {
   if (value === null || typeof value !== "object") return JSON.stringify(value)
@@ -214,6 +230,7 @@ export const canonicalize = (value: Schema.Json): string => {
  * entry, which has no digests to sign.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const covered = (skill: Skill.Skill): Schema.Json | undefined => {
   if (skill.resources === "dynamic") return undefined
@@ -234,6 +251,7 @@ const encoder = new TextEncoder()
  * The bytes a signature is made over: the UTF-8 of the canonical form of {@link covered}.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const payload = (skill: Skill.Skill): Uint8Array | undefined => {
   const value = covered(skill)
@@ -247,6 +265,7 @@ const notSignable = (skill: Skill.Skill) =>
  * Signs an entry.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const sign = (skill: Skill.Skill, key: PrivateKey): Result.Result<Signature, SigningError> => {
   const bytes = payload(skill)
@@ -264,11 +283,13 @@ export const sign = (skill: Skill.Skill, key: PrivateKey): Result.Result<Signatu
  * public key does not have the fingerprint it names, or the signature does not match the entry.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Problem = Schema.Literals(["dynamic", "malformed", "fingerprint", "signature"])
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Problem = typeof Problem.Type
 
@@ -276,6 +297,7 @@ export type Problem = typeof Problem.Type
  * Plain words for a {@link Problem}.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const describeProblem = (problem: Problem): string => {
   switch (problem) {
@@ -294,6 +316,7 @@ export const describeProblem = (problem: Problem): string => {
  * Checks one signature record against an entry; the signer's public key when it verifies.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const verify = (skill: Skill.Skill, signature: Signature): Result.Result<PublicKey, Problem> =>
   verifyPayload(payload(skill), signature)
@@ -321,6 +344,7 @@ const decodeSignature = Schema.decodeUnknownResult(Signature)
  * (a value under {@link MetaKey} that is not an array counts as one malformed record).
  *
  * @since 0.1.0
+ * @category signing
  */
 export const signaturesOf = (skill: Skill.Skill): { readonly signatures: ReadonlyArray<Signature>; readonly malformed: number } => {
   const value = skill._meta?.[MetaKey]
@@ -341,6 +365,7 @@ export const signaturesOf = (skill: Skill.Skill): { readonly signatures: Readonl
  * leaves the entry without the key.
  *
  * @since 0.1.0
+ * @category signing
  */
 export const withSignatures = (skill: Skill.Skill, signatures: ReadonlyArray<Signature>): Skill.Skill => {
   const { [MetaKey]: _, ...rest } = skill._meta ?? {}
@@ -359,6 +384,7 @@ export const withSignatures = (skill: Skill.Skill, signatures: ReadonlyArray<Sig
  * - `Unsigned`: no signature at all.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Verdict =
   | { readonly _tag: "Verified"; readonly keyIds: ReadonlyArray<KeyId> }
@@ -389,6 +415,7 @@ export type Verdict =
  * ```
  *
  * @since 0.1.0
+ * @category signing
  */
 export const evaluate = (skill: Skill.Skill, trusted?: (keyId: KeyId) => boolean): Verdict => {
   const { signatures, malformed } = signaturesOf(skill)

@@ -21,6 +21,7 @@ import * as SkillUri from "./SkillUri.js"
  * One file of a manifest: its URI, the digest of its raw bytes and their length (R9, R14).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillResource = Schema.Struct({
   uri: SkillUri.SkillUri,
@@ -30,6 +31,7 @@ export const SkillResource = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SkillResource = typeof SkillResource.Type
 
@@ -37,6 +39,7 @@ export type SkillResource = typeof SkillResource.Type
  * The marker of a skill whose content is generated and has no stable digests (R11).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Dynamic = Schema.Literal("dynamic")
 
@@ -44,11 +47,13 @@ export const Dynamic = Schema.Literal("dynamic")
  * A complete manifest or the `"dynamic"` marker (R5).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Resources = Schema.Union([Schema.Array(SkillResource), Dynamic])
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Resources = typeof Resources.Type
 
@@ -56,6 +61,7 @@ export type Resources = typeof Resources.Type
  * The problems of an entry that the structural schema cannot see, as one message each.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const problems = (skill: {
   readonly uri: SkillUri.SkillMdUri
@@ -85,6 +91,7 @@ export const problems = (skill: {
  * file once, all inside the skill.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Skill = withGenerator(
   Schema.Struct({
@@ -116,6 +123,7 @@ export const Skill = withGenerator(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Skill = typeof Skill.Type
 
@@ -124,6 +132,7 @@ export type Skill = typeof Skill.Type
  * it had a string one.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidSkillEntry extends Schema.TaggedError<InvalidSkillEntry>()("InvalidSkillEntry", {
   uri: Schema.optionalKey(Schema.String),
@@ -167,6 +176,7 @@ const problemLines = (message: string): Array<string> => {
  * ```
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const decode = (input: unknown): Result.Result<Skill, InvalidSkillEntry> =>
   Result.mapError(decodeSkill(input), (error) => {
@@ -183,6 +193,7 @@ export const decode = (input: unknown): Result.Result<Skill, InvalidSkillEntry> 
  * Whether an entry carries the `"dynamic"` marker instead of a manifest.
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isDynamic = (skill: Skill): skill is Skill & { readonly resources: "dynamic" } => skill.resources === "dynamic"
 
@@ -191,6 +202,7 @@ export const isDynamic = (skill: Skill): skill is Skill & { readonly resources: 
  * counted against fetched bytes instead (R18).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const limitViolations = (skill: Skill, limits: Limits.Limits = Limits.defaults): ReadonlyArray<Limits.Violation> =>
   skill.resources === "dynamic"
@@ -201,6 +213,7 @@ export const limitViolations = (skill: Skill, limits: Limits.Limits = Limits.def
  * The manifest item of `uri`, if the entry lists it.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const findResource = (skill: Skill, uri: string): SkillResource | undefined =>
   skill.resources === "dynamic" ? undefined : skill.resources.find((resource) => resource.uri === uri)

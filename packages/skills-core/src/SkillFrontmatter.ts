@@ -22,6 +22,7 @@ import { SkillName } from "./SkillName.js"
  * frontmatter key when one is to blame.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class FrontmatterError extends Schema.TaggedError<FrontmatterError>()("FrontmatterError", {
   reason: Schema.String,
@@ -62,6 +63,7 @@ const generatedValue: Schema.Codec<Schema.Json> = Schema.Union([
  * ±(2^53−1), the one rule `parse` applies to YAML numbers too.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Value: Schema.Codec<Schema.Json> = Schema.Json.annotate({
   toCodecArbitrary: () => Schema.link<Schema.Json>()(generatedValue, { decode: SchemaGetter.passthrough(), encode: SchemaGetter.passthrough() })
@@ -88,6 +90,7 @@ const Fields = Schema.StructWithRest(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export interface SkillFrontmatter extends Schema.Schema.Type<typeof Fields> {}
 
@@ -95,6 +98,7 @@ export interface SkillFrontmatter extends Schema.Schema.Type<typeof Fields> {}
  * The frontmatter as JSON, before its fields are checked.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Encoded extends Schema.Codec.Encoded<typeof Fields> {}
 
@@ -102,6 +106,7 @@ export interface Encoded extends Schema.Codec.Encoded<typeof Fields> {}
  * The schema of {@link SkillFrontmatter}: a `StructWithRest` whose `Type` and `Encoded` are named.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SkillFrontmatterSchema
   extends Schema.Opaque<SkillFrontmatter, typeof Fields, {}>, Omit<typeof Fields, keyof Schema.Top>
@@ -114,6 +119,7 @@ export interface SkillFrontmatterSchema
  * fields typed, and every other key kept verbatim as JSON (R3).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillFrontmatter: SkillFrontmatterSchema = Schema.Opaque<SkillFrontmatter>()(Fields)
 
@@ -122,6 +128,7 @@ export const SkillFrontmatter: SkillFrontmatterSchema = Schema.Opaque<SkillFront
  * checks) and its Markdown body.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Document {
   readonly frontmatter: Schema.JsonObject
@@ -158,6 +165,7 @@ const delimiter = /^---[ \t]*\r?$/
  * ```
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parse = (input: Uint8Array | string): Result.Result<Document, FrontmatterError> => {
   let text: string
@@ -216,6 +224,7 @@ const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
  * Checks a JSON frontmatter object against the Agent Skills rules.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const decode = (frontmatter: Schema.JsonObject): Result.Result<SkillFrontmatter, FrontmatterError> => {
   for (const field of ["name", "description"] as const) {
@@ -235,6 +244,7 @@ export const decode = (frontmatter: Schema.JsonObject): Result.Result<SkillFront
  * Parses a `SKILL.md` and checks its frontmatter.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parseSkillMd = (
   input: Uint8Array | string
@@ -245,6 +255,7 @@ export const parseSkillMd = (
  * Writes frontmatter and body back into a `SKILL.md` that `parse` reads as the same value.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const render = (frontmatter: Schema.JsonObject, body: string): string => {
   const doc = new YamlDocument(frontmatter, { version: "1.2", schema: "core", aliasDuplicateObjects: false })
@@ -255,6 +266,7 @@ export const render = (frontmatter: Schema.JsonObject, body: string): string => 
  * One frontmatter key whose values differ; a missing side is `undefined`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FieldDifference {
   readonly field: string
@@ -267,6 +279,7 @@ export interface FieldDifference {
  * in sorted key order. Empty means identical.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const diff = (expected: Schema.JsonObject, actual: Schema.JsonObject): ReadonlyArray<FieldDifference> => {
   const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort()
@@ -283,6 +296,7 @@ export const diff = (expected: Schema.JsonObject, actual: Schema.JsonObject): Re
  * Deep equality of two JSON values (object key order ignored).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const jsonEquals = (a: Schema.Json, b: Schema.Json): boolean => {
   if (a === b) return true

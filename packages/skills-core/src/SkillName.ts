@@ -11,6 +11,7 @@ import * as Schema from "effect/Schema"
  * Unicode names make the comparison with a percent-encoded URI segment ambiguous (spec §7 item 7).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const pattern = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
 
@@ -18,6 +19,7 @@ export const pattern = /^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$/
  * A string known to be a valid skill name; generates valid names directly.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillName = Schema.String.check(
   Schema.isPattern(pattern, {
@@ -30,6 +32,7 @@ export const SkillName = Schema.String.check(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SkillName = typeof SkillName.Type
 
@@ -45,5 +48,6 @@ export type SkillName = typeof SkillName.Type
  * ```
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isSkillName: (u: unknown) => u is SkillName = Schema.is(SkillName)

@@ -18,6 +18,7 @@ import { MaxUriLength } from "./Limits.js"
  * Why a string is not an acceptable skill URI or relative reference.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidSkillUri extends Schema.TaggedError<InvalidSkillUri>()("InvalidSkillUri", {
   uri: Schema.String,
@@ -33,6 +34,7 @@ export class InvalidSkillUri extends Schema.TaggedError<InvalidSkillUri>()("Inva
  * (the authority is the first segment).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Parsed {
   readonly scheme: string
@@ -72,6 +74,7 @@ const decodeSegment = (uri: string, raw: string): Result.Result<string, InvalidS
  * Takes a skill URI apart, refusing every form listed in the module description.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parse = (uri: string): Result.Result<Parsed, InvalidSkillUri> => {
   if (uri.length === 0) return invalid(uri, "empty")
@@ -107,6 +110,7 @@ export const parse = (uri: string): Result.Result<Parsed, InvalidSkillUri> => {
  * directory source serves none, and a pull writes none.
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isHidden = (segment: string): boolean => segment.startsWith(".")
 
@@ -115,6 +119,7 @@ export const isHidden = (segment: string): boolean => segment.startsWith(".")
  * Fails for strings that cannot be UTF-8 encoded (lone surrogates).
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const encodeSegment = (segment: string): Result.Result<string, InvalidSkillUri> => {
   try {
@@ -131,6 +136,7 @@ export const encodeSegment = (segment: string): Result.Result<string, InvalidSki
  * through here, so it can only ever be one segment.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const segment = (decoded: string): Result.Result<string, InvalidSkillUri> => {
   if (decoded.length === 0) return invalid(decoded, "empty path segment")
@@ -144,6 +150,7 @@ export const segment = (decoded: string): Result.Result<string, InvalidSkillUri>
  * The canonical spelling of parsed components. `format(parse(u)) === u` exactly when `u` is canonical.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const format = (parsed: Parsed): string =>
   `${parsed.scheme}://${parsed.segments.map((segment) => encodeURIComponent(segment)).join("/")}`
@@ -152,6 +159,7 @@ export const format = (parsed: Parsed): string =>
  * Whether a string is a skill URI in canonical form.
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isCanonical = (uri: string): boolean => {
   const parsed = parse(uri)
@@ -172,6 +180,7 @@ const segmentArbitrary = "(?:[a-z0-9][a-z0-9_~-]{0,7}|%C3%A9|caf%C3%A9)"
  * A URI that passed `parse`: safe to compare as an exact string and to resolve against.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillUri = Schema.String.check(
   Schema.makeFilter(isSafe, {
@@ -184,6 +193,7 @@ export const SkillUri = Schema.String.check(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SkillUri = typeof SkillUri.Type
 
@@ -191,6 +201,7 @@ export type SkillUri = typeof SkillUri.Type
  * The URI of a skill's `SKILL.md`: at least one skill-path segment, then `/SKILL.md` (R95).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillMdUri = Schema.String.check(
   // One check rather than `SkillUri.check(…)`: the generator would pick between the two patterns and
@@ -205,6 +216,7 @@ export const SkillMdUri = Schema.String.check(
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SkillMdUri = typeof SkillMdUri.Type
 
@@ -212,6 +224,7 @@ export type SkillMdUri = typeof SkillMdUri.Type
  * Checks that a string is the URI of a `SKILL.md`.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parseSkillMd = (uri: string): Result.Result<SkillMdUri, InvalidSkillUri> => {
   const parsed = parse(uri)
@@ -226,6 +239,7 @@ export const parseSkillMd = (uri: string): Result.Result<SkillMdUri, InvalidSkil
  * The canonical `SKILL.md` URI of a skill from its scheme and decoded skill-path segments.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const skillMd = (scheme: string, skillPath: ReadonlyArray<string>): Result.Result<SkillMdUri, InvalidSkillUri> => {
   const encoded: Array<string> = []
@@ -245,6 +259,7 @@ export const skillMd = (scheme: string, skillPath: ReadonlyArray<string>): Resul
  * The skill root: the `SKILL.md` URI without `/SKILL.md`, no trailing slash (R95).
  *
  * @since 0.1.0
+ * @category uris
  */
 export const root = (skillMdUri: SkillMdUri): string => skillMdUri.slice(0, -skillMdSuffix.length)
 
@@ -252,6 +267,7 @@ export const root = (skillMdUri: SkillMdUri): string => skillMdUri.slice(0, -ski
  * The decoded last skill-path segment, which must equal the frontmatter `name` (R4, R96).
  *
  * @since 0.1.0
+ * @category uris
  */
 export const skillName = (skillMdUri: SkillMdUri): string => {
   const segments = Result.getOrThrow(parse(skillMdUri)).segments
@@ -262,6 +278,7 @@ export const skillName = (skillMdUri: SkillMdUri): string => {
  * The decoded skill-path segments (authority first), without `SKILL.md`.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const skillPath = (skillMdUri: SkillMdUri): ReadonlyArray<string> =>
   Result.getOrThrow(parse(skillMdUri)).segments.slice(0, -1)
@@ -270,6 +287,7 @@ export const skillPath = (skillMdUri: SkillMdUri): ReadonlyArray<string> =>
  * Whether `uri` is the skill's `SKILL.md` or lies under the skill root (R8).
  *
  * @since 0.1.0
+ * @category uris
  */
 export const contains = (skillMdUri: SkillMdUri, uri: string): boolean =>
   uri === skillMdUri || (uri.startsWith(root(skillMdUri) + "/") && isSafe(uri))
@@ -279,6 +297,7 @@ export const contains = (skillMdUri: SkillMdUri, uri: string): boolean =>
  * inside the skill.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const relativePath = (skillMdUri: SkillMdUri, uri: string): string | undefined => {
   if (!contains(skillMdUri, uri)) return undefined
@@ -292,6 +311,7 @@ export const relativePath = (skillMdUri: SkillMdUri, uri: string): string | unde
  * segments, backslashes or control characters.
  *
  * @since 0.1.0
+ * @category uris
  */
 export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillUri, InvalidSkillUri> => {
   if (path.length === 0) return invalid(path, "empty file path")
@@ -340,6 +360,7 @@ export const file = (skillMdUri: SkillMdUri, path: string): Result.Result<SkillU
  * ```
  *
  * @since 0.1.0
+ * @category uris
  */
 export const resolve = (skillMdUri: SkillMdUri, reference: string): Result.Result<SkillUri, InvalidSkillUri> => {
   if (/^[A-Za-z][A-Za-z0-9+.-]*:/.test(reference)) {

@@ -36,6 +36,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * The `digestSet` of a `"dynamic"` skill: its content cannot be pinned.
  *
  * @since 0.1.0
+ * @category constants
  */
 export const Dynamic = "dynamic" as const
 
@@ -56,6 +57,7 @@ export const Entry = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Entry = typeof Entry.Type
 
@@ -72,6 +74,7 @@ export const AdmitList = Schema.Struct({
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type AdmitList = typeof AdmitList.Type
 
@@ -80,6 +83,7 @@ export type AdmitList = typeof AdmitList.Type
  * (`admit`).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Mode = "observe" | "admit"
 
@@ -105,6 +109,7 @@ export class AdmitListError extends Schema.TaggedError<AdmitListError>()("AdmitL
  * The digest-set hash of an entry (see the module description).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const digestSet = (entry: CoreSkill.Skill): Entry["digestSet"] => {
   const payload = Signing.payload(entry)
@@ -131,6 +136,7 @@ const key = (upstream: string, uri: string, set: string) => JSON.stringify([upst
  * Whether the list names this version.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const admits = (list: AdmitList): (upstream: string, entry: CoreSkill.Skill) => boolean => {
   const admitted = new Set(list.skills.map((skill) => key(skill.upstream, skill.uri, skill.digestSet)))
@@ -143,6 +149,7 @@ const decode = Schema.decodeUnknownResult(Schema.fromJsonString(AdmitList))
  * Reads an admit list's text (`path` names it in errors).
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parse = (path: string, text: string): Result.Result<AdmitList, AdmitListError> =>
   Result.mapError(decode(text), (error) => new AdmitListError({ path, reason: error.message.replace(/\s*\n\s*/g, "; ") }))
@@ -154,6 +161,7 @@ const byKey = Order.mapInput(Order.String, (entry: Entry) => key(entry.upstream,
  * two inventories compare line by line.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const format = (list: AdmitList): string => {
   const lines = [...list.skills].sort(byKey).map((entry) => `    ${JSON.stringify(entry)}`)

@@ -62,6 +62,7 @@ const RevisionString = Schema.String.check(Schema.isPattern(/^[0-9a-f]{24}$/))
  * A static skill as an edit carries it: everything `Skill.make` needs, its files' bytes included.
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const EditedSkill = Schema.Struct({
   scheme: Schema.String,
@@ -79,6 +80,7 @@ export const EditedSkill = Schema.Struct({
  * other replica makes too; or an operator asks every replica to reload its source (after a deploy).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const Message = Schema.Union([
   Schema.TaggedStruct("Revision", { revision: RevisionString }),
@@ -88,6 +90,7 @@ export const Message = Schema.Union([
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type Message = typeof Message.Type
 
@@ -96,6 +99,7 @@ export type Message = typeof Message.Type
  * revision announced on the bus (if any), then the messages.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Event = { readonly _tag: "Subscribed"; readonly latest: Revision.Revision | undefined } | Message
 
@@ -103,6 +107,7 @@ export type Event = { readonly _tag: "Subscribed"; readonly latest: Revision.Rev
  * The bus cannot be reached (or dropped the connection).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class BusError extends Schema.TaggedError<BusError>()("BusError", {
   reason: Schema.String
@@ -117,6 +122,7 @@ export class BusError extends Schema.TaggedError<BusError>()("BusError", {
  * (not installed next to this package).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class RedisClientMissing extends Schema.TaggedError<RedisClientMissing>()("RedisClientMissing", {
   reason: Schema.String
@@ -130,6 +136,7 @@ export class RedisClientMissing extends Schema.TaggedError<RedisClientMissing>()
  * The transport between replicas.
  *
  * @since 0.1.0
+ * @category services
  */
 export class ChangeBus extends Context.Service<ChangeBus, {
   /**
@@ -148,6 +155,7 @@ export class ChangeBus extends Context.Service<ChangeBus, {
  * An in-process bus: replicas built with the same service share it.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeMemory: Effect.Effect<ChangeBus["Service"]> = Effect.gen(function*() {
   const hub = yield* PubSub.unbounded<Message>()
@@ -173,6 +181,7 @@ export const makeMemory: Effect.Effect<ChangeBus["Service"]> = Effect.gen(functi
  * The in-memory bus, the default of a single server.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerMemory: Layer.Layer<ChangeBus> = Layer.effect(ChangeBus)(makeMemory)
 
@@ -180,6 +189,7 @@ export const layerMemory: Layer.Layer<ChangeBus> = Layer.effect(ChangeBus)(makeM
  * Options of `layerRedis`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface RedisOptions {
   /** `redis://[[user]:password@]host[:port][/db]` (or `rediss://` for TLS). */
@@ -245,6 +255,7 @@ const send = async (client: RedisClient, channel: string, message: Message): Pro
  * the revision. Messages that do not decode are ignored.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Service"], RedisClientMissing, Scope.Scope> =>
   Effect.gen(function*() {
@@ -323,6 +334,7 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
  * received it: the operator's `mcp-skills-server reload --redis URL` after a deploy.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const publishRedis = (
   options: RedisOptions,
@@ -349,6 +361,7 @@ export const publishRedis = (
  * The Redis bus as a layer.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerRedis = (options: RedisOptions): Layer.Layer<ChangeBus, RedisClientMissing> =>
   Layer.effect(ChangeBus)(makeRedis(options))
@@ -357,6 +370,7 @@ export const layerRedis = (options: RedisOptions): Layer.Layer<ChangeBus, RedisC
  * Options of `layerReplica`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface ReplicaOptions {
   /** What happened, one line each: the revision at start-up and after every change, bus-driven reloads. */
@@ -424,6 +438,7 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
  * ```
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layerReplica = (options?: ReplicaOptions): Layer.Layer<never, never, ChangeBus | SkillRegistry.SkillRegistry> =>
   Layer.effectDiscard(Effect.gen(function*() {

@@ -16,6 +16,7 @@ import type * as Skill from "./Skill.js"
  * The root folder cannot be used: it does not exist, is not a folder, or cannot be read.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class SourceDirectoryError extends Schema.TaggedError<SourceDirectoryError>()("SourceDirectoryError", {
   path: Schema.String,
@@ -30,6 +31,7 @@ export class SourceDirectoryError extends Schema.TaggedError<SourceDirectoryErro
  * A file of a skill could not be read from disk.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("UnreadableFile", {
   path: Schema.String,
@@ -45,6 +47,7 @@ export class UnreadableFile extends Schema.TaggedError<UnreadableFile>()("Unread
  * without the files it may hold.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UnreadableFolder extends Schema.TaggedError<UnreadableFolder>()("UnreadableFolder", {
   path: Schema.String,
@@ -60,11 +63,13 @@ export class UnreadableFolder extends Schema.TaggedError<UnreadableFolder>()("Un
  * read, or the skill is invalid (`InvalidSkill` lists every problem).
  *
  * @since 0.1.0
+ * @category schemas
  */
 export const SkillProblem = Schema.Union([Manifest.InvalidSkill, SkillUri.InvalidSkillUri, UnreadableFile, UnreadableFolder])
 
 /**
  * @since 0.1.0
+ * @category models
  */
 export type SkillProblem = typeof SkillProblem.Type
 
@@ -73,6 +78,7 @@ export type SkillProblem = typeof SkillProblem.Type
  * (`.` for the root itself).
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirectory>()("InvalidSkillDirectory", {
   directory: Schema.String,
@@ -101,6 +107,7 @@ export class InvalidSkillDirectory extends Schema.TaggedError<InvalidSkillDirect
  * ```
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidSkills", {
   root: Schema.String,
@@ -116,6 +123,7 @@ export class InvalidSkills extends Schema.TaggedError<InvalidSkills>()("InvalidS
  * Two roots of one source produce the same skill URI.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class UriCollision extends Schema.TaggedError<UriCollision>()("UriCollision", {
   uri: Schema.String,
@@ -132,6 +140,7 @@ export class UriCollision extends Schema.TaggedError<UriCollision>()("UriCollisi
  * `acme/billing/refunds/SKILL.md:3: anchor &x is not allowed`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const describeProblem = (invalid: InvalidSkillDirectory): string => {
   const folder = invalid.directory === "." ? "" : `${invalid.directory}/`
@@ -152,6 +161,7 @@ export const describeProblem = (invalid: InvalidSkillDirectory): string => {
  * A directory entry that was deliberately left out (see the module description).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Ignored {
   /** Relative to the root, `/`-separated. */
@@ -163,6 +173,7 @@ export interface Ignored {
  * One skill found on disk and validated: what `Skill.fromFiles` takes.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface LoadedSkill {
   /** The skill folder relative to the root, `/`-separated (`.` for the root itself). */
@@ -187,6 +198,7 @@ export interface LoadedSkill {
  * The result of {@link load}: plain data, ordered by skill URI.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Loaded {
   readonly skills: ReadonlyArray<LoadedSkill>
@@ -198,6 +210,7 @@ export interface Loaded {
  * Options of {@link load}.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /** Skill-path segments put before each folder path, e.g. `["acme"]`. Default: none. */
@@ -224,6 +237,7 @@ export interface Options {
  * Counters of a `Source` (cumulative).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Stats {
   readonly scans: number
@@ -248,6 +262,7 @@ export interface Stats {
  * One folder of a `Source`, with its own options (prefix, scheme, cache hint for its skills).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Root extends Options {
   readonly path: string
@@ -258,6 +273,7 @@ export interface Root extends Options {
  * The result of one scan of every root.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Scan {
   readonly roots: ReadonlyArray<{ readonly root: Root; readonly loaded: Loaded }>
@@ -274,6 +290,7 @@ export interface Scan {
  * What changed since the previous scan (see `Source.changes`).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Changes {
   readonly upsert: ReadonlyArray<Skill.Static>
@@ -285,6 +302,7 @@ export interface Changes {
  * Skill folders that can be scanned again, cheaply.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Source {
   readonly roots: ReadonlyArray<Root>

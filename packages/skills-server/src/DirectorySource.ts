@@ -55,6 +55,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * hidden, so it is never served and is in no manifest; signing a skill changes none of its files.
  *
  * @since 0.1.0
+ * @category models
  */
 export const SignaturesFileName = Signatures.FileName
 
@@ -63,6 +64,7 @@ export const SignaturesFileName = Signatures.FileName
  * per key, at most 16.
  *
  * @since 0.1.0
+ * @category models
  */
 export const SignaturesFile = Signatures.File
 
@@ -92,6 +94,7 @@ export const SignaturesFile = Signatures.File
  * since a manifest is made from bytes.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
   const { skills, skipped, ignored } = yield* loadRoot(emptyState(), 0, root, options)
@@ -112,6 +115,7 @@ export const load = Effect.fnUntraced(function*(root: string, options: Options =
  * once fixed, the new version is served.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make: (
   roots: ReadonlyArray<Root>,
@@ -137,6 +141,7 @@ export const make: (
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const definitions = (root: string, options: Options = {}) =>
   Effect.gen(function*() {
@@ -150,6 +155,7 @@ export const definitions = (root: string, options: Options = {}) =>
  * Definitions for skills already loaded with {@link load}; pass the same `scheme`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const toDefinitions = (loaded: Loaded, options: Pick<Options, "scheme"> = {}): ReadonlyArray<Skill.Static> =>
   loaded.skills.map((skill) => Skill.fromFiles(skill, { scheme: options.scheme }))
@@ -160,6 +166,7 @@ export const toDefinitions = (loaded: Loaded, options: Pick<Options, "scheme"> =
  * cache hints or page size, use `SkillsServer.layer({ skills: DirectorySource.definitions(root), ... })`.
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (root: string, options: Options = {}) => SkillsServer.layer({ skills: definitions(root, options) })
 
@@ -167,6 +174,7 @@ export const layer = (root: string, options: Options = {}) => SkillsServer.layer
  * Options of {@link watch}.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface WatchOptions {
   /** Quiet time after the last file event before reloading. Default `ServerLimits.WatchDebounce` (100 ms). */
@@ -225,6 +233,7 @@ const describeReload = (
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const watch = Effect.fnUntraced(function*(source: Source, options: WatchOptions = {}) {
   const registry = yield* SkillRegistry.SkillRegistry

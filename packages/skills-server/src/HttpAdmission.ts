@@ -47,6 +47,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * Options of {@link layer}.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /** Largest request body accepted (`4194304`, `"4 MiB"`, ...); default `ServerLimits.MaxBodySize` (4 MiB). */
@@ -66,6 +67,7 @@ export interface Options {
  * cannot see it and keeps its guard at the default limit in front.
  *
  * @since 0.1.0
+ * @category middleware
  */
 export const middleware = (options?: Options) =>
   HttpRouter.middleware(Admission.make(
@@ -93,6 +95,7 @@ export const middleware = (options?: Options) =>
  * ```
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<never> => middleware(options).layer as Layer.Layer<never>
 
@@ -100,6 +103,7 @@ export const layer = (options?: Options): Layer.Layer<never> => middleware(optio
  * Options of {@link layerRouter}.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface RouterOptions {
   /**

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
  * The MIME type served for a file whose kind neither table names.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const fallback = "application/octet-stream"
 
@@ -103,6 +104,7 @@ const byName: ReadonlyMap<string, string> = new Map([
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const fromPath = (path: string): string => {
   const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase()

@@ -62,6 +62,7 @@ export const layer: (options?: McpTelemetry.Options) => Layer.Layer<never> = Mcp
  * The OTLP protocol `OTEL_EXPORTER_OTLP_PROTOCOL` names (core's `McpTelemetry.otlpProtocol`).
  *
  * @since 0.1.0
+ * @category metrics
  */
 export const otlpProtocol: (value: string | undefined) => McpTelemetry.OtlpProtocol | undefined = McpTelemetry.otlpProtocol
 
@@ -78,6 +79,7 @@ export const layerOtlp: typeof McpTelemetry.layerOtlp = McpTelemetry.layerOtlp
  * in `_seconds` and counters in `_total`, as the OpenTelemetry-to-Prometheus translation does.
  *
  * @since 0.1.0
+ * @category metrics
  */
 export const prometheusName = (name: string): string =>
   name.endsWith(".duration") ? `${name}_seconds` : counterNames.has(name) ? `${name}_total` : name
@@ -90,6 +92,7 @@ const counterNames: ReadonlySet<string> = new Set(
  * Every series in Prometheus text exposition format (0.0.4).
  *
  * @since 0.1.0
+ * @category metrics
  */
 export const prometheus: Effect.Effect<string> = PrometheusMetrics.format({ metricNameMapper: prometheusName })
 
@@ -97,6 +100,7 @@ export const prometheus: Effect.Effect<string> = PrometheusMetrics.format({ metr
  * `prometheus` as an HTTP answer.
  *
  * @since 0.1.0
+ * @category metrics
  */
 export const prometheusResponse: Effect.Effect<HttpServerResponse.HttpServerResponse> = Effect.map(
   prometheus,

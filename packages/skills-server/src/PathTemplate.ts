@@ -36,6 +36,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * Why a template cannot address skills.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidTemplate extends Schema.TaggedError<InvalidTemplate>()("InvalidTemplate", {
   template: Schema.String,
@@ -50,6 +51,7 @@ export class InvalidTemplate extends Schema.TaggedError<InvalidTemplate>()("Inva
  * Why a value cannot be the given parameter of a template.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class InvalidParameter extends Schema.TaggedError<InvalidParameter>()("InvalidParameter", {
   template: Schema.String,
@@ -69,6 +71,7 @@ const MaxParameterLength = ServerLimits.MaxParameterLength
  * The parameter names of a template string, as a union of string literals.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ParameterNames<T extends string> = T extends `${string}{${infer Name}}${infer Rest}` ? Name | ParameterNames<Rest>
   : never
@@ -77,6 +80,7 @@ export type ParameterNames<T extends string> = T extends `${string}{${infer Name
  * Parameter values by name. For a template known only as `string`, any names.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Params<T extends string = string> = string extends T ? Readonly<Record<string, string>>
   : { readonly [K in ParameterNames<T>]: string }
@@ -85,6 +89,7 @@ export type Params<T extends string = string> = string extends T ? Readonly<Reco
  * One segment of a template: fixed text (decoded, with its canonical encoding) or a parameter.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Segment =
   | { readonly _tag: "Literal"; readonly value: string; readonly encoded: string }
@@ -94,6 +99,7 @@ export type Segment =
  * A validated template.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface PathTemplate {
   /** The template as written (`customers/{customer}/onboarding`). */
@@ -111,6 +117,7 @@ export interface PathTemplate {
  * One instance of a template: its parameters, its skill path and its URIs.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Instance {
   readonly params: Readonly<Record<string, string>>
@@ -131,6 +138,7 @@ export interface Instance {
  *   itself, `["SKILL.md"]` for its `SKILL.md`).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Match =
   | { readonly _tag: "Outside" }
@@ -150,6 +158,7 @@ const outside: Match = { _tag: "Outside" }
  * instance URI within `Limits.MaxUriLength`.
  *
  * @since 0.1.0
+ * @category codecs
  */
 export const parse = <const T extends string>(template: T, scheme = "skill"): Result.Result<PathTemplate, InvalidTemplate> => {
   const fail = (reason: string) => Result.fail(new InvalidTemplate({ template, reason }))
@@ -204,6 +213,7 @@ const isNamePosition = (template: PathTemplate, index: number) => index === temp
  * Checks one decoded value for a parameter of the template and returns its canonical encoding.
  *
  * @since 0.1.0
+ * @category templates
  */
 export const parameter = (
   template: PathTemplate,
@@ -270,6 +280,7 @@ const instance = (
  * ```
  *
  * @since 0.1.0
+ * @category templates
  */
 export const expand = (
   template: PathTemplate,
@@ -313,6 +324,7 @@ const decode = (raw: string): string | undefined => {
  * be spelled canonically; a path below the root must be a valid, canonical skill URI.
  *
  * @since 0.1.0
+ * @category templates
  */
 export const match = (template: PathTemplate, uri: string): Match => {
   if (!uri.startsWith(template.prefix)) return outside
@@ -363,6 +375,7 @@ export const match = (template: PathTemplate, uri: string): Match => {
  * must resolve to one skill without enumerating.
  *
  * @since 0.1.0
+ * @category templates
  */
 export const relation = (
   a: PathTemplate,

@@ -19,6 +19,7 @@ import type * as SkillRegistry from "./Snapshot.js"
  * A catalogue revision: 24 lowercase hex digits (a sum of 96-bit SHA-256 prefixes).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Revision = string
 
@@ -75,6 +76,7 @@ const sumOf = <A>(items: Iterable<A>, term: (item: A) => bigint) => {
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const of = (
   skills: Iterable<SkillRegistry.SkillEntry>,
@@ -86,6 +88,7 @@ export const of = (
  * in: the same value `of` gives for the resulting catalogue, at the cost of the skills involved.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const update = (
   revision: Revision,
@@ -97,5 +100,6 @@ export const update = (
  * Whether a string has the form of a revision (as received from a bus).
  *
  * @since 0.1.0
+ * @category guards
  */
 export const isRevision = (value: unknown): value is Revision => typeof value === "string" && /^[0-9a-f]{24}$/.test(value)

@@ -43,6 +43,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * File content as written in code: text (stored as its UTF-8 bytes) or raw bytes.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Content = string | Uint8Array
 
@@ -51,6 +52,7 @@ export type Content = string | Uint8Array
  * the shape a directory loader produces.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface File {
   readonly path: string
@@ -62,6 +64,7 @@ export interface File {
  * whether shared caches may hold it. A skill, a directory root or the whole server may set one.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface CacheHint {
   readonly ttl: Duration.Input
@@ -74,6 +77,7 @@ export interface CacheHint {
  * the bytes, not who wrote them.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Provenance {
   /** The source's name (an upstream's prefix). */
@@ -89,6 +93,7 @@ export interface Provenance {
  * `io.modelcontextprotocol.skills/`).
  *
  * @since 0.1.0
+ * @category constants
  */
 export const ProvenanceMetaKey = "dev.mcp-skills/provenance" as const
 
@@ -96,6 +101,7 @@ export const ProvenanceMetaKey = "dev.mcp-skills/provenance" as const
  * Options every skill shares.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Common {
   /** Decoded skill-path segments; the last one is the skill's name (R4, R96). */
@@ -114,6 +120,7 @@ export interface Common {
  * What `DirectorySource` makes of files above its `onDemandAbove` threshold.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface DiskFile {
   /** Relative to the skill root, `/`-separated. */
@@ -129,6 +136,7 @@ export interface DiskFile {
  * as part of `SKILL.md`'s bytes. A `Manifest.Manifest` is one.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ManifestView = Omit<Manifest.Manifest, "body">
 
@@ -137,6 +145,7 @@ export type ManifestView = Omit<Manifest.Manifest, "body">
  * its digest (R7, R9, R14).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Static extends Common {
   readonly _tag: "Static"
@@ -172,6 +181,7 @@ export interface Static extends Common {
  * once at registration to learn it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Dynamic extends Common {
   readonly _tag: "Dynamic"
@@ -186,6 +196,7 @@ export interface Dynamic extends Common {
  * What a rendered skill's template sees of the request it renders for.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RenderRequest {
   readonly method: string
@@ -209,6 +220,7 @@ export interface RenderRequest {
  * renderings are kept by that key for `shareFor` (default 0: only concurrent requests share).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Rendered extends Common {
   readonly _tag: "Rendered"
@@ -224,6 +236,7 @@ export interface Rendered extends Common {
  * (`undefined` for the first).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ListRequest extends RenderRequest {
   readonly cursor: string | undefined
@@ -234,6 +247,7 @@ export interface ListRequest extends RenderRequest {
  * the server wraps it in its listing cursor, so the family never sees another's cursor.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Page<P> {
   readonly instances: ReadonlyArray<P>
@@ -244,6 +258,7 @@ export interface Page<P> {
  * Instances of one `list` call: all of them, or one page.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Instances<P> = ReadonlyArray<P> | Page<P>
 
@@ -255,6 +270,7 @@ export type Instances<P> = ReadonlyArray<P> | Page<P>
  * added with `SkillsServer.family`, which carries those requirements in its type.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Family<R = never> {
   readonly _tag: "Family"
@@ -284,6 +300,7 @@ export interface Family<R = never> {
  * Options of `family`. The parameter names in `render`'s and `list`'s types come from `path` alone.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface FamilyOptions<T extends string, R> {
   readonly path: T
@@ -303,6 +320,7 @@ export interface FamilyOptions<T extends string, R> {
  * Any skill the registry accepts.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Definition = Static | Dynamic | Rendered | Family
 
@@ -310,6 +328,7 @@ export type Definition = Static | Dynamic | Rendered | Family
  * Plain data for one skill loaded elsewhere: skill-path segments and its files.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Loaded {
   readonly path: ReadonlyArray<string>
@@ -321,6 +340,7 @@ export interface Loaded {
  * manifest, holding the bytes of every file but those served on demand.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Validated {
   readonly path: ReadonlyArray<string>
@@ -332,6 +352,7 @@ export interface Validated {
  * Options of `make`, `fromFiles` and `dynamic` besides the content.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /** `"acme/billing/refunds"` or `["acme", "billing", "refunds"]` (decoded segments). */
@@ -347,6 +368,7 @@ const encoder = new TextEncoder()
  * The bytes of file content: strings become UTF-8.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const toBytes = (content: Content): Uint8Array => typeof content === "string" ? encoder.encode(content) : content
 
@@ -379,6 +401,7 @@ const signed = (signatures: ReadonlyArray<Signing.Signature> | undefined) =>
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = (
   options: Options & {
@@ -396,6 +419,7 @@ export const make = (
  * The files of `manifest` whose bytes it holds, made now.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const heldFiles = (manifest: ManifestView): ReadonlyArray<File> => {
   const files: Array<File> = []
@@ -411,6 +435,7 @@ export const heldFiles = (manifest: ManifestView): ReadonlyArray<File> => {
  * validated them into (then its `files` are made from the manifest when read).
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const fromFiles = (
   loaded: (Loaded | Validated) & { readonly signatures?: ReadonlyArray<Signing.Signature> | undefined },
@@ -434,6 +459,7 @@ export const fromFiles = (
  * A dynamic skill (`"resources": "dynamic"`): files come from `read` on every request.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const dynamic = (
   options: Options & {
@@ -463,6 +489,7 @@ export const dynamic = (
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const rendered = (
   options: Options & {
@@ -494,6 +521,7 @@ export const rendered = (
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const family = <const T extends string, R = never>(options: FamilyOptions<T, R>): Family<R> => ({
   _tag: "Family",

@@ -97,5 +97,6 @@ export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {
  * registration problem.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = Skill.family

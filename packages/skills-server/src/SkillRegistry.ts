@@ -34,6 +34,7 @@ import type { Changes, Snapshot } from "./Snapshot.js"
  * Why the registry refused a set of definitions: every problem of every skill, not only the first.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class RegistrationError extends Schema.TaggedError<RegistrationError>()("RegistrationError", {
   problems: Schema.Array(Schema.Struct({ skill: Schema.String, reason: Schema.String }))
@@ -47,6 +48,7 @@ export class RegistrationError extends Schema.TaggedError<RegistrationError>()("
  * The catalogue source could not produce definitions on `reload`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class ReloadError extends Schema.TaggedError<ReloadError>()("ReloadError", {
   reason: Schema.String
@@ -60,6 +62,7 @@ export class ReloadError extends Schema.TaggedError<ReloadError>()("ReloadError"
  * Registry options.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /**
@@ -101,6 +104,7 @@ const buildWith = (definitions: Iterable<Skill.Definition>, settings: Build.Sett
  * Cumulative counters of a registry.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Stats {
   /** Snapshots built (the first one included). */
@@ -120,6 +124,7 @@ export interface Stats {
  * whose edit came over the change bus (`ChangeBus.layerReplica`), which must not send it back.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Origin = "local" | "replica"
 
@@ -131,6 +136,7 @@ export type Origin = "local" | "replica"
  * (`mcp_skills.reloads`) counts every change by it.
  *
  * @since 0.1.0
+ * @category models
  */
 export type Trigger = "code" | "reload" | "watch" | "bus" | "rescan" | "upstream"
 
@@ -142,6 +148,7 @@ export type Trigger = "code" | "reload" | "watch" | "bus" | "rescan" | "upstream
  * or from an edit in code (`upsert`, `remove`, with what it put in and took out).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Commit =
   | {
@@ -175,6 +182,7 @@ export type Commit =
  * not yet started (whose asker reports it), and the outcome of the reload that covers it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface ReloadRequest {
   readonly joined: boolean
@@ -185,6 +193,7 @@ export interface ReloadRequest {
  * A change of the catalogue's source (see `SkillRegistry.update`): skills put in, and keys taken out.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Update {
   readonly upsert: Iterable<Skill.Definition>
@@ -219,6 +228,7 @@ export interface Update {
  * ```
  *
  * @since 0.1.0
+ * @category services
  */
 export class SkillRegistry extends Context.Service<SkillRegistry, {
   /** The current snapshot; read it once per request. */
@@ -280,6 +290,7 @@ export class SkillRegistry extends Context.Service<SkillRegistry, {
  * every `reload` (its failures become `ReloadError` on reload).
  *
  * @since 0.1.0
+ * @category models
  */
 export type Source = Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, unknown>
 
@@ -288,6 +299,7 @@ export type Source = Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.D
  * family (an invalid path keys by its spelling; the build reports it).
  *
  * @since 0.1.0
+ * @category utils
  */
 export const keyOf = (definition: Skill.Definition): string =>
   definition._tag === "Family"
@@ -314,6 +326,7 @@ type Cause =
  * source, the Effect's failure at start-up is this Effect's failure.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const make = <E = never>(
   source: Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.Definition>, E>,

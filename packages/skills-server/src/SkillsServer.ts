@@ -51,6 +51,7 @@ import * as Telemetry from "./internal/telemetry.js"
  * Options of `layer`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options<E extends Visibility.CheckError, R, SE, SR> {
   /**
@@ -95,6 +96,7 @@ export interface Options<E extends Visibility.CheckError, R, SE, SR> {
  * Bounds of 2025-11-25 HTTP sessions' state (see `Options.sessions`).
  *
  * @since 0.1.0
+ * @category options
  */
 export interface SessionOptions {
   /** Default `ServerLimits.SessionIdleTimeout` (30 minutes). */
@@ -139,6 +141,7 @@ const sessionBounds = (options: SessionOptions = {}): Effect.Effect<Sessions.Bou
  * Options of `protocols`.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface ProtocolOptions {
   /** Serve `resources/directory/read` and declare `directoryRead: true` (default `true`). */
@@ -222,6 +225,7 @@ const normalizeTtl = (ttl: Skill.CacheHint["ttl"]): number => {
  * and folders from one registry with `combine`.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistryError>()("DuplicateRegistryError", {
   first: Schema.String,
@@ -242,6 +246,7 @@ export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistry
  * server's `registrations`), and as a defect when the server starts otherwise.
  *
  * @since 0.1.0
+ * @category errors
  */
 export class AnswererConflictError extends Schema.TaggedError<AnswererConflictError>()("AnswererConflictError", {
   answerer: Schema.String,
@@ -264,6 +269,7 @@ const answeredElsewhere = (other: Port.Answerer) =>
  * `definitions`).
  *
  * @since 0.1.0
+ * @category models
  */
 export type SkillSource<E = never, R = never> =
   | Skill.Definition
@@ -287,6 +293,7 @@ type SourceContext<S> = S extends Effect.Effect<any, any, infer R> ? R : never
  * publishing the same skill URI fail registration with `RegistrationError` naming it.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any>>>(
   ...sources: Sources
@@ -510,6 +517,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
  * ```
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const skill = (
   definition: Skill.Definition
@@ -534,6 +542,7 @@ export const skill = (
  * around the skills layer, so providing it only to this layer satisfies the type but not the run.
  *
  * @since 0.1.0
+ * @category constructors
  */
 export const family = <R = never>(
   definition: Skill.Family<R>

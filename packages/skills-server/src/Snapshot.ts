@@ -18,6 +18,7 @@ import type * as Skill from "./Skill.js"
  * hashing the UTF-8 of `text` gets the published digest; otherwise a base64 blob.
  *
  * @since 0.1.0
+ * @category models
  */
 export type WireContent = { readonly text: string } | { readonly blob: string }
 
@@ -26,6 +27,7 @@ export type WireContent = { readonly text: string } | { readonly blob: string }
  * (`Snapshot.files`), from the columns of the manifest that lists it, and kept by nobody.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FileBase {
   readonly uri: string
@@ -42,6 +44,7 @@ export interface FileBase {
  * when read, and kept among the most recently read files' (see `SkillRegistry.Options`).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface InMemoryFile extends FileBase {
   readonly _tag: "InMemory"
@@ -53,6 +56,7 @@ export interface InMemoryFile extends FileBase {
  * from `location` and sends them only if their size and digest are this entry's.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface OnDiskFile extends FileBase {
   readonly _tag: "OnDisk"
@@ -63,6 +67,7 @@ export interface OnDiskFile extends FileBase {
  * A file of the snapshot, by where its bytes are.
  *
  * @since 0.1.0
+ * @category models
  */
 export type FileEntry = InMemoryFile | OnDiskFile
 
@@ -70,6 +75,7 @@ export type FileEntry = InMemoryFile | OnDiskFile
  * One child of a directory, as `resources/directory/read` returns it.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface DirectoryChild {
   readonly resource: Protocol.ResourceEntry
@@ -82,6 +88,7 @@ export interface DirectoryChild {
  * sorted by URI.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface DirectoryEntry {
   readonly uri: string
@@ -94,6 +101,7 @@ export interface DirectoryEntry {
  * its URI and made per call from that skill's manifest.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Files {
   readonly get: (uri: string) => FileEntry | undefined
@@ -108,6 +116,7 @@ export interface Files {
  * asks about.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Entries {
   readonly get: (skill: StaticSkill) => CoreSkill.Skill
@@ -120,6 +129,7 @@ export interface Entries {
  * folders are read, and then only the most recently read.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Directories {
   readonly get: (uri: string) => DirectoryEntry | undefined
@@ -131,6 +141,7 @@ export interface Directories {
  * What every kind of published skill has: identity, listing and the `SKILL.md` resource.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SkillBase {
   readonly index: number
@@ -150,6 +161,7 @@ export interface SkillBase {
  * A skill whose files are known: validated and hashed once, served from the snapshot.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface StaticSkill extends SkillBase {
   readonly _tag: "Static"
@@ -175,6 +187,7 @@ export interface StaticSkill extends SkillBase {
  * A skill whose files are produced per request (`"resources": "dynamic"`).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface DynamicSkill extends SkillBase {
   readonly _tag: "Dynamic"
@@ -186,6 +199,7 @@ export interface DynamicSkill extends SkillBase {
  * A skill rendered per request; its entry and files exist only for one rendering.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface RenderedSkill extends SkillBase {
   readonly _tag: "Rendered"
@@ -197,6 +211,7 @@ export interface RenderedSkill extends SkillBase {
  * implementation of one port (see `internal/kind.ts`).
  *
  * @since 0.1.0
+ * @category models
  */
 export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
 
@@ -205,6 +220,7 @@ export type SkillEntry = StaticSkill | DynamicSkill | RenderedSkill
  * snapshot; a request resolves a URI against the template (`PathTemplate.match`) or asks `list`.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface FamilyEntry {
   readonly template: PathTemplate.PathTemplate
@@ -220,6 +236,7 @@ export interface FamilyEntry {
  * `Snapshot.skills`, so it has no index: its visibility is decided by itself.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface InstanceSkill extends Omit<SkillBase, "index"> {
   readonly _tag: "Instance"
@@ -231,6 +248,7 @@ export interface InstanceSkill extends Omit<SkillBase, "index"> {
  * Any skill a request can be answered about: one of the snapshot, or a family instance.
  *
  * @since 0.1.0
+ * @category models
  */
 export type ServedSkill = SkillEntry | InstanceSkill
 
@@ -238,6 +256,7 @@ export type ServedSkill = SkillEntry | InstanceSkill
  * A normalized cache hint, as sent on the wire.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Hint {
   readonly ttlMs: number
@@ -248,6 +267,7 @@ export interface Hint {
  * An immutable catalogue.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Snapshot {
   /** The catalogue revision (`Revision.of` its skills and families). */
@@ -315,6 +335,7 @@ const encoder = new TextEncoder()
  * ```
  *
  * @since 0.1.0
+ * @category utils
  */
 export const wireContent = (bytes: Uint8Array): WireContent => {
   try {
@@ -332,6 +353,7 @@ export const wireContent = (bytes: Uint8Array): WireContent => {
  * The key a family is known and sorted by: `<scheme>://<template>`.
  *
  * @since 0.1.0
+ * @category utils
  */
 export const familyKey = (family: FamilyEntry): string => `${family.template.scheme}://${family.template.template}`
 
@@ -339,6 +361,7 @@ export const familyKey = (family: FamilyEntry): string => `${family.template.sch
  * One skill present before and after a change, and which of its files changed (file URIs).
  *
  * @since 0.1.0
+ * @category models
  */
 export interface SkillChange {
   readonly uri: string
@@ -351,6 +374,7 @@ export interface SkillChange {
  * What changed between two snapshots.
  *
  * @since 0.1.0
+ * @category models
  */
 export interface Changes {
   /** Skill URIs (`.../SKILL.md`) new in the catalogue. */

@@ -53,6 +53,7 @@ import * as ServerLimits from "./ServerLimits.js"
  * Options of {@link layer}.
  *
  * @since 0.1.0
+ * @category options
  */
 export interface Options {
   /**
@@ -242,6 +243,7 @@ const cancel = (requestId: string | number) =>
  * ```
  *
  * @since 0.1.0
+ * @category layers
  */
 export const layer = (options?: Options): Layer.Layer<Stdio.Stdio, never, Stdio.Stdio> => {
   const maxLineSize = options?.maxLineSize === undefined
