@@ -77,6 +77,7 @@ export const middleware = (options?: Options) =>
 /**
  * {@link middleware} as a layer, to provide to `McpServer.layerHttp`.
  *
+ * @example
  * ```ts
  * import { NodeHttpServer } from "@effect/platform-node"
  * import { Layer } from "effect"
@@ -126,6 +127,7 @@ export interface RouterOptions {
  * place before the skills layer adds its own middleware; an entry of `allowedHosts` that is no
  * host name is a defect when the layer is made.
  *
+ * @example
  * ```ts
  * import { NodeHttpServer } from "@effect/platform-node"
  * import { Layer } from "effect"

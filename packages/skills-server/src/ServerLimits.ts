@@ -5,6 +5,16 @@
  * bound that follows from another is derived from it. The per-skill limits (files, bytes) and the
  * URI length (`MaxUriLength`) are core's `Limits`, shared with the client.
  *
+ * @example
+ * ```ts
+ * import { HttpAdmission, ServerLimits, Skill, SkillsServer } from "@mcp-skills/server"
+ * import { ByteSize } from "effect"
+ *
+ * // Options set from the defaults they replace: pages twice as long, bodies a quarter as large.
+ * const Skills = SkillsServer.layer({ skills: [] as Array<Skill.Definition>, pageSize: 2 * ServerLimits.PageSize })
+ * const Admission = HttpAdmission.layer({ maxBodySize: ByteSize.toBigInt(ServerLimits.MaxBodySize) / 4n })
+ * ```
+ *
  * @since 0.1.0
  */
 import { Limits } from "@mcp-skills/core"

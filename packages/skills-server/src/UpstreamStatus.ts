@@ -4,6 +4,25 @@
  * are heard. It lives here so that the gateway's internals name it without importing the module
  * that runs them.
  *
+ * @example
+ * ```ts
+ * import { UpstreamSource, type UpstreamStatus } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * // A readiness probe of a gateway: each upstream that is unreachable or deaf to changes, and why.
+ * const problems = (statuses: ReadonlyArray<UpstreamStatus.Status>) =>
+ *   statuses.flatMap((status) =>
+ *     !status.reachable ? [`${status.name}: unreachable (${status.problem ?? "no answer yet"})`]
+ *     : status.notifications === "closed" ? [`${status.name}: not hearing its changes`]
+ *     : []
+ *   )
+ *
+ * const ready = Effect.gen(function*() {
+ *   const upstreams = yield* UpstreamSource.make([{ prefix: "team", transport: UpstreamSource.http("https://skills.team.example/mcp") }])
+ *   return problems(yield* upstreams.status)
+ * })
+ * ```
+ *
  * @since 0.1.0
  */
 import type { Follow } from "@mcp-skills/client"

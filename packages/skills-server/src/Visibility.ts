@@ -78,7 +78,7 @@ export interface CheckError {
  *
  * @example
  * ```ts
- * import { type SkillsServer, Visibility } from "@mcp-skills/server"
+ * import { Visibility } from "@mcp-skills/server"
  * import { Effect } from "effect"
  *
  * // Signed-in callers see everything; others nothing under internal/, and nothing at all on
@@ -87,7 +87,7 @@ export interface CheckError {
  *   Effect.succeed(
  *     request.method === "resources/directory/read" && request.headers["authorization"] === undefined
  *       ? false
- *       : request.headers["authorization"] !== undefined || ((skill: SkillsServer.SkillInfo) => skill.path[0] !== "internal")
+ *       : request.headers["authorization"] !== undefined || ((skill: Visibility.SkillInfo) => skill.path[0] !== "internal")
  *   )
  * ```
  *
