@@ -11,6 +11,7 @@
  * What a look does is the caller's: the gateway (`UpstreamSource` of `@mcp-skills/server`)
  * verifies and serves what changed, {@link Sync} installs it into a folder.
  *
+ * @example
  * ```ts
  * import { Follow } from "@mcp-skills/client"
  * import { Effect } from "effect"

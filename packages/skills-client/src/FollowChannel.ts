@@ -3,6 +3,25 @@
  * and how the channel breaks (`ChannelError`). They live here so that the channel's internals name
  * them without importing the module that runs them.
  *
+ * @example
+ * ```ts
+ * import { Follow, type FollowChannel } from "@mcp-skills/client"
+ * import { Console, Effect, Stream } from "effect"
+ *
+ * const say = (signal: FollowChannel.Signal) =>
+ *   signal._tag === "Updated" ? `changed: ${signal.uri}` : signal._tag === "ListChanged" ? "the listing changed" : "listening"
+ *
+ * // What a server's notifications say about one skill, until its channel breaks.
+ * const watch = Effect.scoped(Effect.gen(function*() {
+ *   const connection = yield* Follow.connect(Follow.http("http://127.0.0.1:3000/mcp"), {})
+ *   yield* connection.signals(["skill://acme/refunds/SKILL.md"]).pipe(
+ *     Stream.runForEach((signal) => Console.log(say(signal))),
+ *     Effect.catchTag("ChannelError", (error: FollowChannel.ChannelError) =>
+ *       Console.log(error.unsupported ? "no notifications offered: look again on ttlMs" : `channel broke: ${error.reason}`))
+ *   )
+ * }))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"

@@ -12,6 +12,7 @@
  * - Interrupted (Ctrl-C), a sync stops between changes or after the commit under way: the folder
  *   holds the old version of a skill or the new one, never a mix (`Pull.commit`).
  *
+ * @example
  * ```ts
  * import { Follow, PullModel, Sync } from "@mcp-skills/client"
  * import { Console, Effect } from "effect"
