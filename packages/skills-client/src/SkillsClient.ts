@@ -314,31 +314,20 @@ const makeWith = Effect.fnUntraced(function*(
       listOptions.onePage === true || listOptions.cursor !== undefined,
       Results.decodeListPage,
       Effect.fnUntraced(function*(result) {
-        for (const raw of result.skills) {
-          const decoded = Skill.decode(raw)
-          if (Result.isFailure(decoded)) {
-            if (invalidMode === "fail") return yield* decoded.failure
-            invalid.push(decoded.failure)
-          } else {
-            skills.push(decoded.success)
-          }
-        }
+        const page = Results.decodeEntries(result.skills)
+        if (invalidMode === "fail" && page.invalid.length > 0) return yield* page.invalid[0]!
+        skills.push(...page.skills)
+        invalid.push(...page.invalid)
       }),
       // skills/list takes no parameter but the cursor: a refusal without one is a protocol fault.
       (error) => error
     )
-    // One uri on two entries (or two pages) makes both ambiguous: neither is loaded (R31).
-    const counts = new Map<string, number>()
-    for (const skill of skills) counts.set(skill.uri, (counts.get(skill.uri) ?? 0) + 1)
-    const repeated = skills.filter((skill) => counts.get(skill.uri)! > 1)
-    for (const skill of repeated) {
-      const error = new Skill.InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
-      if (invalidMode === "fail") return yield* error
-      invalid.push(error)
-    }
+    const { unique, repeated } = Results.withoutRepeated(skills)
+    if (invalidMode === "fail" && repeated.length > 0) return yield* repeated[0]!
+    invalid.push(...repeated)
     yield* remember(skills, CacheHint.fromResult(pages[0]!))
     const listing: Listing = {
-      skills: repeated.length === 0 ? skills : skills.filter((skill) => counts.get(skill.uri) === 1),
+      skills: unique,
       invalid,
       cacheHint: CacheHint.fromResult(pages[0]!),
       ...(listOptions.onePage === true || listOptions.cursor !== undefined ? { nextCursor } : {})
@@ -374,17 +363,9 @@ const makeWith = Effect.fnUntraced(function*(
       false,
       Results.decodeDirectoryPage,
       Effect.fnUntraced(function*(result) {
-        const outside: Array<string> = []
-        for (const item of result.resources) {
-          const rest = item.uri.startsWith(uri + "/") ? item.uri.slice(uri.length + 1) : ""
-          // Only direct children of the directory asked for are accepted (R52).
-          if (rest.length === 0 || rest.includes("/")) {
-            outside.push(item.uri)
-            continue
-          }
-          children.push(item)
-        }
+        const { children: found, outside } = Results.directChildren(uri, result.resources)
         if (outside.length > 0) return yield* new WrongResourceReturned({ uri, returned: outside })
+        children.push(...found)
       }),
       (error) => new DirectoryNotFound({ uri, detail: error.message })
     )

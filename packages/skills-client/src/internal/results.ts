@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { McpClientError, ValidationError } from "effect/ai/McpClientError"
-import { Extension, Protocol } from "@mcp-skills/core"
+import { Extension, Protocol, Skill } from "@mcp-skills/core"
 import * as Transport from "./transport.js"
 
 export const invalidResult = (method: string, detail: string, cause?: unknown) =>
@@ -25,6 +25,42 @@ export const decodeGetEnvelope = decodeResult(Protocol.GetSkillEnvelope, Extensi
 export const decodeDirectoryPage = decodeResult(Protocol.ReadResourceDirectoryResult, Extension.ReadResourceDirectoryMethod)
 
 export const decodeCapability = Schema.decodeUnknownOption(Extension.Capability)
+
+// A listing page's entries, one by one: a bad entry is reported beside the others.
+export const decodeEntries = (raw: ReadonlyArray<unknown>) => {
+  const skills: Array<Skill.Skill> = []
+  const invalid: Array<Skill.InvalidSkillEntry> = []
+  for (const entry of raw) {
+    const decoded = Skill.decode(entry)
+    if (decoded._tag === "Failure") invalid.push(decoded.failure)
+    else skills.push(decoded.success)
+  }
+  return { skills, invalid }
+}
+
+// One uri on two entries (or two pages) makes both ambiguous: neither is loaded (R31).
+export const withoutRepeated = (skills: ReadonlyArray<Skill.Skill>) => {
+  const counts = new Map<string, number>()
+  for (const skill of skills) counts.set(skill.uri, (counts.get(skill.uri) ?? 0) + 1)
+  return {
+    unique: skills.filter((skill) => counts.get(skill.uri) === 1),
+    repeated: skills.filter((skill) => counts.get(skill.uri)! > 1).map((skill) =>
+      new Skill.InvalidSkillEntry({ uri: skill.uri, problems: [`${skill.uri} is listed more than once (R31)`] })
+    )
+  }
+}
+
+// The direct children of the directory asked for, and the entries outside it (R52).
+export const directChildren = (uri: string, resources: ReadonlyArray<Protocol.ResourceEntry>) => {
+  const children: Array<Protocol.ResourceEntry> = []
+  const outside: Array<string> = []
+  for (const item of resources) {
+    const rest = item.uri.startsWith(uri + "/") ? item.uri.slice(uri.length + 1) : ""
+    if (rest.length === 0 || rest.includes("/")) outside.push(item.uri)
+    else children.push(item)
+  }
+  return { children, outside }
+}
 
 export const InvalidParams = -32602
 // effect's McpServer, and servers like it, answer a resource they do not have with -32002 on
