@@ -34,7 +34,6 @@
  * @since 0.1.0
  */
 import { Signing } from "@mcp-skills/core"
-import type { RedisClientType } from "@redis/client"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
@@ -53,6 +52,7 @@ import * as ServerLimits from "./ServerLimits.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import { normalizeHint } from "./internal/registry.js"
+import * as Redis from "./internal/redis.js"
 import * as Telemetry from "./internal/telemetry.js"
 import type * as Snapshot from "./Snapshot.js"
 
@@ -200,49 +200,14 @@ export interface RedisOptions {
 
 const defaultChannel = "mcp-skills:changes"
 
-// node-redis takes milliseconds.
-const connectMillis = Duration.toMillis(ServerLimits.BusConnectTimeout)
-const reconnectBase = Duration.toMillis(ServerLimits.BusReconnect.base)
-const reconnectCap = Duration.toMillis(ServerLimits.BusReconnect.cap)
-
 const encodeMessage = Schema.encodeSync(Schema.fromJsonString(Message))
 const decodeMessage = Schema.decodeUnknownOption(Schema.fromJsonString(Message))
 
-const describe = (error: unknown) => error instanceof Error ? error.message || error.name : String(error)
+const createClient = Redis.load((reason) => new RedisClientMissing({ reason }))
 
-// node-redis reports a refused connection as an AggregateError (one per address) with no message.
-const reasonOf = (error: unknown) =>
-  error instanceof AggregateError && error.errors.length > 0 ? describe(error.errors[0]) : describe(error)
-
-type RedisClient = RedisClientType<{}, {}, {}, 3, {}>
-
-// An optional peer: only a Redis bus loads it, so a server without one needs no Redis client.
-const redisModule = Effect.tryPromise({
-  try: () => import("@redis/client"),
-  catch: (error) => new RedisClientMissing({ reason: describe(error) })
-})
-
-// Where the bus is, for messages: the URL without its password.
-const where = (url: string) => {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password !== "") parsed.password = "***"
-    return parsed.toString()
-  } catch {
-    return "the Redis URL given (not a valid URL)"
-  }
-}
-
-const revisionKey = (channel: string) => `${channel}:revision`
-
-// A revision is also stored as the bus's last one, in the same transaction as its announcement.
-const send = async (client: RedisClient, channel: string, message: Message): Promise<number> => {
-  const payload = encodeMessage(message)
-  if (message._tag === "Reload") return client.publish(channel, payload)
-  // An edit names the revision it leaves, which becomes the bus's last one as a source change's does.
-  const [, receivers] = await client.multi().set(revisionKey(channel), message.revision).publish(channel, payload).exec()
-  return Number(receivers)
-}
+// An edit names the revision it leaves, which becomes the bus's last one as a source change's does.
+const send = (client: Redis.RedisClient, channel: string, message: Message) =>
+  Redis.send(client, channel, encodeMessage(message), message._tag === "Reload" ? undefined : message.revision)
 
 // Not effect's `persistence/Redis` (with `NodeRedis.layer`), checked against 4.1.0: its
 // subscriber reconnects by itself, so what is published meanwhile is a gap nobody is told of,
@@ -259,32 +224,22 @@ const send = async (client: RedisClient, channel: string, message: Message): Pro
  */
 export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Service"], RedisClientMissing, Scope.Scope> =>
   Effect.gen(function*() {
-    const { createClient } = yield* redisModule
+    const create = yield* createClient
     const channel = options.channel ?? defaultChannel
     const publisher = yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        const client = createClient({
-          url: options.url,
-          disableOfflineQueue: true,
-          socket: { connectTimeout: connectMillis, reconnectStrategy: (retries) => Math.min(reconnectBase * 2 ** retries, reconnectCap) }
-        })
-        // Connection errors surface as failed commands; without a listener they would crash the process.
-        client.on("error", () => {})
-        client.connect().catch(() => {})
-        return client
-      }),
+      Effect.sync(() => Redis.publisher(create, options.url)),
       (client) => Effect.sync(() => client.destroy())
     )
     const command = <A>(what: string, run: () => Promise<A>) =>
       publisher.isReady
-        ? Effect.tryPromise({ try: run, catch: (error) => new BusError({ reason: `${what}: ${reasonOf(error)}` }) })
-        : Effect.fail(new BusError({ reason: `${what}: not connected to ${where(options.url)}` }))
+        ? Effect.tryPromise({ try: run, catch: (error) => new BusError({ reason: `${what}: ${Redis.reasonOf(error)}` }) })
+        : Effect.fail(new BusError({ reason: `${what}: not connected to ${Redis.where(options.url)}` }))
     // The two connections come up independently: a subscription that is ready first waits a
     // moment for the publishing one rather than report the bus down.
     const connected = Effect.callback<void>((resume) => {
       if (publisher.isReady) return resume(Effect.void)
       const done = () => resume(Effect.void)
-      const timer = setTimeout(done, connectMillis)
+      const timer = setTimeout(done, Redis.connectMillis)
       publisher.once("ready", done)
       return Effect.sync(() => {
         clearTimeout(timer)
@@ -296,10 +251,10 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
         command("publish", () => send(publisher, channel, message)),
       subscribe: Stream.callback<Event, BusError>((queue) =>
         Effect.gen(function*() {
-          const lost = (error: unknown) => Queue.failCauseUnsafe(queue, Cause.fail(new BusError({ reason: reasonOf(error) })))
+          const lost = (error: unknown) => Queue.failCauseUnsafe(queue, Cause.fail(new BusError({ reason: Redis.reasonOf(error) })))
           const subscriber = yield* Effect.acquireRelease(
             Effect.sync(() => {
-              const client = createClient({ url: options.url, socket: { connectTimeout: connectMillis, reconnectStrategy: false } })
+              const client = Redis.once(create, options.url)
               client.on("error", lost)
               client.on("end", () => lost(new Error("connection closed")))
               return client
@@ -318,11 +273,11 @@ export const makeRedis = (options: RedisOptions): Effect.Effect<ChangeBus["Servi
                 if (message._tag === "Some") Queue.offerUnsafe(queue, message.value)
               })
             },
-            catch: (error) => new BusError({ reason: `subscribe: ${reasonOf(error)}` })
+            catch: (error) => new BusError({ reason: `subscribe: ${Redis.reasonOf(error)}` })
           })
           // Read after subscribing: a revision announced in between is then both read and heard.
           yield* connected
-          const latest = yield* command("get", () => publisher.get(revisionKey(channel)))
+          const latest = yield* command("get", () => publisher.get(Redis.revisionKey(channel)))
           Queue.offerUnsafe(queue, { _tag: "Subscribed", latest: Revision.isRevision(latest) ? latest : undefined })
         })
       )
@@ -341,8 +296,8 @@ export const publishRedis = (
   message: Message
 ): Effect.Effect<number, BusError | RedisClientMissing> =>
   Effect.acquireUseRelease(
-    Effect.map(redisModule, ({ createClient }) => {
-      const client = createClient({ url: options.url, socket: { connectTimeout: Duration.toMillis(ServerLimits.BusCommandTimeout), reconnectStrategy: false } })
+    Effect.map(createClient, (create) => {
+      const client = Redis.once(create, options.url, Duration.toMillis(ServerLimits.BusCommandTimeout))
       client.on("error", () => {})
       return client
     }),
@@ -352,7 +307,7 @@ export const publishRedis = (
           await client.connect()
           return send(client, options.channel ?? defaultChannel, message)
         },
-        catch: (error) => new BusError({ reason: `${where(options.url)}: ${reasonOf(error)}` })
+        catch: (error) => new BusError({ reason: `${Redis.where(options.url)}: ${Redis.reasonOf(error)}` })
       }),
     (client) => Effect.sync(() => client.destroy())
   )
