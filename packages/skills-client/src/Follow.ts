@@ -11,19 +11,6 @@
  * What a look does is the caller's: the gateway (`UpstreamSource` of `@mcp-skills/server`)
  * verifies and serves what changed, {@link Sync} installs it into a folder.
  *
- * @example
- * ```ts
- * import { Follow } from "@mcp-skills/client"
- * import { Effect } from "effect"
- *
- * const follow = Effect.gen(function*() {
- *   yield* Follow.run({
- *     connect: Follow.connect(Follow.http("http://127.0.0.1:3000/mcp"), {}),
- *     look: (client) => Effect.map(client.listSkills(), (listing) => listing.cacheHint)
- *   })
- * })
- * ```
- *
  * @since 0.1.0
  */
 import type { CacheHint, EffectSupport } from "@mcp-skills/core"
@@ -261,6 +248,19 @@ export const describeCause = (cause: Cause.Cause<unknown>): string => {
 /**
  * Follows a server until interrupted (see the module description); it never fails: every failure
  * is a `Disconnected` event and a reconnection.
+ *
+ * @example
+ * ```ts
+ * import { Follow } from "@mcp-skills/client"
+ * import { Effect } from "effect"
+ *
+ * const follow = Effect.gen(function*() {
+ *   yield* Follow.run({
+ *     connect: Follow.connect(Follow.http("http://127.0.0.1:3000/mcp"), {}),
+ *     look: (client) => Effect.map(client.listSkills(), (listing) => listing.cacheHint)
+ *   })
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category running

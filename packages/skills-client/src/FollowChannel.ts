@@ -3,6 +3,15 @@
  * and how the channel breaks (`ChannelError`). They live here so that the channel's internals name
  * them without importing the module that runs them.
  *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+/**
+ * What a notification says: the listing may have changed (`ListChanged`), or one resource did
+ * (`Updated`); or the channel is open (`Opened`: acknowledged), so what changed before it opened
+ * must be looked for once.
+ *
  * @example
  * ```ts
  * import { Follow, type FollowChannel } from "@mcp-skills/client"
@@ -21,15 +30,6 @@
  *   )
  * }))
  * ```
- *
- * @since 0.1.0
- */
-import * as Schema from "effect/Schema"
-
-/**
- * What a notification says: the listing may have changed (`ListChanged`), or one resource did
- * (`Updated`); or the channel is open (`Opened`: acknowledged), so what changed before it opened
- * must be looked for once.
  *
  * @since 0.1.0
  * @category models

@@ -13,20 +13,6 @@
  * | `cursor` | `.cursor/skills` | `~/.cursor/skills` |
  * | `agents` (any host of the shared convention) | `.agents/skills` | `~/.agents/skills` |
  *
- * @example
- * ```ts
- * import { NodeServices } from "@effect/platform-node"
- * import { Host, Pull, SkillsClient } from "@mcp-skills/client"
- * import { Effect } from "effect"
- *
- * // Every skill of the server where Claude Code finds it in this project: .claude/skills/acme-<name>.
- * const install = Effect.gen(function*() {
- *   const client = yield* SkillsClient.SkillsClient
- *   const target = Host.target("claude-code", "project", yield* Host.places, "acme")
- *   return yield* Pull.pull(client, { ...target, all: true })
- * }).pipe(Effect.provide(NodeServices.layer))
- * ```
- *
  * @since 0.1.0
  */
 import * as Os from "node:os"
@@ -104,6 +90,20 @@ export interface Places {
 
 /**
  * The target of a host and scope: its folder in `places`, the flat layout, and `prefix` if any.
+ *
+ * @example
+ * ```ts
+ * import { NodeServices } from "@effect/platform-node"
+ * import { Host, Pull, SkillsClient } from "@mcp-skills/client"
+ * import { Effect } from "effect"
+ *
+ * // Every skill of the server where Claude Code finds it in this project: .claude/skills/acme-<name>.
+ * const install = Effect.gen(function*() {
+ *   const client = yield* SkillsClient.SkillsClient
+ *   const target = Host.target("claude-code", "project", yield* Host.places, "acme")
+ *   return yield* Pull.pull(client, { ...target, all: true })
+ * }).pipe(Effect.provide(NodeServices.layer))
+ * ```
  *
  * @since 0.1.0
  * @category constructors

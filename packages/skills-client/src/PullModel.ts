@@ -4,22 +4,6 @@
  * into the staging folder (`Staged`, `Progress`). They live here so that the pull's internals
  * name them without importing the module that runs them (`Pull`).
  *
- * @example
- * ```ts
- * import { NodeServices } from "@effect/platform-node"
- * import { Pull, PullModel, SkillsClient } from "@mcp-skills/client"
- * import { Console, Effect } from "effect"
- *
- * // A dry run: what pulling every skill flat into .claude/skills, as acme-<name>, would do.
- * const preview = Effect.gen(function*() {
- *   const client = yield* SkillsClient.SkillsClient
- *   const choices: PullModel.Choices = { into: ".claude/skills", all: true, layout: PullModel.flat("acme") }
- *   const plan: PullModel.Plan = yield* Pull.plan(client, yield* Pull.select(client, choices), choices)
- *   for (const step of plan.steps) yield* Console.log(step.action, step.skill.uri, "->", step.folder)
- *   for (const gone of plan.gone) yield* Console.log("gone", gone.uri)
- * }).pipe(Effect.provide(NodeServices.layer))
- * ```
- *
  * @since 0.1.0
  */
 import type { Skill } from "@mcp-skills/core"
@@ -121,6 +105,22 @@ export interface Step {
  * A pull decided from the entries, the lock file and the folder, before any file is read. `gone`
  * are this server's skills in the lock file that it serves no more (found with `all` only),
  * removed when `prune`.
+ *
+ * @example
+ * ```ts
+ * import { NodeServices } from "@effect/platform-node"
+ * import { Pull, PullModel, SkillsClient } from "@mcp-skills/client"
+ * import { Console, Effect } from "effect"
+ *
+ * // A dry run: what pulling every skill flat into .claude/skills, as acme-<name>, would do.
+ * const preview = Effect.gen(function*() {
+ *   const client = yield* SkillsClient.SkillsClient
+ *   const choices: PullModel.Choices = { into: ".claude/skills", all: true, layout: PullModel.flat("acme") }
+ *   const plan: PullModel.Plan = yield* Pull.plan(client, yield* Pull.select(client, choices), choices)
+ *   for (const step of plan.steps) yield* Console.log(step.action, step.skill.uri, "->", step.folder)
+ *   for (const gone of plan.gone) yield* Console.log("gone", gone.uri)
+ * }).pipe(Effect.provide(NodeServices.layer))
+ * ```
  *
  * @since 0.1.0
  * @category models

@@ -12,18 +12,6 @@
  * - Interrupted (Ctrl-C), a sync stops between changes or after the commit under way: the folder
  *   holds the old version of a skill or the new one, never a mix (`Pull.commit`).
  *
- * @example
- * ```ts
- * import { Follow, PullModel, Sync } from "@mcp-skills/client"
- * import { Console, Effect } from "effect"
- *
- * const sync = Sync.run({
- *   transport: Follow.http("http://127.0.0.1:3000/mcp"),
- *   pull: { into: ".claude/skills", all: true, prune: true, layout: PullModel.flat() },
- *   onEvent: (event) => Console.log(Sync.describe(event))
- * })
- * ```
- *
  * @since 0.1.0
  */
 import type { CacheHint } from "@mcp-skills/core"
@@ -136,6 +124,18 @@ const usage = (settings: Settings): Effect.Effect<void, PullError.PullError> => 
  * Keeps `settings.pull.into` in sync until interrupted (see the module description). It never
  * fails: a failure is a `Refused` or `Disconnected` event, and the sync goes on; its only typed
  * error is a usage one found before connecting (a bad `prefix`).
+ *
+ * @example
+ * ```ts
+ * import { Follow, PullModel, Sync } from "@mcp-skills/client"
+ * import { Console, Effect } from "effect"
+ *
+ * const sync = Sync.run({
+ *   transport: Follow.http("http://127.0.0.1:3000/mcp"),
+ *   pull: { into: ".claude/skills", all: true, prune: true, layout: PullModel.flat() },
+ *   onEvent: (event) => Console.log(Sync.describe(event))
+ * })
+ * ```
  *
  * @since 0.1.0
  * @category running

@@ -5,16 +5,6 @@
  * bound that follows from another is derived from it. The per-skill limits (files, bytes) and the
  * URI length (`MaxUriLength`) are core's `Limits`, shared with the client.
  *
- * @example
- * ```ts
- * import { HttpAdmission, ServerLimits, Skill, SkillsServer } from "@mcp-skills/server"
- * import { ByteSize } from "effect"
- *
- * // Options set from the defaults they replace: pages twice as long, bodies a quarter as large.
- * const Skills = SkillsServer.layer({ skills: [] as Array<Skill.Definition>, pageSize: 2 * ServerLimits.PageSize })
- * const Admission = HttpAdmission.layer({ maxBodySize: ByteSize.toBigInt(ServerLimits.MaxBodySize) / 4n })
- * ```
- *
  * @since 0.1.0
  */
 import { Limits } from "@mcp-skills/core"
@@ -25,6 +15,16 @@ import * as Duration from "effect/Duration"
  * Largest HTTP request body (`HttpAdmission`'s `maxBodySize`, the CLI's `--max-body-size`): 4 MiB,
  * far above any MCP request a client sends to this server (a read names one URI) and far below
  * what a server can hold for many clients at once.
+ *
+ * @example
+ * ```ts
+ * import { HttpAdmission, ServerLimits, Skill, SkillsServer } from "@mcp-skills/server"
+ * import { ByteSize } from "effect"
+ *
+ * // Options set from the defaults they replace: pages twice as long, bodies a quarter as large.
+ * const Skills = SkillsServer.layer({ skills: [] as Array<Skill.Definition>, pageSize: 2 * ServerLimits.PageSize })
+ * const Admission = HttpAdmission.layer({ maxBodySize: ByteSize.toBigInt(ServerLimits.MaxBodySize) / 4n })
+ * ```
  *
  * @since 0.1.0
  * @category defaults

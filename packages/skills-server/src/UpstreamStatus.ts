@@ -4,6 +4,13 @@
  * are heard. It lives here so that the gateway's internals name it without importing the module
  * that runs them.
  *
+ * @since 0.1.0
+ */
+import type { Follow } from "@mcp-skills/client"
+
+/**
+ * How one upstream is doing.
+ *
  * @example
  * ```ts
  * import { UpstreamSource, type UpstreamStatus } from "@mcp-skills/server"
@@ -22,13 +29,6 @@
  *   return problems(yield* upstreams.status)
  * })
  * ```
- *
- * @since 0.1.0
- */
-import type { Follow } from "@mcp-skills/client"
-
-/**
- * How one upstream is doing.
  *
  * @since 0.1.0
  * @category models
