@@ -348,8 +348,6 @@ export class FolderTaken extends Schema.TaggedError<FolderTaken>()("FolderTaken"
  */
 export type Error = PullError | UnsafePath | UnsafeName | LocalChanges | SignerMismatch | PullInProgress | FolderTaken
 
-type ClientError = SkillsClientError | McpClientError
-
 const checkOf: { readonly [Tag in SkillsClientError["_tag"]]: Check } = {
   DigestMismatch: "digest",
   SizeMismatch: "size",
@@ -396,7 +394,7 @@ const mcpCheck = (error: McpClientError): Check => {
  * @category utils
  */
 export const toPullError = (
-  error: ClientError | Error,
+  error: SkillsClientError | McpClientError | Error,
   where: { readonly skill?: string | undefined; readonly file?: string | undefined } = {}
 ): PullError => {
   switch (error._tag) {

@@ -188,14 +188,14 @@ export interface LoadedSkill {
   /** The files served on demand (above `onDemandAbove`): where they are, their size and digest. */
   readonly onDisk: ReadonlyArray<Skill.DiskFile>
   /**
-   * The signatures stored beside the skill's `SKILL.md` in {@link SignaturesFileName}, relayed
+   * The signatures stored beside the skill's `SKILL.md` in {@link DirectorySource.SignaturesFileName}, relayed
    * with its entry (see `Skill.Static.signatures`); absent when the skill is not signed.
    */
   readonly signatures?: ReadonlyArray<Signing.Signature> | undefined
 }
 
 /**
- * The result of {@link load}: plain data, ordered by skill URI.
+ * The result of {@link DirectorySource.load}: plain data, ordered by skill URI.
  *
  * @since 0.1.0
  * @category models
@@ -207,7 +207,7 @@ export interface Loaded {
 }
 
 /**
- * Options of {@link load}.
+ * Options of {@link DirectorySource.load}.
  *
  * @since 0.1.0
  * @category options

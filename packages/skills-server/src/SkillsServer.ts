@@ -276,9 +276,6 @@ export type SkillSource<E = never, R = never> =
   | Iterable<Skill.Definition>
   | Effect.Effect<Iterable<Skill.Definition>, E, R>
 
-type SourceError<S> = S extends Effect.Effect<any, infer E, any> ? E : never
-type SourceContext<S> = S extends Effect.Effect<any, any, infer R> ? R : never
-
 /**
  * Code skills and any number of folders (or other sources) as one source for one registry:
  *
@@ -297,7 +294,7 @@ type SourceContext<S> = S extends Effect.Effect<any, any, infer R> ? R : never
  */
 export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any>>>(
   ...sources: Sources
-): Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>> =>
+): Effect.Effect<ReadonlyArray<Skill.Definition>, Effect.Error<Sources[number]>, Effect.Services<Sources[number]>> =>
   Effect.map(
     Effect.forEach(
       sources as ReadonlyArray<SkillSource<unknown, unknown>>,
@@ -308,7 +305,7 @@ export const combine = <const Sources extends ReadonlyArray<SkillSource<any, any
       { concurrency: "unbounded" }
     ),
     (groups) => groups.flatMap((group) => [...group])
-  ) as Effect.Effect<ReadonlyArray<Skill.Definition>, SourceError<Sources[number]>, SourceContext<Sources[number]>>
+  ) as Effect.Effect<ReadonlyArray<Skill.Definition>, Effect.Error<Sources[number]>, Effect.Services<Sources[number]>>
 
 const describeRegistry = (snapshot: Snapshot.Snapshot) => {
   const shown = snapshot.skills.slice(0, 3).map((skill) => skill.uri)
