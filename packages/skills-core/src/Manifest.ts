@@ -234,7 +234,8 @@ export class Files implements Iterable<ManifestFile> {
       }
     }
     const path = segments.join("/")
-    return encodePath(path) === tail ? this.indexOf(path) : -1
+    // A lone surrogate decodes but cannot be encoded again (encodeURIComponent throws): no file's.
+    return path.isWellFormed() && encodePath(path) === tail ? this.indexOf(path) : -1
   }
 
   /** File `index` as a record, made now. */

@@ -99,6 +99,10 @@ describe("schemas as generators", () => {
       expect(SkillUri.relativePath(manifest.uri, file.uri)).toBe(file.path)
       expect(manifest.files.indexOfUri(file.uri)).toBe(manifest.files.indexOf(file.path))
     }
+    // A URI no file has, even one a client cannot spell in UTF-8 (a lone surrogate), is -1, not a throw.
+    for (const tail of ["\ud800", "a/\udfff.md", "%C3%BC\ud800"]) {
+      expect(manifest.files.indexOfUri(`${manifest.uri.slice(0, -"/SKILL.md".length)}/${tail}`)).toBe(-1)
+    }
     const again = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: files.map(({ path, bytes }) => ({ path, bytes: bytes! })) }))
     expect(Manifest.entry(again)).toEqual(entry)
     expect(Schema.is(Manifest.Manifest)(manifest)).toBe(true)

@@ -58,7 +58,7 @@ const segment = oneOf(
     "..", ".", "%2e", "%2E%2e", ".%2e", "%2F", "%5C", "", "\\", "a\\b", "..\\..", "SKILL.md", "skill.md", "Skill.MD",
     "pdf-processing", "acme", "billing", "refunds", "references", "deep", "policy.md", "ünï cødé.md", "%C3%BCn%C3%AF",
     "templates", "invoice.md", "assets", "logo.png", "日本語", "🎉", "\u0000", "%00", "?q=1", "#frag", "a b", " ", "\t",
-    "%", "%zz", huge
+    "%", "%zz", "\ud800", "a\udfff", huge
   ]),
   Arbitrary.schema(Schema.String)
 )
