@@ -10,6 +10,7 @@ import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as McpSchema from "effect/ai/McpSchema"
 import { Digest, Limits, Signing, Skill, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
+import * as NodeFs from "node:fs"
 import {
   DigestMismatch,
   DynamicSkillRefused,
@@ -335,4 +336,37 @@ export const checkFrontmatter = (
   return differences.length > 0
     ? Result.fail(new FrontmatterMismatch({ uri: skill.uri, fields: differences.map((d) => d.field) }))
     : Result.succeed(parsed.success)
+}
+
+// A PEM public key is a few hundred bytes; anything past this is not one.
+const MaxKeyFileBytes = 64 * 1024
+
+/**
+ * Reads a signer's public key from a PEM file named on a command line (`--trust`): opened without
+ * blocking (a FIFO or a device of that name never holds the process), a regular file of at most
+ * 64 KiB, then an ed25519 SPKI key. The key, or why not, naming the file.
+ *
+ * @since 0.1.0
+ * @category verification
+ */
+export const readPublicKeyFile = (path: string): Result.Result<Signing.PublicKey, string> => {
+  let fd: number
+  try {
+    fd = NodeFs.openSync(path, NodeFs.constants.O_RDONLY | NodeFs.constants.O_NONBLOCK | NodeFs.constants.O_NOCTTY)
+  } catch (error) {
+    return Result.fail(`${path}: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  try {
+    const stats = NodeFs.fstatSync(fd)
+    if (!stats.isFile()) return Result.fail(`${path}: not a regular file`)
+    if (stats.size > MaxKeyFileBytes) return Result.fail(`${path}: larger than ${MaxKeyFileBytes} bytes, not a public key`)
+    const bytes = Buffer.alloc(stats.size)
+    const read = NodeFs.readSync(fd, bytes, 0, stats.size, 0)
+    const key = Signing.publicKey(bytes.subarray(0, read).toString("utf8"))
+    return Result.isFailure(key) ? Result.fail(`${path}: ${key.failure.reason}`) : Result.succeed(key.success)
+  } catch (error) {
+    return Result.fail(`${path}: ${error instanceof Error ? error.message : String(error)}`)
+  } finally {
+    NodeFs.closeSync(fd)
+  }
 }

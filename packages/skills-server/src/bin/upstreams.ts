@@ -7,7 +7,7 @@
  * @since 0.1.0
  */
 import { Signing } from "@mcp-skills/core"
-import type { Verification } from "@mcp-skills/client"
+import { Verification } from "@mcp-skills/client"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -88,14 +88,8 @@ const trustOf = (files: ReadonlyArray<string>): Result.Result<Verification.Trust
   if (files.length === 0) return Result.succeed(undefined)
   const keys: Array<Signing.PublicKey> = []
   for (const file of files) {
-    let pem: string
-    try {
-      pem = NodeFs.readFileSync(file, "utf8")
-    } catch (error) {
-      return Result.fail(`--trust ${file}: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    const key = Signing.publicKey(pem)
-    if (Result.isFailure(key)) return Result.fail(`--trust ${file}: ${key.failure.reason}`)
+    const key = Verification.readPublicKeyFile(file)
+    if (Result.isFailure(key)) return Result.fail(`--trust ${key.failure}`)
     keys.push(key.success)
   }
   return Result.succeed({ keys, mode: "required" })

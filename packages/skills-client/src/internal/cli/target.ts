@@ -17,15 +17,14 @@ import type { McpClientError } from "effect/ai/McpClientError"
 import { Argument, Command, Flag } from "effect/cli"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
 import * as NodeServices from "@effect/platform-node/NodeServices"
-import { CliReport, Signing } from "@mcp-skills/core"
-import * as NodeFs from "node:fs"
+import { CliReport } from "@mcp-skills/core"
 import * as ClientLimits from "../../ClientLimits.js"
 import * as Follow from "../../Follow.js"
 import * as PullError from "../../PullError.js"
 import * as SkillCache from "../../SkillCache.js"
 import * as SkillsClient from "../../SkillsClient.js"
 import type { SkillsClientError } from "../../SkillsClientError.js"
-import type * as Verification from "../../Verification.js"
+import * as Verification from "../../Verification.js"
 
 export const common = {
   stdio: Flag.String("stdio").pipe(
@@ -146,14 +145,8 @@ export const trustOf = (input: Common): Verification.Trust | undefined => {
     return undefined
   }
   const keys = input.trust.map((file) => {
-    let pem: string
-    try {
-      pem = NodeFs.readFileSync(file, "utf8")
-    } catch (error) {
-      throw new Usage(`--trust ${file}: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    const key = Signing.publicKey(pem)
-    if (Result.isFailure(key)) throw new Usage(`--trust ${file}: ${key.failure.reason}`)
+    const key = Verification.readPublicKeyFile(file)
+    if (Result.isFailure(key)) throw new Usage(`--trust ${key.failure}`)
     return key.success
   })
   return { keys, mode: "required", unsigned: input.trustUnsigned }
