@@ -367,7 +367,7 @@ const listen = <E, R>(
     Layer.provideMerge(Layer.mergeAll(
       // NodeHttpServer.layer, with its ServeError (which has no message) named.
       Layer.effect(HttpServer.HttpServer)(
-        NodeHttpServer.make(server, { port: options.port, host: options.host }).pipe(
+        NodeHttpServer.make(() => answeringWhileStarting(server()), { port: options.port, host: options.host }).pipe(
           Effect.mapError((error) => listenError(listener, options, error.cause))
         )
       ),
@@ -376,6 +376,25 @@ const listen = <E, R>(
   )
   // Built after `served`, so the handler is installed before anyone is told the address.
   return announce(options, path).pipe(Layer.provide(served))
+}
+
+// Effect's Node server listens before the routes are built (they need its address), and the
+// routes take the registry, a gateway's wait for its upstreams, the change bus: a request accepted
+// in between reached no handler and was held until the client gave up. Until effect installs its
+// handler, every request is answered 503 with Retry-After, so clients and balancers try again.
+const answeringWhileStarting = (server: NodeHttp.Server) => {
+  const starting = (_request: NodeHttp.IncomingMessage, response: NodeHttp.ServerResponse) => {
+    response.writeHead(503, { "content-type": "text/plain; charset=utf-8", "retry-after": "1" })
+    response.end("starting: not serving yet, try again\n")
+  }
+  const handOver = (event: string | symbol, listener: unknown) => {
+    if (event !== "request" || listener === starting) return
+    server.off("request", starting)
+    server.off("newListener", handOver)
+  }
+  server.on("request", starting)
+  server.on("newListener", handOver)
+  return server
 }
 
 // Tells `onListening` the URL of `path` on the server listening (the port it was given, if 0).
