@@ -3,7 +3,8 @@
  * generator's event loop), waits for its `listening URL` line, and reads its memory from /proc.
  */
 import { spawn, type ChildProcess } from "node:child_process"
-import { readFileSync } from "node:fs"
+import { execFileSync } from "node:child_process"
+import { existsSync, readFileSync } from "node:fs"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -110,3 +111,25 @@ export const oursRouteOffMetrics = (dir: string) =>
 /** Our server (Layer) with the fast route disabled: effect's dispatch for every request. */
 export const oursRouteOff = (dir: string) =>
   start("ours-off", [...profiling(), dist("bench/dist/servers/ours-layer.js"), dir, "--no-fast-route"])
+
+/** Another checkout of this repository, built: its server executable and its commit. */
+export interface Checkout {
+  readonly dir: string
+  readonly bin: string
+  readonly commit: string
+}
+
+/** The built checkout at `dir`, or an error naming what is missing (`npm install && npm run build` there). */
+export const checkout = (dir: string): Checkout => {
+  // Older checkouts have no bin file in front of the bundle: their executable is the compiled one.
+  const bin = ["packages/skills-server/bin/mcp-skills-server.js", "packages/skills-server/dist/src/bin/mcp-skills-server.js"]
+    .map((path) => Path.join(dir, path))
+    .find((path) => existsSync(path) && existsSync(Path.join(dir, "packages/skills-server/dist")))
+  if (bin === undefined) throw new Error(`--against=${dir}: no built server there (run npm install && npm run build in it)`)
+  const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: dir, encoding: "utf8" }).trim()
+  return { dir, bin, commit }
+}
+
+/** The server of `checkout` over `dir`, as `before`: the same command line as ours. */
+export const before = (checkout: Checkout, dir: string) =>
+  start("before", [checkout.bin, "serve", dir, "--port", "0", "--host", "127.0.0.1"])

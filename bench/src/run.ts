@@ -15,6 +15,10 @@
  * 6. gateway: skills/list, skills/get, resources/read through `serve --upstream` against our server
  *    directly, and the time from an upstream change to the gateway's list_changed.
  *
+ * `--against=DIR` adds the server of another checkout (built, e.g. a `git worktree` of an older
+ * commit) to the throughput rounds as `before`: the code before a change measured in the same run
+ * as ours, against the same SDK and floor, so a regression is told from the machine's drift.
+ *
  * Prints one table and writes the figures to bench/results/ (JSON).
  */
 import { execFileSync, spawnSync } from "node:child_process"
@@ -35,6 +39,10 @@ const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
 const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway,fixed").split(","))
+
+// `--against=DIR`: a built checkout whose server joins the throughput rounds as `before`.
+const againstArg = argv.find((a) => a.startsWith("--against="))?.slice("--against=".length)
+const against = againstArg === undefined ? undefined : Children.checkout(Path.resolve(againstArg))
 
 // `--client-runs=N` (at least 2: the cold run and one warm) gives the client rows more warm runs
 // than the mode's, for a comparison on a noisy machine.
@@ -103,6 +111,7 @@ const results: Record<string, unknown> = {
   packages: Object.fromEntries(
     ["@mcp-skills/core", "@mcp-skills/server", "@mcp-skills/client", "effect", "@effect/platform-node", "@modelcontextprotocol/server", "@modelcontextprotocol/client", "autocannon"].map((p) => [p, version(p)])
   ),
+  against: against === undefined ? undefined : { dir: against.dir, commit: against.commit },
   commit: (() => {
     try {
       return execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: Children.repoRoot, encoding: "utf8" }).trim() +
@@ -167,7 +176,13 @@ const throughput = async () => {
   log(`throughput: starting servers over ${catalogue.skills.length} skills, ${catalogue.files} files, ${mb(catalogue.bytes)}`)
   const ours = await started(() => Children.ours(dir))
   const servers = measured
-    ? [ours, await started(() => Children.sdk(dir, Wire.PageSize)), await started(() => Children.floor(answers)), await started(() => Children.oursRouteOff(dir))]
+    ? [
+      ours,
+      await started(() => Children.sdk(dir, Wire.PageSize)),
+      await started(() => Children.floor(answers)),
+      await started(() => Children.oursRouteOff(dir)),
+      ...(against === undefined ? [] : [await started(() => Children.before(against, dir))])
+    ]
     : [ours]
   const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
 
@@ -417,6 +432,27 @@ const main = async () => {
   console.log(`\nresults: ${Path.relative(process.cwd(), file)}`)
 }
 
+// The code before (`--against`), in the same rounds: ours is within its noise when ours' median
+// is at least the slowest of its rounds.
+const beforeRows = (byRequest: ReadonlyMap<string, Record<string, Row>>): Array<string> => {
+  const lines = [
+    "",
+    `Against the code before (${against!.dir}, commit ${against!.commit}), same rounds`,
+    `${pad("request", 28)}${pad("ours req/s", 12)}${pad("before req/s", 14)}${pad("before rounds", 22)}${pad("ours/before", 13)}${pad("ours/sdk", 10)}${pad("before/sdk", 12)}${pad("ours/floor", 12)}before/floor`
+  ]
+  for (const [request, r] of byRequest) {
+    const ours = r["ours"]!, sdk = r["sdk"]!, floor = r["floor"]!, before = r["before"]!
+    const slowest = Math.min(...before.rounds.map((m) => m.rps))
+    const spread = `${num(slowest)}-${num(Math.max(...before.rounds.map((m) => m.rps)))}`
+    lines.push(
+      `${pad(request, 28)}${pad(num(ours.rps), 12)}${pad(num(before.rps), 14)}${pad(spread, 22)}${pad(x(ours.rps / before.rps), 13)}` +
+        `${pad(x(ours.rps / sdk.rps), 10)}${pad(x(before.rps / sdk.rps), 12)}${pad(`${(ours.rps / floor.rps * 100).toFixed(0)}%`, 12)}${(before.rps / floor.rps * 100).toFixed(0)}%`
+    )
+    check(`${request}: ours within the noise of the code before (median >= its slowest round)`, `${num(ours.rps)} against ${spread}`, ours.rps >= slowest)
+  }
+  return lines
+}
+
 const pad = (s: string, n: number) => s.padEnd(n)
 const num = (n: number | undefined, digits = 0) => (n === undefined || !Number.isFinite(n) ? "n/a" : n.toFixed(digits))
 
@@ -448,6 +484,7 @@ const report = () => {
       const errors = ours.errors + sdk.errors + floor.errors
       if (errors > 0) check(`${request}: zero errors`, String(errors), false)
     }
+    if (against !== undefined) lines.push(...beforeRows(byRequest))
     for (const note of t.notes) lines.push(`note: ${note}`)
     lines.push(`start-up to listening (ms): ${Object.entries(t.startMs).map(([k, v]) => `${k} ${num(v as number)}`).join(", ")}`)
     lines.push(`RSS after start / after load / peak: ${Object.entries(t.memoryAfterLoad).map(([k, v]: [string, any]) => `${k} ${mb(t.memoryAtStart[k]?.rss ?? NaN)} / ${mb(v?.rss ?? NaN)} / ${mb(v?.peak ?? NaN)}`).join("; ")}`)
