@@ -81,7 +81,7 @@ export const run = async (
   const ours = await lifecycle.started(() => Children.start("ours", [...Children.oursArgs(dir), "--prefix", Prefix]))
   const gateway = await lifecycle.started(() =>
     Children.start("gateway", [
-      Path.join(Children.repoRoot, "packages/skills-server/dist/src/bin/mcp-skills-server.js"),
+      Path.join(Children.repoRoot, "packages/skills-server/bin/mcp-skills-server.js"),
       "serve",
       "--upstream",
       `${Prefix}=${upstream.url}`,
