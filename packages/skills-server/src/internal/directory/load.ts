@@ -127,6 +127,7 @@ const refresh = Effect.fnUntraced(function*(
     const last = previous?.realRoot === realRoot ? previous.files : undefined
     const files = new FoundFiles()
     const walked = yield* walk(realRoot, (relative, stamp) => seen(files, last, relative, stamp))
+    files.trim()
     state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
     const tree: Tree = {
       realRoot,

@@ -246,18 +246,37 @@ export class FoundFiles {
     this.#trust[slot] = Stale
   }
 
+  /**
+   * Gives back the room kept for files to come (up to half the columns, as they double), once a
+   * full walk indexed every file found.
+   */
+  trim(): void {
+    if (this.#free.length === 0) this.#resize(this.#paths.length)
+  }
+
   #grow(): void {
-    const capacity = Math.max(1024, this.#trust.length * 2)
+    this.#resize(Math.max(1024, this.#trust.length * 2))
+  }
+
+  #resize(capacity: number): void {
+    const count = Math.min(capacity, this.#paths.length)
     const numbers = new Float64Array(capacity * Stride)
-    numbers.set(this.#numbers)
+    numbers.set(this.#numbers.subarray(0, count * Stride))
     this.#numbers = numbers
     const trust = new Uint8Array(capacity)
-    trust.set(this.#trust)
+    trust.set(this.#trust.subarray(0, count))
     this.#trust = trust
     const read = new Uint8Array(capacity)
-    read.set(this.#read)
+    read.set(this.#read.subarray(0, count))
     this.#read = read
-    if (this.#digests !== undefined) this.#digests = this.#digestsFor(capacity)
+    if (this.#digests !== undefined) {
+      const digests = Buffer.alloc(capacity * DigestBytes)
+      this.#digests.copy(digests, 0, 0, count * DigestBytes)
+      this.#digests = digests
+    }
+    // Copies of the exact length: arrays grown by assignment keep room to grow.
+    this.#paths = this.#paths.slice(0, count)
+    this.#buffers = this.#buffers.slice(0, count)
   }
 
   // The digests column, made the first time a file is known by its digest only.
