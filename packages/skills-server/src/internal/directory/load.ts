@@ -247,6 +247,13 @@ const sameFiles = (previous: DirectoryModel.LoadedSkill, contents: ReadonlyArray
 const sameMemory = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
   a === b || (a !== undefined && b !== undefined && a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.byteLength === b.byteLength)
 
+// The files of a manifest without the bytes of those served on demand, which their holder reads
+// from disk when asked.
+const withoutBytesOf = (files: Manifest.Files, disk: ReadonlyArray<Skill.DiskFile>) => {
+  const located = new Set(disk.map((file) => file.path))
+  return files.withoutBytes((index) => located.has(files.path(index)))
+}
+
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
 export interface RootResult extends DirectoryModel.Loaded {
   readonly kept: ReadonlyArray<InvalidSkillDirectory>
@@ -413,7 +420,6 @@ export const loadRoot = Effect.fnUntraced(function*(
           return Result.fail(new UnreadableFile({ path: `${folderBase}${content.path}`, reason: "was not read again" }))
       }
     }
-    const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
       (manifest) => {
@@ -425,7 +431,7 @@ export const loadRoot = Effect.fnUntraced(function*(
           // disk, so that the snapshot does not hold them either.
           manifest: disk.length === 0
             ? view
-            : { ...view, files: view.files.withoutBytes((index) => located.has(view.files.path(index))) },
+            : { ...view, files: withoutBytesOf(view.files, disk) },
           onDisk: disk
         })
       }

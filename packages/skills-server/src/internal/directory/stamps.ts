@@ -190,6 +190,11 @@ export class FoundFiles {
     return new Uint8Array(this.#buffers[slot]!, this.#numbers[at + Offset]!, this.#numbers[at + Length]!)
   }
 
+  /** Whether the bytes last read of the file in `slot` are held. */
+  holds(slot: number): boolean {
+    return this.#read[slot] === Held
+  }
+
   /** How many bytes of the file in `slot` are held. */
   heldBytes(slot: number): number {
     return this.#read[slot] === Held ? this.#numbers[slot * Stride + Length]! : 0
@@ -375,7 +380,7 @@ export const readSkill = <E>(
   const expected = (index: number): Stamp => restamped?.[index] ?? found.stampInto(files[index]!, stamp)
   const sizeOf = (index: number) => restamped?.[index]?.size ?? found.size(files[index]!)
   // The files whose held bytes are handed over as they are.
-  const held = (slot: number) => trusted(slot) && found.bytes(slot) !== undefined
+  const held = (slot: number) => found.holds(slot) && trusted(slot)
   // The files that read empty, suspiciously, on the last try.
   let suspect: Array<number> = []
   for (let attempt = 0; attempt < ReadAttempts; attempt++) {
