@@ -7,7 +7,7 @@ import { Extension } from "@mcp-skills/core"
 import * as Order from "effect/Order"
 import type { Left } from "./scan.js"
 import * as Signatures from "./signatures.js"
-import type { FoundFiles } from "./stamps.js"
+import type { FoundFiles } from "./found.js"
 
 const suffix = `/${Extension.SkillFileName}`
 

@@ -22,7 +22,8 @@ import { classify, realFolder, type Stamp } from "./guard.js"
 import { isWalkedPath, type Unreadable, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
-import { type Content, type Counters, FoundFiles, readSkill } from "./stamps.js"
+import { FoundFiles } from "./found.js"
+import { type Content, type Counters, readSkill } from "./stamps.js"
 import * as ServerLimits from "../../ServerLimits.js"
 
 /**

@@ -12,7 +12,7 @@ import * as Skill from "../../Skill.js"
 import { describeProblem, UriCollision } from "../../DirectoryModel.js"
 import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
 import { walk } from "./scan.js"
-import { FoundFiles } from "./stamps.js"
+import { FoundFiles } from "./found.js"
 
 /**
  * The absolute paths (under each root as given, resolved) a watcher saw change since the last scan:
