@@ -51,9 +51,9 @@ const Tombstone = 0xffffffff
 
 // FNV-1a over the UTF-16 code units of a path: 32 bits, enough to spread the index.
 const hashOf = (path: string) => {
-  let hash = 0x811c9dc5
-  for (let at = 0; at < path.length; at++) hash = Math.imul(hash ^ path.charCodeAt(at), 0x01000193)
-  return hash >>> 0
+  let value = 0x811c9dc5
+  for (let at = 0; at < path.length; at++) value = Math.imul(value ^ path.charCodeAt(at), 0x01000193)
+  return value >>> 0
 }
 
 // The digest of no bytes: what a file served on demand that read empty is known by.
@@ -65,8 +65,8 @@ const emptyDigest = hash("sha256", new Uint8Array(0), "buffer")
  * what was read of it (a byte each), the buffer holding its bytes (one per skill read, shared by its
  * files), and for a file served on demand its digest as 32 bytes, so a catalogue larger than memory
  * is not held twice over. No object per file: a catalogue of 80,000 files keeps a path string and
- * about 70 bytes of columns each (the index by path included). A file's path on disk is the root's real path
- * joined with its relative path (see `under`), derived when a system call needs it.
+ * about 70 bytes of columns each (its index by path included). A file's path on disk is the root's
+ * real path joined with its relative path (see `under`), derived when a system call needs it.
  *
  * A slot taken out of the index (`remove`) stays as it is until `release`d, so a scan can take it
  * back (a folder replaced by rename) or release it once nothing refers to it.
