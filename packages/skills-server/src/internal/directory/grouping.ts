@@ -7,19 +7,20 @@ import { Extension } from "@mcp-skills/core"
 import * as Order from "effect/Order"
 import type { Left } from "./scan.js"
 import * as Signatures from "./signatures.js"
-import type { Found } from "./stamps.js"
+import type { FoundFiles } from "./found.js"
 
 const suffix = `/${Extension.SkillFileName}`
 
 /**
- * Skill folders (relative, `""` for the root) with their files, and misspelt `skill.md` hints. A
- * skill's files are in the order of its manifest (its `SKILL.md` first, then by path), so that what
- * is read lines up, file by file, with the skill's last version.
+ * Skill folders (relative, `""` for the root) with their files (slots in the root's
+ * `FoundFiles`), and misspelt `skill.md` hints. A skill's files are in the order of its manifest
+ * (its `SKILL.md` first, then by path), so that what is read lines up, file by file, with the
+ * skill's last version.
  */
 export interface Grouped {
-  readonly skills: Map<string, Array<Found>>
+  readonly skills: Map<string, Array<number>>
   /** The signatures file of each folder that has one (a skill folder or not). */
-  readonly signatures: Map<string, Found>
+  readonly signatures: Map<string, number>
   readonly hints: Array<Left>
 }
 
@@ -32,52 +33,55 @@ export const signedFolder = (relative: string): string | undefined => {
 
 
 // The manifest's order of the files of the skill at `folder`.
-const inManifestOrder = (folder: string) => {
+const inManifestOrder = (found: FoundFiles, folder: string) => {
   const skillMd = folder === "" ? Extension.SkillFileName : `${folder}${suffix}`
-  return (a: Found, b: Found) =>
-    a.relative === skillMd ? -1 : b.relative === skillMd ? 1 : Order.String(a.relative, b.relative)
+  return (a: number, b: number) => {
+    const first = found.relative(a)
+    const second = found.relative(b)
+    return first === skillMd ? -1 : second === skillMd ? 1 : Order.String(first, second)
+  }
 }
 
-/** Puts `file` among the files of the skill at `folder`, in their order. */
-export const place = (members: Array<Found>, folder: string, file: Found) => {
-  const order = inManifestOrder(folder)
+/** Puts `file` (a slot of `found`) among the files of the skill at `folder`, in their order. */
+export const place = (found: FoundFiles, members: Array<number>, folder: string, file: number) => {
+  const order = inManifestOrder(found, folder)
   let at = members.length
   while (at > 0 && order(members[at - 1]!, file) > 0) at--
   members.splice(at, 0, file)
 }
 
 /** Groups files by skill in one pass over them: each file looks up its ancestors by path. */
-export const group = (files: ReadonlyMap<string, Found>): Grouped => {
-  const skills = new Map<string, Array<Found>>()
-  for (const relative of files.keys()) {
+export const group = (found: FoundFiles): Grouped => {
+  const skills = new Map<string, Array<number>>()
+  found.forEach((_, relative) => {
     if (relative === Extension.SkillFileName) skills.set("", [])
     else if (relative.endsWith(suffix)) skills.set(relative.slice(0, -suffix.length), [])
-  }
-  const signatures = new Map<string, Found>()
+  })
+  const signatures = new Map<string, number>()
   const hints: Array<Left> = []
-  for (const file of files.values()) {
-    const signed = signedFolder(file.relative)
+  found.forEach((file, relative) => {
+    const signed = signedFolder(relative)
     if (signed !== undefined) {
       signatures.set(signed, file)
-      continue
+      return
     }
     let enclosed = false
-    for (let at = file.relative.lastIndexOf("/"); ; at = file.relative.lastIndexOf("/", at - 1)) {
-      const members = skills.get(at === -1 ? "" : file.relative.slice(0, at))
+    for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
+      const members = skills.get(at === -1 ? "" : relative.slice(0, at))
       if (members !== undefined) {
         members.push(file)
         enclosed = true
       }
       if (at <= 0) break
     }
-    if (enclosed) continue
+    if (enclosed) return
     // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
-    const name = file.relative.slice(file.relative.lastIndexOf("/") + 1)
+    const name = relative.slice(relative.lastIndexOf("/") + 1)
     if (name !== Extension.SkillFileName && name.toLowerCase() === "skill.md") {
-      hints.push({ path: file.relative, reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
+      hints.push({ path: relative, reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
     }
-  }
+  })
   // Sorted into a copy of the exact length: pushing leaves up to twice the room in each array.
-  for (const [folder, members] of skills) skills.set(folder, members.toSorted(inManifestOrder(folder)))
+  for (const [folder, members] of skills) skills.set(folder, members.toSorted(inManifestOrder(found, folder)))
   return { skills, signatures, hints }
 }

@@ -114,6 +114,13 @@ export type Entry =
   | { readonly _tag: "Unreadable"; readonly reason: string }
   | { readonly _tag: "Gone" }
 
+// One options object for every `lstat`, not one per call.
+const noThrow = { throwIfNoEntry: false } as const
+
+// The entries without data: one object each, not one per path looked at.
+const directory: Entry = { _tag: "Directory" }
+const gone: Entry = { _tag: "Gone" }
+
 /** Where a link leads: the real path of a regular file inside the root, or why it is left out. */
 const followLink = (
   realRoot: string,
@@ -147,17 +154,17 @@ const followLink = (
  */
 export const classify = (realRoot: string, relative: string, listed?: NodeFs.Dirent): Entry => {
   // A folder is listed by `list`, which checks it is one.
-  if (listed?.isDirectory() === true) return { _tag: "Directory" }
+  if (listed?.isDirectory() === true) return directory
   const absolute = under(realRoot, relative)
   let stats: NodeFs.Stats | undefined
   try {
-    stats = NodeFs.lstatSync(absolute, { throwIfNoEntry: false })
+    stats = NodeFs.lstatSync(absolute, noThrow)
   } catch (error) {
-    return isGone(error) ? { _tag: "Gone" } : { _tag: "Unreadable", reason: describeError(error) }
+    return isGone(error) ? gone : { _tag: "Unreadable", reason: describeError(error) }
   }
-  if (stats === undefined) return { _tag: "Gone" }
+  if (stats === undefined) return gone
   if (stats.isFile()) return { _tag: "File", stamp: stats }
-  if (stats.isDirectory()) return { _tag: "Directory" }
+  if (stats.isDirectory()) return directory
   if (stats.isSymbolicLink()) {
     const target = followLink(realRoot, absolute)
     return target._tag === "File" ? { _tag: "File", stamp: target.stamp } : target
@@ -184,7 +191,7 @@ export const list = (realRoot: string, relative: string): Listing => {
     return isGone(error) ? { _tag: "Gone" } : { _tag: "Unreadable", reason: describeError(error) }
   }
   try {
-    const after = NodeFs.lstatSync(directory, { throwIfNoEntry: false })
+    const after = NodeFs.lstatSync(directory, noThrow)
     return after?.isDirectory() === true ? { _tag: "Listed", entries } : { _tag: "Gone" }
   } catch (error) {
     return { _tag: "Unreadable", reason: describeError(error) }

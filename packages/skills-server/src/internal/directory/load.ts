@@ -18,21 +18,22 @@ import {
 import { viewOf } from "../registry.js"
 import { SignaturesMaxBytes } from "../../ServerLimits.js"
 import { group, type Grouped, place, signedFolder } from "./grouping.js"
-import { classify, realFolder, sameStamp, type Stamp } from "./guard.js"
+import { classify, realFolder, type Stamp } from "./guard.js"
 import { isWalkedPath, type Unreadable, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
-import { type Content, type Counters, Found, readSkill } from "./stamps.js"
+import { FoundFiles } from "./found.js"
+import { type Content, type Counters, readSkill } from "./stamps.js"
 import * as ServerLimits from "../../ServerLimits.js"
 
 /**
- * What the last scan of one root found: files by relative path (each with what was last read of
- * it), entries left out, entries that cannot be read, folders, the skills they group into, and
- * each skill folder's last outcome.
+ * What the last scan of one root found: its files (each with what was last read of it), entries
+ * left out, entries that cannot be read, folders, the skills they group into, and each skill
+ * folder's last outcome.
  */
 export interface Tree {
   readonly realRoot: string
-  readonly files: Map<string, Found>
+  readonly files: FoundFiles
   readonly ignored: Map<string, string>
   readonly unreadable: Map<string, Unreadable>
   readonly folders: Set<string>
@@ -65,29 +66,31 @@ export const realRootOf = (root: string) =>
   })
 
 /**
- * The record of a file a scan sees with `stamp`: `last` (its record from before) if the stamp is
- * the same, otherwise a new one to be read, holding what was read before so that unchanged bytes
- * keep their array. A record is never restamped by a scan, so a scan that fails leaves the last
- * one's records as they were.
+ * Indexes in `files` a file a full walk sees at `relative` with `stamp`, keeping what `last` (the
+ * files of the scan before, left as they were, so a scan that fails leaves them intact) read of
+ * it: trusted if the stamp is the same, otherwise to be read again, though unchanged bytes keep
+ * their buffer.
  */
-const seen = (last: Found | undefined, relative: string, stamp: Stamp) =>
-  last === undefined ? new Found(relative, stamp) : sameStamp(last, stamp) ? last : new Found(last.relative, stamp, last.read)
+const seen = (files: FoundFiles, last: FoundFiles | undefined, relative: string, stamp: Stamp) => {
+  const slot = files.add(relative, stamp)
+  const before = last?.slot(relative)
+  if (before !== undefined) files.inherit(slot, last!, before)
+}
 
 const isBelow = (path: string, folder: string) => folder === "" || path.startsWith(`${folder}/`)
 
 // Forgets what was at `relative` (a file, an entry left out or unreadable, or a folder and
-// everything below it); hands back the records of the files that were below it.
-const forget = (tree: Tree, relative: string): ReadonlyMap<string, Found> | undefined => {
-  tree.files.delete(relative)
+// everything below it); hands back the slots of the files that were below it, taken out of the
+// index but not released.
+const forget = (tree: Tree, relative: string): ReadonlyMap<string, number> | undefined => {
   tree.ignored.delete(relative)
   tree.unreadable.delete(relative)
   if (!tree.folders.has(relative)) return undefined
-  const below = new Map<string, Found>()
-  for (const [path, file] of tree.files) {
-    if (!isBelow(path, relative)) continue
-    below.set(path, file)
-    tree.files.delete(path)
-  }
+  const below = new Map<string, number>()
+  tree.files.forEach((slot, path) => {
+    if (isBelow(path, relative)) below.set(path, slot)
+  })
+  for (const path of below.keys()) tree.files.remove(path)
   for (const path of tree.ignored.keys()) if (isBelow(path, relative)) tree.ignored.delete(path)
   for (const path of tree.unreadable.keys()) if (isBelow(path, relative)) tree.unreadable.delete(path)
   for (const folder of tree.folders) if (folder === relative || isBelow(folder, relative)) tree.folders.delete(folder)
@@ -110,8 +113,8 @@ const coveredBy = (relative: string, paths: ReadonlySet<string>) => {
  * elsewhere). Otherwise only the changed paths (relative) are looked at again, and the folders
  * among them walked; a change to a file only touches the skills enclosing it (a signatures file
  * only the skill of its folder), while a change that can add or remove a skill (a folder, a
- * `SKILL.md`) groups the files again. Files seen before keep their record, and with it what was
- * read of them.
+ * `SKILL.md`) groups the files again. Files seen before keep their slot (in an incremental scan)
+ * or what was read of them (in a full one).
  */
 const refresh = Effect.fnUntraced(function*(
   state: State,
@@ -123,11 +126,9 @@ const refresh = Effect.fnUntraced(function*(
   const previous = state.roots.get(rootIndex)
   if (changed === undefined || previous === undefined || previous.realRoot !== realRoot) {
     const last = previous?.realRoot === realRoot ? previous.files : undefined
-    const files = new Map<string, Found>()
-    const walked = yield* walk(realRoot, (relative, stamp) => {
-      const file = seen(last?.get(relative), relative, stamp)
-      files.set(file.relative, file)
-    })
+    const files = new FoundFiles()
+    const walked = yield* walk(realRoot, (relative, stamp) => seen(files, last, relative, stamp))
+    files.trim()
     state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
     const tree: Tree = {
       realRoot,
@@ -143,21 +144,24 @@ const refresh = Effect.fnUntraced(function*(
   }
   const tree = previous
   let regroup = false
-  // Each changed file with its record before and after (`undefined`: none).
-  const touched: Array<{ readonly relative: string; readonly last: Found | undefined; readonly now: Found | undefined }> = []
+  // Each changed file with its slot before and after (`undefined`: none).
+  const touched: Array<{ readonly relative: string; readonly last: number | undefined; readonly now: number | undefined }> = []
+  // Slots taken out of the index, released once nothing refers to them.
+  const dropped: Array<number> = []
   const paths = new Set(changed)
   for (const relative of changed) {
     if (relative === "" || !isWalkedPath(relative) || coveredBy(relative, paths)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
     const wasFolder = tree.folders.has(relative)
-    const last = tree.files.get(relative)
+    const last = tree.files.remove(relative)
     const below = forget(tree, relative)
-    let now: Found | undefined
+    let now: number | undefined
     switch (entry._tag) {
       case "File":
-        now = seen(last, relative, entry.stamp)
-        tree.files.set(now.relative, now)
+        // A file seen before keeps its slot, and with it what was read of it.
+        if (last === undefined) now = tree.files.add(relative, entry.stamp)
+        else tree.files.put(relative, now = last, entry.stamp)
         break
       case "Ignored":
         tree.ignored.set(relative, entry.reason)
@@ -169,8 +173,9 @@ const refresh = Effect.fnUntraced(function*(
         // A folder named as a signatures file is hidden like any other.
         if (SkillUri.isHidden(baseName(relative))) break
         const walked = yield* walk(realRoot, (path, stamp) => {
-          const file = seen(below?.get(path), path, stamp)
-          tree.files.set(file.relative, file)
+          const slot = below?.get(path)
+          if (slot === undefined) tree.files.add(path, stamp)
+          else tree.files.put(path, slot, stamp)
         }, relative, true)
         state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
         for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
@@ -181,11 +186,15 @@ const refresh = Effect.fnUntraced(function*(
       case "Gone":
         break
     }
+    if (last !== undefined && now === undefined) dropped.push(last)
+    if (below !== undefined) for (const slot of below.values()) dropped.push(slot)
     if (wasFolder || entry._tag === "Directory" || baseName(relative).toLowerCase() === "skill.md") regroup = true
     else touched.push({ relative, last, now })
   }
   if (regroup) {
     tree.grouped = group(tree.files)
+    // Slots put back by a walk stay; the others are referred to no more.
+    for (const slot of dropped) tree.files.release(slot)
     return { tree, dirty: "all" as const }
   }
   // Each touched file leaves, or takes its new place in, the skills enclosing it; a signatures
@@ -207,12 +216,13 @@ const refresh = Effect.fnUntraced(function*(
         if (now === undefined) {
           if (was !== -1) members.splice(was, 1)
         } else if (was !== -1) members[was] = now
-        else place(members, folder, now)
+        else place(tree.files, members, folder, now)
         dirty.add(folder)
       }
       if (at <= 0) break
     }
   }
+  for (const slot of dropped) tree.files.release(slot)
   return { tree, dirty }
 })
 
@@ -231,6 +241,18 @@ const sameFiles = (previous: DirectoryModel.LoadedSkill, contents: ReadonlyArray
     }
   }
   return true
+}
+
+// Whether two views are of the very same memory (the bytes held of a file are a new view each
+// time they are asked for), or both absent.
+const sameMemory = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>
+  a === b || (a !== undefined && b !== undefined && a.buffer === b.buffer && a.byteOffset === b.byteOffset && a.byteLength === b.byteLength)
+
+// The files of a manifest without the bytes of those served on demand, which their holder reads
+// from disk when asked.
+const withoutBytesOf = (files: Manifest.Files, disk: ReadonlyArray<Skill.DiskFile>) => {
+  const located = new Set(disk.map((file) => file.path))
+  return files.withoutBytes((index) => located.has(files.path(index)))
 }
 
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
@@ -264,10 +286,10 @@ export const loadRoot = Effect.fnUntraced(function*(
   // A racy file may have changed without its stamp showing it: a full scan reads it again. A
   // watched scan reads it again only if an event named it, as any later write raises one.
   const named = changed === undefined ? undefined : new Set(changed)
-  const recheck = (file: Found) => {
+  const recheck = (relative: string) => {
     if (named === undefined) return true
-    for (let at = file.relative.length; at > 0; at = file.relative.lastIndexOf("/", at - 1)) {
-      if (named.has(file.relative.slice(0, at))) return true
+    for (let at = relative.length; at > 0; at = relative.lastIndexOf("/", at - 1)) {
+      if (named.has(relative.slice(0, at))) return true
     }
     return false
   }
@@ -297,7 +319,7 @@ export const loadRoot = Effect.fnUntraced(function*(
 
   const loadSkill = (
     folder: string,
-    members: ReadonlyArray<Found>
+    members: ReadonlyArray<number>
   ): Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem> => {
     const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
     const uri = SkillUri.skillMd(scheme, skillPath)
@@ -322,19 +344,19 @@ export const loadRoot = Effect.fnUntraced(function*(
     const files = signaturesFile === undefined ? members : [...members, signaturesFile]
     // Refuse an oversized skill or signatures file from the sizes, before reading gigabytes into
     // memory; again before every try, as a file may have grown.
-    const admit = (stamps: ReadonlyArray<Stamp>) => {
+    const admit = (sizeOf: (index: number) => number) => {
       let size = 0
-      for (let index = 0; index < members.length; index++) size += stamps[index]!.size
+      for (let index = 0; index < members.length; index++) size += sizeOf(index)
       const problems: Array<Manifest.InvalidSkill["problems"][number]> = Limits.violations(members.length, size, limits)
         .map((violation) => ({ reason: `${Limits.describe(violation)} (R16)` }))
-      const signaturesSize = signaturesFile === undefined ? 0 : stamps[members.length]!.size
+      const signaturesSize = signaturesFile === undefined ? 0 : sizeOf(members.length)
       if (signaturesSize > SignaturesMaxBytes) {
         problems.push({ path: Signatures.FileName, reason: `${signaturesSize} bytes, more than the ${SignaturesMaxBytes} allowed` })
       }
       return problems.length === 0 ? undefined : invalid(problems)
     }
     const read = (everything: boolean) => {
-      const contents = readSkill(tree.realRoot, state.counters, files, folderBase, now, recheck, onDemandAbove, everything, admit)
+      const contents = readSkill(tree.realRoot, state.counters, tree.files, files, folderBase, now, recheck, onDemandAbove, everything, admit)
       if (contents instanceof UnreadableFile || contents instanceof Manifest.InvalidSkill) return contents
       const signatures = signaturesFile === undefined ? undefined : contents[members.length]
       return {
@@ -347,7 +369,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     const previous = good.get(folder)
     const sameSkill = previous !== undefined && previous.manifest.uri === uri.success
     // The very bytes the last good version's signatures came from: nothing to decode again.
-    if (sameSkill && sameFiles(previous, got.contents) && state.signedWith.get(previous) === got.signatures) {
+    if (sameSkill && sameFiles(previous, got.contents) && sameMemory(state.signedWith.get(previous), got.signatures)) {
       return Result.succeed(previous)
     }
     let signatures: ReadonlyArray<Signing.Signature> = []
@@ -399,7 +421,6 @@ export const loadRoot = Effect.fnUntraced(function*(
           return Result.fail(new UnreadableFile({ path: `${folderBase}${content.path}`, reason: "was not read again" }))
       }
     }
-    const located = new Set(disk.map((file) => file.path))
     return Result.map(
       Manifest.make({ uri: uri.success, files: inputs, limits }),
       (manifest) => {
@@ -411,7 +432,7 @@ export const loadRoot = Effect.fnUntraced(function*(
           // disk, so that the snapshot does not hold them either.
           manifest: disk.length === 0
             ? view
-            : { ...view, files: view.files.withoutBytes((index) => located.has(view.files.path(index))) },
+            : { ...view, files: withoutBytesOf(view.files, disk) },
           onDisk: disk
         })
       }

@@ -10,10 +10,9 @@ import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import * as Skill from "../../Skill.js"
 import { describeProblem, UriCollision } from "../../DirectoryModel.js"
-import { sameStamp } from "./guard.js"
 import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
 import { walk } from "./scan.js"
-import type { Found } from "./stamps.js"
+import { FoundFiles } from "./found.js"
 
 /**
  * The absolute paths (under each root as given, resolved) a watcher saw change since the last scan:
@@ -126,16 +125,16 @@ export const make = Effect.fnUntraced(function*(
     const racy: Array<string> = []
     for (const [index, root] of roots.entries()) {
       const realRoot = yield* realRootOf(root.path)
-      const files = state.roots.get(index)?.files ?? new Map<string, Found>()
+      const files = state.roots.get(index)?.files ?? new FoundFiles()
       // Reported under the root as given, as a watcher names them.
       const named = (relative: string) => NodePath.join(resolved[index]!, relative)
       // The files also known from the last scan: when they are as many as it found, none went away.
       const known: Array<string> = []
       const walked = yield* walk(realRoot, (relative, stamp) => {
-        const last = files.get(relative)
+        const last = files.slot(relative)
         if (last !== undefined) known.push(relative)
-        if (last === undefined || !sameStamp(last, stamp)) missed.push(named(relative))
-        else if (last.trust === "Racy" || last.trust === "Suspect") racy.push(named(relative))
+        if (last === undefined || !files.sameStamp(last, stamp)) missed.push(named(relative))
+        else if (files.trust(last) === "Racy" || files.trust(last) === "Suspect") racy.push(named(relative))
       })
       // What could not be read, and what can be again.
       const unreadable = state.roots.get(index)?.unreadable ?? new Map()
@@ -144,9 +143,11 @@ export const make = Effect.fnUntraced(function*(
         const still = new Set(walked.unreadable.map((entry) => entry.path))
         for (const path of unreadable.keys()) if (!still.has(path)) missed.push(named(path))
       }
-      if (known.length === files.size) continue
+      if (known.length === files.count) continue
       const still = new Set(known)
-      for (const relative of files.keys()) if (!still.has(relative)) missed.push(named(relative))
+      files.forEach((_, relative) => {
+        if (!still.has(relative)) missed.push(named(relative))
+      })
     }
     return { missed, racy }
   }).pipe(Semaphore.withPermits(lock, 1))
@@ -176,10 +177,10 @@ export const make = Effect.fnUntraced(function*(
       let onDiskFiles = 0
       let heldBytes = 0
       for (const tree of state.roots.values()) {
-        for (const file of tree.files.values()) {
-          if (typeof file.read === "string") onDiskFiles++
-          else if (file.read !== undefined) heldBytes += file.read.byteLength
-        }
+        tree.files.forEach((slot) => {
+          if (tree.files.onDisk(slot)) onDiskFiles++
+          else heldBytes += tree.files.heldBytes(slot)
+        })
       }
       return { ...state.counters, onDiskFiles, heldBytes }
     }),
