@@ -41,6 +41,12 @@ export interface Status {
   readonly problem: string | undefined
   /** Verified skills it gives the catalogue. */
   readonly skills: number
+  /**
+   * Whether a look at it has finished. A large upstream may still be in its first look when the
+   * gateway starts (it waits `UpstreamSource.Options.startup` for it): `skills` is then what was
+   * verified so far, and the rest is served once verified.
+   */
+  readonly looked: boolean
   /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
   readonly unadmitted: number
   /**

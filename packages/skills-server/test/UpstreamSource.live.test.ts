@@ -77,6 +77,24 @@ describe("UpstreamSource live", () => {
         snapshot.byUri.has("skill://late/base/SKILL.md") ? true : undefined))
     }).pipe(Effect.provide(platform)))
 
+  it.live("an upstream still in its first look when the gateway starts says so, and says it looked once done", () =>
+    Effect.gen(function*() {
+      const upstream = yield* ourUpstream([base])
+      const proxy = yield* TamperProxy.start(upstream.url)
+      // It answers the handshake and its listing, and holds every file read.
+      proxy.holdOnly = "resources/read"
+      proxy.hold = true
+      const { registry, upstreams } = yield* gateway([{ prefix: "slow", transport: UpstreamSource.http(proxy.url) }], {
+        startup: "300 millis",
+        recheck: { min: "1 hour", max: "1 hour" }
+      })
+      assert.deepStrictEqual((yield* upstreams.status).map((status) => [status.reachable, status.looked, status.skills]), [[true, false, 0]])
+      proxy.release()
+      yield* eventually("the first look done", Effect.map(upstreams.status, ([status]) => status!.looked ? status : undefined))
+      assert.deepStrictEqual((yield* upstreams.status).map((status) => [status.reachable, status.looked, status.skills]), [[true, true, 1]])
+      assert.isTrue((yield* registry.snapshot).byUri.has("skill://slow/base/SKILL.md"))
+    }).pipe(Effect.provide(platform)))
+
   it.live("an upstream that does not say a body changed is caught up with by its ttlMs re-check", () =>
     Effect.gen(function*() {
       const dir = yield* folder(sdkFixture)

@@ -180,7 +180,11 @@ export const serving = <A, E, R>(
       yield* options.log(
         `following upstream ${status.name}: ${plural(status.skills, "verified skill")}` +
           (status.unadmitted === 0 ? "" : `, ${status.unadmitted} not in the admit list`) +
-          (status.reachable ? "" : ` (unreachable: ${status.problem ?? "connecting"})`)
+          (!status.reachable
+            ? ` (unreachable: ${status.problem ?? "connecting"})`
+            : status.looked
+            ? ""
+            : " so far (its first look is still running; the rest is served once verified)")
       )
     }
     return server(followed)

@@ -56,6 +56,8 @@ export interface TamperProxy {
   tamper: Tamper
   /** Holds every request until `release` (an upstream that does not answer). */
   hold: boolean
+  /** With `hold`: holds only requests of this JSON-RPC method (an upstream slow to serve files). */
+  holdOnly: string | undefined
   readonly release: () => void
   /** Honest texts of the tampered file as the upstream served them (a listing tamper needs one read first). */
   readonly honest: Map<string, string>
@@ -72,6 +74,7 @@ export const start = (target: string) =>
         tamper: { _tag: "Honest" },
         honest: new Map(),
         hold: false,
+        holdOnly: undefined,
         release: () => {
           proxy.hold = false
           for (const forward of held.splice(0)) forward()
@@ -80,7 +83,16 @@ export const start = (target: string) =>
       const server = Http.createServer((req, res) => {
         const chunks: Array<Buffer> = []
         req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => (proxy.hold ? held.push(forwarding) : forwarding()))
+        const holding = () => {
+          if (!proxy.hold) return false
+          if (proxy.holdOnly === undefined) return true
+          try {
+            return JSON.parse(Buffer.concat(chunks).toString("utf8"))?.method === proxy.holdOnly
+          } catch {
+            return false
+          }
+        }
+        req.on("end", () => (holding() ? held.push(forwarding) : forwarding()))
         const forwarding = () => {
           const forward = Http.request(
             { host: upstream.hostname, port: upstream.port, path: upstream.pathname, method: req.method, headers: req.headers },

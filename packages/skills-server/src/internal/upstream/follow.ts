@@ -106,6 +106,7 @@ export const make = (
     let held = new Map<string, Verify.Held>()
     let served = new Map<string, Verify.Held>()
     let unadmitted = 0
+    let looked = false
     // Every held file by upstream URI: the client's cache, so a new version reads only what changed.
     let files = new Map<string, Verify.HeldFile>()
     let current: SkillsClient.Service | undefined
@@ -353,6 +354,7 @@ export const make = (
               if (event.state === "unsupported") yield* Effect.logDebug(`upstream ${name} sends no notifications (${event.reason})`)
               return
             case "Looked":
+              looked = true
               yield* Deferred.succeed(started, undefined)
               if (event.first) {
                 if (problem !== undefined) yield* log(`upstream ${name} is back; serving its ${served.size} verified skills`)
@@ -388,6 +390,7 @@ export const make = (
         reachable: current !== undefined && problem === undefined,
         problem,
         skills: served.size,
+        looked,
         unadmitted,
         notifications
       })),
