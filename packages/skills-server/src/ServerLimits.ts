@@ -258,6 +258,16 @@ export const AnswerWeight = 1024
 export const MaxKeptAnswerBytes = 64 * 1024
 
 /**
+ * Wire entries (`skills/list` items, `skills/get` results) kept per snapshot, the most recently
+ * used: 1,024. An entry is made from its skill's manifest when first needed, so a catalogue of
+ * 100,000 skills holds the entries clients read, not one per skill.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const KeptEntries = 1024
+
+/**
  * Directories kept per snapshot, the most recently read (each at most one skill's file list): 1,024.
  *
  * @since 0.1.0
@@ -505,6 +515,33 @@ export const UpstreamSettle: Duration.Duration = Duration.millis(50)
  * @category defaults
  */
 export const UpstreamStartup: Duration.Duration = Duration.seconds(10)
+
+/**
+ * Skills of one upstream verified at once: 4. Each reads its files `UpstreamFileConcurrency` at a
+ * time, so one upstream has at most 16 reads in flight: enough to keep a remote server busy, few
+ * enough that a gateway following many upstreams does not flood any of them.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const UpstreamSkillConcurrency = 4
+
+/**
+ * Files of one upstream skill read at once: 4 (its `SKILL.md` is always read, and checked, first).
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const UpstreamFileConcurrency = 4
+
+/**
+ * Get-only skills of one upstream resolved at once: 2. Any caller can ask for any URI, so the work a
+ * stream of `skills/get` for unknown URIs makes the gateway do upstream is bounded.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const UpstreamResolveConcurrency = 2
 
 /**
  * Get-only skills of one upstream the gateway holds (`UpstreamSource.Options.maxUnlisted`): 256,

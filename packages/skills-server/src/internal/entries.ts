@@ -11,9 +11,7 @@ import * as Skill from "../Skill.js"
 import type { Entries, StaticSkill } from "../Snapshot.js"
 import { Lru } from "./lru.js"
 import * as Signed from "./signed.js"
-
-/** Entries kept per snapshot, the most recently used. */
-export const Kept = 1024
+import * as ServerLimits from "../ServerLimits.js"
 
 /** `entry` with where its skill came from in its `_meta`, beside its signatures (R139). */
 export const withProvenance = (entry: CoreSkill.Skill, provenance: Skill.Provenance | undefined): CoreSkill.Skill =>
@@ -25,6 +23,6 @@ export const entryOf = (skill: Pick<StaticSkill, "manifest" | "signatures" | "pr
 
 /** A snapshot's entries. */
 export const make = (): Entries => {
-  const kept = new Lru<StaticSkill, CoreSkill.Skill>(Kept)
+  const kept = new Lru<StaticSkill, CoreSkill.Skill>(ServerLimits.KeptEntries)
   return { get: (skill) => kept.getOrCompute(skill, () => entryOf(skill)) }
 }

@@ -26,6 +26,7 @@ import type { Status } from "../../UpstreamStatus.js"
 import * as Namespace from "./namespace.js"
 import * as Telemetry from "./telemetry.js"
 import * as Verify from "./verify.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** How one upstream is followed. */
 export interface Settings {
@@ -74,12 +75,6 @@ export interface Follower {
   readonly readmit: Effect.Effect<void>
 }
 
-// At most this many skills of one upstream are verified at once.
-const SkillConcurrency = 4
-
-// Get-only skills resolved at once per upstream (any caller can ask for any URI).
-const ResolveConcurrency = 2
-
 const sameHint = (a: CacheHint.CacheHint, b: CacheHint.CacheHint) => a.ttlMs === b.ttlMs && a.cacheScope === b.cacheScope
 
 const describeCause = Follow.describeCause
@@ -119,7 +114,7 @@ export const make = (
     // Get-only skills, least recently asked for first.
     const unlisted = new Map<string, true>()
     const lock = yield* Semaphore.make(1)
-    const resolving = yield* Semaphore.make(ResolveConcurrency)
+    const resolving = yield* Semaphore.make(ServerLimits.UpstreamResolveConcurrency)
     const started = yield* Deferred.make<void>()
 
     const context: Verify.Context = {
@@ -248,7 +243,7 @@ export const make = (
           else changed.push(want)
         }
         const results = yield* Effect.forEach(changed, (want) => Verify.verify(client, context, want.entry, want.hint, want.listed), {
-          concurrency: SkillConcurrency
+          concurrency: ServerLimits.UpstreamSkillConcurrency
         })
         for (const [i, result] of results.entries()) {
           const entry = changed[i]!.entry

@@ -20,6 +20,7 @@ import * as Result from "effect/Result"
 import type * as Skill from "../../Skill.js"
 import { viewOf } from "../registry.js"
 import * as Namespace from "./namespace.js"
+import * as ServerLimits from "../../ServerLimits.js"
 
 /** Who verifies: the upstream's name, prefix and per-skill limits. */
 export interface Context {
@@ -72,9 +73,6 @@ const refusal = (uri: string, check: string, reason: string): Refusal => ({ _tag
 /** An entry's canonical JSON (RFC 8785): two answers with the same entry give the same text. */
 export const canonical = (entry: CoreSkill.Skill): string => Signing.canonicalize(entry as never)
 
-// Files of one skill read at once: SKILL.md is always read (and checked) first.
-const FileConcurrency = 4
-
 const hintOf = (hint: CacheHint.CacheHint): Skill.CacheHint => ({ ttl: Duration.millis(hint.ttlMs), scope: hint.cacheScope })
 
 const provenanceOf = (context: Context, entry: CoreSkill.Skill) =>
@@ -126,7 +124,7 @@ const staticSkill = Effect.fnUntraced(function*(
   if (loaded.success.skill !== entry) return refusal(entry.uri, "Changed", "its entry changed while it was verified")
   const others = resources.filter((resource) => resource.uri !== entry.uri)
   const read = yield* Effect.result(Effect.forEach(others, (resource) => client.readSkillResource(entry, resource.uri), {
-    concurrency: FileConcurrency
+    concurrency: ServerLimits.UpstreamFileConcurrency
   }))
   if (Result.isFailure(read)) return yield* failed(entry.uri, read.failure)
   const files = new Map<string, HeldFile>()
