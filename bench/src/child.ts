@@ -79,17 +79,13 @@ const profiling = (): Array<string> => {
   return dir === undefined || dir === "" ? [] : ["--cpu-prof", `--cpu-prof-dir=${dir}`]
 }
 
-export const oursArgs = (dir: string) => [
-  ...profiling(),
-  // The executable as a user runs it: its bin file, which loads the bundle the build makes.
-  dist("packages/skills-server/bin/mcp-skills-server.js"),
-  "serve",
-  dir,
-  "--port",
-  "0",
-  "--host",
-  "127.0.0.1"
-]
+/** Our server's executable as a user runs it: its bin file, which loads the bundle the build makes. */
+export const serverBin = dist("packages/skills-server/bin/mcp-skills-server.js")
+
+/** A free port on loopback, for every `serve` the bench starts. */
+export const loopback = ["--port", "0", "--host", "127.0.0.1"]
+
+export const oursArgs = (dir: string) => [...profiling(), serverBin, "serve", dir, ...loopback]
 
 export const ours = (dir: string, timeoutMs?: number) => start("ours", oursArgs(dir), timeoutMs)
 
@@ -132,4 +128,4 @@ export const checkout = (dir: string): Checkout => {
 
 /** The server of `checkout` over `dir`, as `before`: the same command line as ours. */
 export const before = (checkout: Checkout, dir: string) =>
-  start("before", [checkout.bin, "serve", dir, "--port", "0", "--host", "127.0.0.1"])
+  start("before", [checkout.bin, "serve", dir, ...loopback])

@@ -80,16 +80,7 @@ export const run = async (
   const upstream = await lifecycle.started(() => Children.start("upstream", [...Children.oursArgs(dir), "--watch"]))
   const ours = await lifecycle.started(() => Children.start("ours", [...Children.oursArgs(dir), "--prefix", Prefix]))
   const gateway = await lifecycle.started(() =>
-    Children.start("gateway", [
-      Path.join(Children.repoRoot, "packages/skills-server/bin/mcp-skills-server.js"),
-      "serve",
-      "--upstream",
-      `${Prefix}=${upstream.url}`,
-      "--port",
-      "0",
-      "--host",
-      "127.0.0.1"
-    ])
+    Children.start("gateway", [Children.serverBin, "serve", "--upstream", `${Prefix}=${upstream.url}`, ...Children.loopback])
   )
   const notes: Array<string> = []
   const rows = await rounds(await lifecycle.verifiedTargets([ours, gateway], requests, notes), requests, config)
