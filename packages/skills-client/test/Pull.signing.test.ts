@@ -5,6 +5,7 @@
  * --trust` installs only what verifies against a trusted key, all or nothing. One test at a time:
  * each runs several programs, which together would crowd two cores.
  */
+import { execFileSync } from "node:child_process"
 import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -338,6 +339,16 @@ describe("signed skills over the wire", () => {
     const wrong = await server(["sign", skills, "--key", keys.a.publicKey])
     expect(wrong.status).toBe(1)
     expect(wrong.stderr).toMatch(/not an ed25519 private key/)
+    // A named pipe (nobody writes to it) and a link to an endless device: refused at once, unread.
+    const fifo = Path.join(dir, "fifo.pem")
+    execFileSync("mkfifo", [fifo])
+    const zero = Path.join(dir, "zero.pem")
+    await Fs.symlink("/dev/zero", zero)
+    for (const key of [fifo, zero]) {
+      const refused = await server(["sign", skills, "--key", key])
+      expect(refused.status).toBe(1)
+      expect(refused.stderr).toContain(`cannot read ${key}: not a regular file`)
+    }
     expect(await Fs.readdir(Path.join(skills, "csv"))).not.toContain(".mcp-skills-signatures.json")
   })
 })

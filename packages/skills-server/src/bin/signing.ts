@@ -12,6 +12,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as DirectorySource from "../DirectorySource.js"
 import { describeError } from "../internal/build.js"
+import { readConfig } from "../internal/directory/guard.js"
 import * as Signatures from "../internal/directory/signatures.js"
 import * as SkillRegistry from "../SkillRegistry.js"
 
@@ -27,6 +28,9 @@ export class SigningFailed extends Schema.TaggedError<SigningFailed>()("SigningF
     return this.reason
   }
 }
+
+// A PEM private key is a few hundred bytes; anything past this is not one.
+const KeyMaxBytes = 64 * 1024
 
 const attempt = <A>(what: string, f: () => A) =>
   Effect.try({ try: f, catch: (error) => new SigningFailed({ reason: `${what}: ${describeError(error)}` }) })
@@ -70,8 +74,11 @@ export interface Signed {
  * @since 0.1.0
  */
 export const sign = Effect.fnUntraced(function*(directory: string, keyPath: string) {
-  const pem = yield* attempt(`cannot read ${keyPath}`, () => NodeFs.readFileSync(keyPath, "utf8"))
-  const read = Signing.privateKey(pem)
+  // Read as every operator's file named on a command line is: a pipe or a device of that name
+  // never holds the process, and nothing past the bound is read.
+  const pem = yield* Effect.promise(() => readConfig(keyPath, KeyMaxBytes))
+  if ("reason" in pem) return yield* new SigningFailed({ reason: `cannot read ${keyPath}: ${pem.reason}` })
+  const read = Signing.privateKey(pem.text)
   if (Result.isFailure(read)) return yield* new SigningFailed({ reason: `${keyPath}: ${read.failure.reason}` })
   const key = read.success
   const loaded = yield* DirectorySource.load(directory, { strict: true })
