@@ -9,7 +9,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { spawnSync } from "node:child_process"
+import { syncBuiltinESMExports } from "node:module"
 import * as fs from "node:fs"
+import nodeFs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -217,6 +219,94 @@ describe("signatures files are stamped records", () => {
 
       fs.rmSync(path.join(root, `alpha/${Signatures}`))
       expect((yield* source.scan).roots[0]!.loaded.skills[0]!.signatures).toBeUndefined()
+    }))
+})
+
+describe("one stat per file", () => {
+  // Counts the calls the guard makes through `node:fs` while `effect` runs (the module's exports,
+  // patched and synced to the ESM bindings the guard imports).
+  const counted = <A, E>(effect: Effect.Effect<A, E>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(() => {
+        const calls = { lstat: 0, fstat: 0, open: 0 }
+        const original = { lstatSync: fs.lstatSync, fstatSync: fs.fstatSync, openSync: fs.openSync }
+        const mutable = nodeFs as { lstatSync: typeof fs.lstatSync; fstatSync: typeof fs.fstatSync; openSync: typeof fs.openSync }
+        mutable.lstatSync = ((...args: Parameters<typeof fs.lstatSync>) => {
+          calls.lstat++
+          return original.lstatSync(...args)
+        }) as typeof fs.lstatSync
+        mutable.fstatSync = ((...args: Parameters<typeof fs.fstatSync>) => {
+          calls.fstat++
+          return original.fstatSync(...args)
+        }) as typeof fs.fstatSync
+        mutable.openSync = ((...args: Parameters<typeof fs.openSync>) => {
+          calls.open++
+          return original.openSync(...args)
+        }) as typeof fs.openSync
+        syncBuiltinESMExports()
+        return { calls, original, mutable }
+      }),
+      ({ calls }) => Effect.map(effect, (value) => ({ value, calls })),
+      ({ mutable, original }) =>
+        Effect.sync(() => {
+          Object.assign(mutable, original)
+          syncBuiltinESMExports()
+        })
+    )
+
+  it.effect("a first scan stats each file by the descriptor it reads it through, and once more after the skill is read", () =>
+    Effect.gen(function*() {
+      const root = tree({
+        "alpha/SKILL.md": skillMd("alpha"),
+        "alpha/references/guide.md": "the guide\n",
+        "alpha/scripts/run.py": "print(1)\n",
+        "beta/SKILL.md": skillMd("beta"),
+        "beta/notes.md": "notes\n"
+      })
+      const { value: loaded, calls } = yield* counted(DirectorySource.load(root))
+      expect(loaded.skills.map((skill) => skill.directory)).toEqual(["alpha", "beta"])
+      // 5 files, 5 folders (the root included): an open and an fstat per file, an lstat per file
+      // after its skill is read and one per folder after its listing; none per file while walking.
+      expect(calls).toEqual({ open: 5, fstat: 5, lstat: 5 + 5 })
+    }))
+
+  it.effect("every file a first scan found is stamped after it, read or not: the periodic check then finds nothing", () =>
+    Effect.gen(function*() {
+      const root = tree({
+        "alpha/SKILL.md": skillMd("alpha"),
+        "alpha/guide.md": "the guide\n",
+        // Outside every skill.
+        "notes.md": "notes\n",
+        "drafts/idea.md": "an idea\n",
+        // Refused from its sizes (and its count) before anything is read.
+        "big/SKILL.md": skillMd("big"),
+        "big/a.bin": new Uint8Array(600),
+        "big/b.bin": new Uint8Array(600)
+      })
+      age(root, "alpha/SKILL.md", "alpha/guide.md", "notes.md", "drafts/idea.md", "big/SKILL.md", "big/a.bin", "big/b.bin")
+      const source = yield* DirectorySource.make([{ path: root, limits: { maxResources: 2, maxTotalBytes: 1000 } }], {
+        log: () => Effect.void
+      })
+      const scan = yield* source.scan
+      expect(scan.roots[0]!.loaded.skills.map((skill) => skill.directory)).toEqual(["alpha"])
+      expect(scan.roots[0]!.loaded.skipped.map((problem) => problem.directory)).toEqual(["big"])
+      expect((yield* source.stats).readFiles).toBe(2)
+      expect(yield* source.check).toEqual({ missed: [], racy: [] })
+      // And a file of the refused skill that changes is seen.
+      write(root, "big/a.bin", new Uint8Array(10))
+      expect((yield* source.check).missed).toEqual([path.join(root, "big/a.bin")])
+    }))
+
+  it.effect("a file found by its listing but too large is refused from its descriptor's size, unread", () =>
+    Effect.gen(function*() {
+      const root = tree({ "huge/SKILL.md": skillMd("huge"), "huge/blob.bin": new Uint8Array(5000) })
+      const source = yield* DirectorySource.make([{ path: root, limits: { maxResources: 10, maxTotalBytes: 4096 } }], {
+        log: () => Effect.void
+      })
+      const scan = yield* source.scan
+      expect(scan.roots[0]!.loaded.skills).toEqual([])
+      expect(DirectoryModel.describeProblem(scan.roots[0]!.loaded.skipped[0]!)).toMatch(/bytes exceed the limit of 4096/)
+      expect((yield* source.stats).readFiles).toBe(0)
     }))
 })
 

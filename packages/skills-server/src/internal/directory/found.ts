@@ -109,8 +109,11 @@ export class FoundFiles {
     for (let slot = 0; slot < paths.length; slot++) if (this.#state[slot] === Indexed) f(slot, paths[slot]!)
   }
 
-  /** Indexes a new file at `relative` with `stamp`: nothing read of it yet. */
-  add(relative: string, stamp: Stamp): number {
+  /**
+   * Indexes a new file at `relative` with `stamp`, or unstamped (found by its folder's listing
+   * alone: its first read stamps it, see `stamped`): nothing read of it yet.
+   */
+  add(relative: string, stamp: Stamp | undefined): number {
     let slot = this.#free.pop()
     if (slot === undefined) {
       slot = this.#paths.length
@@ -171,6 +174,16 @@ export class FoundFiles {
     this.#free.push(slot)
   }
 
+  /** Whether the file in `slot` has a stamp: an unstamped one is never the same as any. */
+  stamped(slot: number): boolean {
+    return !Number.isNaN(this.#numbers[slot * Stride + Size]!)
+  }
+
+  /** Stamps the file in `slot`, found unstamped and not read since: nothing read of it is trusted. */
+  stamp(slot: number, stamp: Stamp): void {
+    this.#stamp(slot, stamp)
+  }
+
   /** Whether `stamp` is the stamp of the file in `slot`. */
   sameStamp(slot: number, stamp: Stamp): boolean {
     const at = slot * Stride
@@ -191,7 +204,7 @@ export class FoundFiles {
     return into
   }
 
-  /** The size of the file in `slot`, as last stat'ed. */
+  /** The size of the file in `slot`, as last stat'ed (`NaN` while unstamped). */
   size(slot: number): number {
     return this.#numbers[slot * Stride + Size]!
   }
@@ -263,14 +276,15 @@ export class FoundFiles {
   }
 
   // Sets the stamp of `slot`, whose last read is then not to be trusted.
-  #stamp(slot: number, stamp: Stamp): void {
+  // An unstamped file's numbers are all NaN, equal to nothing, so it is never taken as unchanged.
+  #stamp(slot: number, stamp: Stamp | undefined): void {
     const at = slot * Stride
     const numbers = this.#numbers
-    numbers[at + Dev] = stamp.dev
-    numbers[at + Ino] = stamp.ino
-    numbers[at + Size] = stamp.size
-    numbers[at + Mtime] = stamp.mtimeMs
-    numbers[at + Ctime] = stamp.ctimeMs
+    numbers[at + Dev] = stamp === undefined ? NaN : stamp.dev
+    numbers[at + Ino] = stamp === undefined ? NaN : stamp.ino
+    numbers[at + Size] = stamp === undefined ? NaN : stamp.size
+    numbers[at + Mtime] = stamp === undefined ? NaN : stamp.mtimeMs
+    numbers[at + Ctime] = stamp === undefined ? NaN : stamp.ctimeMs
     this.#trust[slot] = Stale
   }
 

@@ -3,14 +3,16 @@
  * loader, the periodic check and the reads on demand goes through here, skill files and signatures
  * files alike, so a guarantee made here holds for every channel that reads a folder.
  *
- * - A path is looked at with `lstat` first: regular files are read, folders listed, symbolic links
+ * - A path is looked at with `lstat` first (or, on a first walk, through its folder's listing, which
+ *   tells a regular file from the rest): regular files are read, folders listed, symbolic links
  *   followed only to a regular file whose real path is inside the root and not hidden, anything
  *   else (pipes, sockets, devices) never opened.
  * - A read opens without following a link at the last step and without blocking
- *   (`O_NONBLOCK | O_NOFOLLOW | O_NOCTTY`: a pipe or a device swapped in after the `lstat` cannot
+ *   (`O_NONBLOCK | O_NOFOLLOW | O_NOCTTY`: a pipe or a device swapped in after the look cannot
  *   hold the process), then checks the descriptor with `fstat`: a regular file, with the identity
- *   (device, inode) and the stamp (size, modification and change times) the caller expects. On Linux
- *   the descriptor's path must also be the one opened, so a folder swapped for a link to elsewhere
+ *   (device, inode) and the stamp (size, modification and change times) the caller expects, if it
+ *   has one yet (a file found by its listing alone is stamped by its descriptor). On Linux the
+ *   descriptor's path must also be the one opened, so a folder swapped for a link to elsewhere
  *   between the walk and the read is caught too.
  * - The caller bounds the size before reading (from the stamp) and the read takes no more than
  *   that: a file that grew is another stamp, told by the caller's check after the read.
@@ -230,6 +232,18 @@ export type Read =
   | { readonly _tag: "Changed" }
   | { readonly _tag: "Refused"; readonly reason: string }
 
+/**
+ * A file opened by {@link openFile}, not read yet: its descriptor, its stamp as the descriptor's
+ * `fstat` shows it, and the path it was opened at. {@link readOpened} or {@link closeOpened}
+ * closes it.
+ */
+export interface Opened {
+  readonly _tag: "Opened"
+  readonly fd: number
+  readonly stamp: Stamp
+  readonly location: string
+}
+
 // Opens `location` as every file is opened: a descriptor, `"Link"`, or the error.
 const open = (location: string): number | "Link" | { readonly error: unknown } => {
   try {
@@ -239,14 +253,22 @@ const open = (location: string): number | "Link" | { readonly error: unknown } =
   }
 }
 
+const closeQuietly = (fd: number) => {
+  try {
+    NodeFs.closeSync(fd)
+  } catch {
+    // Closing a read-only descriptor cannot lose anything: what was read stands or was refused.
+  }
+}
+
 /**
- * Reads the file at `relative` that had `expected` when stamped, into `into` (exactly
- * `expected.size` long, bounded by the caller): `Changed` when the file opened is not that one (or
- * not a regular file), or holds fewer bytes; the caller's stamp after the read tells whether it
- * changed meanwhile. A link is followed only to a regular file inside the root. The location is
- * the path read: the link's target, for a link.
+ * Opens the file at `relative` and checks its descriptor: a regular file at the location opened,
+ * with the identity and stamp `expected` when one is given (a file found by its listing alone has
+ * none yet: the descriptor's stamp is its first). `Changed` when it is not that file (or not a
+ * regular file). A link is followed only to a regular file inside the root; the location is the
+ * path opened: the link's target, for a link.
  */
-export const read = (realRoot: string, relative: string, expected: Stamp, into: Uint8Array): Read => {
+export const openFile = (realRoot: string, relative: string, expected: Stamp | undefined): Opened | Exclude<Read, { readonly _tag: "Read" }> => {
   let location = under(realRoot, relative)
   let fd = open(location)
   if (fd === "Link") {
@@ -259,24 +281,49 @@ export const read = (realRoot: string, relative: string, expected: Stamp, into: 
   if (typeof fd !== "number") return isOther(fd.error) ? { _tag: "Changed" } : { _tag: "Refused", reason: describeError(fd.error) }
   try {
     const stats = NodeFs.fstatSync(fd)
-    if (!stats.isFile() || !sameStamp(stats, expected) || !opensAt(fd, location)) return { _tag: "Changed" }
+    if (stats.isFile() && (expected === undefined || sameStamp(stats, expected)) && opensAt(fd, location)) {
+      return { _tag: "Opened", fd, stamp: stats, location }
+    }
+    closeQuietly(fd)
+    return { _tag: "Changed" }
+  } catch (error) {
+    closeQuietly(fd)
+    return { _tag: "Refused", reason: describeError(error) }
+  }
+}
+
+/** Closes a file opened by {@link openFile} without reading it. */
+export const closeOpened = (opened: Opened): void => closeQuietly(opened.fd)
+
+/**
+ * Reads the file `opened` into `into` (exactly as long as the caller bounded it), then closes it:
+ * `Changed` when it holds fewer bytes; the caller's stamp after the read tells whether it changed
+ * meanwhile.
+ */
+export const readOpened = (opened: Opened, into: Uint8Array): Read => {
+  try {
     const size = into.byteLength
     let filled = 0
     while (filled < size) {
-      const count = NodeFs.readSync(fd, into, filled, size - filled, filled)
+      const count = NodeFs.readSync(opened.fd, into, filled, size - filled, filled)
       if (count === 0) return { _tag: "Changed" }
       filled += count
     }
-    return { _tag: "Read", bytes: into, location }
+    return { _tag: "Read", bytes: into, location: opened.location }
   } catch (error) {
     return { _tag: "Refused", reason: describeError(error) }
   } finally {
-    try {
-      NodeFs.closeSync(fd)
-    } catch {
-      // Closing a read-only descriptor cannot lose anything: what was read stands or was refused.
-    }
+    closeQuietly(opened.fd)
   }
+}
+
+/**
+ * Reads the file at `relative` that had `expected` when stamped, into `into` (exactly
+ * `expected.size` long, bounded by the caller): {@link openFile}, then {@link readOpened}.
+ */
+export const read = (realRoot: string, relative: string, expected: Stamp, into: Uint8Array): Read => {
+  const opened = openFile(realRoot, relative, expected)
+  return opened._tag === "Opened" ? readOpened(opened, into) : opened
 }
 
 /**

@@ -23,7 +23,7 @@ import { isWalkedPath, type Unreadable, walk } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
 import { FoundFiles } from "./found.js"
-import { type Content, type Counters, readSkill } from "./stamps.js"
+import { type Content, type Counters, readSkill, stampFound } from "./stamps.js"
 import * as ServerLimits from "../../ServerLimits.js"
 
 /**
@@ -127,7 +127,15 @@ const refresh = Effect.fnUntraced(function*(
   if (changed === undefined || previous === undefined || previous.realRoot !== realRoot) {
     const last = previous?.realRoot === realRoot ? previous.files : undefined
     const files = new FoundFiles()
-    const walked = yield* walk(realRoot, (relative, stamp) => seen(files, last, relative, stamp))
+    // A first walk reads every file of every skill it finds, which stamps it (`readSkill`): a file
+    // its listing shows as a regular file takes no system call of its own.
+    const walked = yield* walk(
+      realRoot,
+      (relative, stamp) => seen(files, last, relative, stamp),
+      "",
+      false,
+      last === undefined ? (relative) => void files.add(relative, undefined) : undefined
+    )
     files.trim()
     state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
     const tree: Tree = {
@@ -224,6 +232,22 @@ const refresh = Effect.fnUntraced(function*(
   }
   for (const slot of dropped) tree.files.release(slot)
   return { tree, dirty }
+})
+
+/**
+ * Stamps the files a first walk found by their listing alone that no skill read (outside every
+ * skill, in a skill that could not be read): the periodic check compares stamps, and an unstamped
+ * file would be seen as changed on every check.
+ */
+const stampUnread = Effect.fnUntraced(function*(tree: Tree) {
+  const unread: Array<number> = []
+  tree.files.forEach((slot) => {
+    if (!tree.files.stamped(slot)) unread.push(slot)
+  })
+  for (let at = 0; at < unread.length; at++) {
+    stampFound(tree.realRoot, tree.files, unread[at]!)
+    if ((at + 1) % ServerLimits.LoadSlice.calls === 0) yield* Effect.yieldNow
+  }
 })
 
 /**
@@ -446,6 +470,7 @@ export const loadRoot = Effect.fnUntraced(function*(
     tree.outcomes.set(folder, loadSkill(folder, members))
     if (++done % ServerLimits.LoadSlice.skills === 0) yield* Effect.yieldNow
   }
+  if (dirty === "all") yield* stampUnread(tree)
   if (dirty === "all") {
     // A folder that is gone is no longer a skill: its outcome and last good version go with it.
     for (const folder of tree.outcomes.keys()) if (!folders.has(folder)) tree.outcomes.delete(folder)

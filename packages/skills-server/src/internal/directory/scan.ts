@@ -1,7 +1,8 @@
 /**
  * The walk: which entries under a root are files to serve, and which are left out and why.
  *
- * One listing with file types per folder and an `lstat` per file (see `guard`, the one way in).
+ * One listing with file types per folder and an `lstat` per file (see `guard`, the one way in), or
+ * none for a regular file on a walk that reads what it finds.
  * Symbolic links to folders are not followed, so a link can neither loop nor make one file appear
  * under two paths; links to files are served under their own path when their real path is inside
  * the root and not hidden. Hidden entries (a name starting with `.`) and everything below them are
@@ -55,12 +56,16 @@ export interface Walked {
  * file to `onFile` with its path relative to the root and its stamp. A folder below the start that
  * is removed while the walk runs is simply gone, and one that cannot be listed is `unreadable`;
  * the root failing is a `SourceDirectoryError`, and so is another start unless `startMayBeGone`.
+ * With `onListed`, a file its folder's listing shows as a regular file is handed there unstamped,
+ * without a system call of its own: a walk that reads every file it finds stamps each by the
+ * descriptor it reads it through (`guard.openFile`).
  */
 export const walk = Effect.fnUntraced(function*(
   realRoot: string,
   onFile: (relative: string, stamp: Stamp) => void,
   relative = "",
-  startMayBeGone = false
+  startMayBeGone = false,
+  onListed?: (relative: string) => void
 ) {
   const out: Walked = { files: 0, ignored: [], unreadable: [], folders: [] }
   const pending = [relative]
@@ -83,6 +88,11 @@ export const walk = Effect.fnUntraced(function*(
       // Joined into one flat string, not concatenated: a concatenation is a rope that keeps its
       // parts (the folder's path, the entry's name) alive as long as the path is kept.
       const path = folder === "" ? entry.name : [folder, entry.name].join("/")
+      if (onListed !== undefined && entry.isFile()) {
+        out.files++
+        onListed(path)
+        continue
+      }
       const found = classify(realRoot, path, entry)
       switch (found._tag) {
         case "Directory":

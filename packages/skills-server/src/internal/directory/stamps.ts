@@ -9,7 +9,7 @@ import { Digest, Extension } from "@mcp-skills/core"
 import { UnreadableFile } from "../../DirectoryModel.js"
 import { RacyMillis, ReadAttempts } from "../../ServerLimits.js"
 import type { FoundFiles } from "./found.js"
-import { classify, read as readGuarded, sameStamp, type Stamp } from "./guard.js"
+import { classify, closeOpened, type Opened, openFile, read as readGuarded, readOpened, sameStamp, type Stamp } from "./guard.js"
 import * as Signatures from "./signatures.js"
 
 /**
@@ -47,9 +47,21 @@ export interface Counters {
 }
 
 /**
+ * Stamps the file in `slot` by `lstat`, as a walk that stats would have, if it has no stamp yet
+ * (found by its folder's listing alone, and not read since). One that is no longer a regular file
+ * stays unstamped: the next look at it sees a change.
+ */
+export const stampFound = (realRoot: string, found: FoundFiles, slot: number): void => {
+  if (found.stamped(slot)) return
+  const entry = classify(realRoot, found.relative(slot))
+  if (entry._tag === "File") found.stamp(slot, entry.stamp)
+}
+
+/**
  * Reads one skill's files (`files`: the slots in `found` of its members, then of its signatures
  * file if it has one), re-reading only those whose stamp changed (or that were racy), each through
- * `guard`, then stamps what it read again: if a file changed meanwhile, or read empty just after a
+ * `guard` (a file a first walk found unstamped is stamped by the descriptor it is read through),
+ * then stamps what it read again: if a file changed meanwhile, or read empty just after a
  * write where it had bytes, the skill is read again (`ReadAttempts` in all), so its files belong to
  * one moment; only then does each file keep what was read of it. `admit` bounds the sizes (file
  * `index`'s, by `sizeOf`) before every try (a file may have grown since). `base` is the skill
@@ -70,8 +82,13 @@ export const readSkill = <E>(
   everything: boolean,
   admit: (sizeOf: (index: number) => number) => E | undefined
 ): ReadonlyArray<Content> | UnreadableFile | E => {
-  const refused = admit((index) => found.size(files[index]!))
-  if (refused !== undefined) return refused
+  // A file not stamped yet counts, but its size is bounded once it is opened (below). A skill
+  // refused meanwhile has every problem said: its unstamped files are stamped to be measured.
+  const refused = admit((index) => found.stamped(files[index]!) ? found.size(files[index]!) : 0)
+  if (refused !== undefined) {
+    for (const slot of files) stampFound(realRoot, found, slot)
+    return admit((index) => found.stamped(files[index]!) ? found.size(files[index]!) : 0) ?? refused
+  }
   // Whether what was last read of a file can be handed over without reading the file again.
   const trusted = (slot: number) => {
     if (everything) return false
@@ -91,101 +108,131 @@ export const readSkill = <E>(
   if (known.length === files.length) return known
 
   // The stamps the files read are expected to have: as last stat'ed (copied into `stamp`, one
-  // object for the whole skill), then as stat'ed again after a try during which they changed.
+  // object for the whole skill), or for a file found unstamped as its descriptor shows it on the
+  // first try (`opened`), then as stat'ed again after a try during which they changed.
   let restamped: Array<Stamp> | undefined
+  let opened: Array<Opened | undefined> = []
   const stamp = { dev: 0, ino: 0, size: 0, mtimeMs: 0, ctimeMs: 0 }
-  const expected = (index: number): Stamp => restamped?.[index] ?? found.stampInto(files[index]!, stamp)
-  const sizeOf = (index: number) => restamped?.[index]?.size ?? found.size(files[index]!)
+  const expected = (index: number): Stamp => restamped?.[index] ?? opened[index]?.stamp ?? found.stampInto(files[index]!, stamp)
+  const sizeOf = (index: number) => restamped?.[index]?.size ?? opened[index]?.stamp.size ?? found.size(files[index]!)
   // The files whose held bytes are handed over as they are.
   const held = (slot: number) => found.holds(slot) && trusted(slot)
   // The files that read empty, suspiciously, on the last try.
   let suspect: Array<number> = []
   for (let attempt = 0; attempt < ReadAttempts; attempt++) {
-    if (restamped !== undefined) {
-      const tooLarge = admit(sizeOf)
-      if (tooLarge !== undefined) return tooLarge
-    }
-    // Every file but those whose bytes are held and trusted is read: a file on disk too, as a
-    // new version of the skill needs its bytes once.
-    let total = 0
-    for (let index = 0; index < files.length; index++) {
-      const slot = files[index]!
-      if (held(slot)) continue
-      const size = sizeOf(index)
-      if (!isOnDemand(found.relative(slot), size, onDemandAbove)) total += size
-    }
-    // The files read together share one allocation: one buffer per skill rather than per file is
-    // what keeps a catalogue of small files from costing an allocation (and a collection) each.
-    // A file read again later gets its own; the rest of the skill keeps the old buffer.
-    // Files served on demand get their own buffer, so that none of the slab is theirs.
-    const slab = Buffer.allocUnsafeSlow(total)
-    let offset = 0
     let moved = false
-    suspect = []
-    const inputs: Array<Content> = []
-    // What each file read keeps once the skill is read whole (by index; `undefined`: not read).
-    const reads: Array<Uint8Array | Digest.Digest | undefined> = []
-    for (let index = 0; index < files.length; index++) {
-      const slot = files[index]!
-      const relative = found.relative(slot)
-      const path = relative.slice(base.length)
-      if (held(slot)) {
-        inputs.push({ _tag: "InMemory", path, bytes: found.bytes(slot)! })
-        continue
+    // The files found unstamped are opened first, on the first try: each is stamped by its
+    // descriptor, and the sizes are bounded before anything is read. One that is no longer a
+    // regular file there is stamped after the try, which is then made again.
+    opened = []
+    const unread = new Set<Opened>()
+    try {
+      if (restamped === undefined) {
+        for (let index = 0; index < files.length; index++) {
+          const slot = files[index]!
+          if (found.stamped(slot)) continue
+          const got = openFile(realRoot, found.relative(slot), undefined)
+          if (got._tag === "Refused") return new UnreadableFile({ path: found.relative(slot), reason: got.reason })
+          if (got._tag === "Changed") moved = true
+          else unread.add(opened[index] = got)
+        }
       }
-      const size = sizeOf(index)
-      const onDemand = isOnDemand(relative, size, onDemandAbove)
-      const into = onDemand ? new Uint8Array(size) : slab.subarray(offset, offset + size)
-      if (!onDemand) offset += size
-      const got = readGuarded(realRoot, relative, expected(index), into)
-      if (got._tag === "Refused") return new UnreadableFile({ path: relative, reason: got.reason })
-      if (got._tag === "Changed") {
-        moved = true
-        continue
+      if (restamped !== undefined || opened.length > 0) {
+        const tooLarge = admit((index) => sizeOf(index) || 0)
+        if (tooLarge !== undefined) return tooLarge
       }
-      const read = got.bytes
-      counters.readFiles++
-      counters.readBytes += read.byteLength
-      if (read.byteLength === 0 && found.hadBytes(slot) && now - expected(index).mtimeMs < RacyMillis) {
-        moved = true
-        suspect.push(slot)
+      // Whether the file at `index` is read on this try: held bytes are handed over, and a file
+      // found unstamped that could not be opened as one has no size yet.
+      const reading = (index: number) => {
+        const slot = files[index]!
+        return !held(slot) && (restamped !== undefined || opened[index] !== undefined || found.stamped(slot))
       }
-      if (onDemand) {
-        const digest = Digest.make(read)
-        counters.hashedFiles++
-        counters.hashedBytes += read.byteLength
-        inputs.push({ _tag: "Transient", path, bytes: read, digest, location: got.location })
-        reads[index] = digest
-        continue
-      }
-      // Unchanged bytes keep their buffer, so the skill's manifest is reused rather than rehashed.
-      const last = found.bytes(slot)
-      const bytes = last !== undefined && last.byteLength === read.byteLength && Buffer.compare(last, read) === 0 ? last : read
-      inputs.push({ _tag: "InMemory", path, bytes })
-      reads[index] = bytes
-    }
-    // Stamped again once all are read: a file that changed during its read, or while the others
-    // were read, makes the skill be read again.
-    const again: Array<Stamp> = []
-    for (let index = 0; index < files.length; index++) {
-      const slot = files[index]!
-      if (held(slot)) continue
-      const entry = classify(realRoot, found.relative(slot))
-      if (entry._tag !== "File") {
-        const reason = entry._tag === "Gone" ? "does not exist" : entry._tag === "Directory" ? "now a folder" : entry.reason
-        return new UnreadableFile({ path: found.relative(slot), reason })
-      }
-      if (!sameStamp(entry.stamp, expected(index))) moved = true
-      again[index] = entry.stamp
-    }
-    if (!moved) {
+      // Every file but those whose bytes are held and trusted is read: a file on disk too, as a
+      // new version of the skill needs its bytes once.
+      let total = 0
       for (let index = 0; index < files.length; index++) {
-        const read = reads[index]
-        if (read !== undefined) found.keep(files[index]!, expected(index), read, now)
+        if (!reading(index)) continue
+        const size = sizeOf(index)
+        if (!isOnDemand(found.relative(files[index]!), size, onDemandAbove)) total += size
       }
-      return inputs
+      // The files read together share one allocation: one buffer per skill rather than per file is
+      // what keeps a catalogue of small files from costing an allocation (and a collection) each.
+      // A file read again later gets its own; the rest of the skill keeps the old buffer.
+      // Files served on demand get their own buffer, so that none of the slab is theirs.
+      const slab = Buffer.allocUnsafeSlow(total)
+      let offset = 0
+      suspect = []
+      const inputs: Array<Content> = []
+      // What each file read keeps once the skill is read whole (by index; `undefined`: not read).
+      const reads: Array<Uint8Array | Digest.Digest | undefined> = []
+      for (let index = 0; index < files.length; index++) {
+        const slot = files[index]!
+        const relative = found.relative(slot)
+        const path = relative.slice(base.length)
+        if (held(slot)) {
+          inputs.push({ _tag: "InMemory", path, bytes: found.bytes(slot)! })
+          continue
+        }
+        if (!reading(index)) continue
+        const size = sizeOf(index)
+        const onDemand = isOnDemand(relative, size, onDemandAbove)
+        const into = onDemand ? new Uint8Array(size) : slab.subarray(offset, offset + size)
+        if (!onDemand) offset += size
+        const open = opened[index]
+        if (open !== undefined) unread.delete(open)
+        const got = open === undefined ? readGuarded(realRoot, relative, expected(index), into) : readOpened(open, into)
+        if (got._tag === "Refused") return new UnreadableFile({ path: relative, reason: got.reason })
+        if (got._tag === "Changed") {
+          moved = true
+          continue
+        }
+        const read = got.bytes
+        counters.readFiles++
+        counters.readBytes += read.byteLength
+        if (read.byteLength === 0 && found.hadBytes(slot) && now - expected(index).mtimeMs < RacyMillis) {
+          moved = true
+          suspect.push(slot)
+        }
+        if (onDemand) {
+          const digest = Digest.make(read)
+          counters.hashedFiles++
+          counters.hashedBytes += read.byteLength
+          inputs.push({ _tag: "Transient", path, bytes: read, digest, location: got.location })
+          reads[index] = digest
+          continue
+        }
+        // Unchanged bytes keep their buffer, so the skill's manifest is reused rather than rehashed.
+        const last = found.bytes(slot)
+        const bytes = last !== undefined && last.byteLength === read.byteLength && Buffer.compare(last, read) === 0 ? last : read
+        inputs.push({ _tag: "InMemory", path, bytes })
+        reads[index] = bytes
+      }
+      // Stamped again once all are read: a file that changed during its read, or while the others
+      // were read, makes the skill be read again.
+      const again: Array<Stamp> = []
+      for (let index = 0; index < files.length; index++) {
+        const slot = files[index]!
+        if (held(slot)) continue
+        const entry = classify(realRoot, found.relative(slot))
+        if (entry._tag !== "File") {
+          const reason = entry._tag === "Gone" ? "does not exist" : entry._tag === "Directory" ? "now a folder" : entry.reason
+          return new UnreadableFile({ path: found.relative(slot), reason })
+        }
+        if (!sameStamp(entry.stamp, expected(index))) moved = true
+        again[index] = entry.stamp
+      }
+      if (!moved) {
+        for (let index = 0; index < files.length; index++) {
+          const read = reads[index]
+          if (read !== undefined) found.keep(files[index]!, expected(index), read, now)
+        }
+        return inputs
+      }
+      restamped = again
+    } finally {
+      // A try left early (a file refused, the skill too large) closes what it opened and did not read.
+      for (const open of unread) closeOpened(open)
     }
-    restamped = again
   }
   if (suspect.length > 0) {
     // Its last good version is served meanwhile; the periodic check reads it again.
