@@ -226,14 +226,14 @@ export type SkillMdUri = typeof SkillMdUri.Type
  * @since 0.1.0
  * @category codecs
  */
-export const parseSkillMd = (uri: string): Result.Result<SkillMdUri, InvalidSkillUri> => {
-  const parsed = parse(uri)
-  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
-  if (parsed.success.segments.length < 2 || !uri.endsWith(skillMdSuffix)) {
-    return invalid(uri, `not the URI of a ${SkillFileName} (expected <scheme>://<skill-path>/${SkillFileName})`)
-  }
-  return Result.succeed(uri as SkillMdUri)
-}
+export const parseSkillMd = (uri: string): Result.Result<SkillMdUri, InvalidSkillUri> =>
+  Result.flatMap(parse(uri), (parsed) => asSkillMd(uri, parsed))
+
+// `uri`, parsed as `parsed`, as the URI of a `SKILL.md`.
+const asSkillMd = (uri: string, parsed: Parsed): Result.Result<SkillMdUri, InvalidSkillUri> =>
+  parsed.segments.length < 2 || !uri.endsWith(skillMdSuffix)
+    ? invalid(uri, `not the URI of a ${SkillFileName} (expected <scheme>://<skill-path>/${SkillFileName})`)
+    : Result.succeed(uri as SkillMdUri)
 
 /**
  * The canonical `SKILL.md` URI of a skill from its scheme and decoded skill-path segments.
@@ -248,11 +248,12 @@ export const skillMd = (scheme: string, skillPath: ReadonlyArray<string>): Resul
     if (Result.isFailure(e)) return Result.fail(e.failure)
     encoded.push(e.success)
   }
-  return parseSkillMd(`${scheme.toLowerCase()}://${[...encoded, SkillFileName].join("/")}`).pipe(
-    Result.flatMap((uri) =>
-      format(Result.getOrThrow(parse(uri))) === uri ? Result.succeed(uri) : invalid(uri, "the skill path is not canonical")
-    )
-  )
+  const uri = `${scheme.toLowerCase()}://${[...encoded, SkillFileName].join("/")}`
+  // Parsed once: what it is checked as, and what its canonical form is made from.
+  const parsed = parse(uri)
+  if (Result.isFailure(parsed)) return Result.fail(parsed.failure)
+  if (format(parsed.success) !== uri) return invalid(uri, "the skill path is not canonical")
+  return asSkillMd(uri, parsed.success)
 }
 
 /**
@@ -270,8 +271,9 @@ export const root = (skillMdUri: SkillMdUri): string => skillMdUri.slice(0, -ski
  * @category uris
  */
 export const skillName = (skillMdUri: SkillMdUri): string => {
-  const segments = Result.getOrThrow(parse(skillMdUri)).segments
-  return segments[segments.length - 2]!
+  // A `SkillMdUri` was parsed when made: its segments are read off it, each decoded as `parse` does.
+  const end = skillMdUri.length - skillMdSuffix.length
+  return decodeURIComponent(skillMdUri.slice(skillMdUri.lastIndexOf("/", end - 1) + 1, end))
 }
 
 /**
@@ -281,7 +283,7 @@ export const skillName = (skillMdUri: SkillMdUri): string => {
  * @category uris
  */
 export const skillPath = (skillMdUri: SkillMdUri): ReadonlyArray<string> =>
-  Result.getOrThrow(parse(skillMdUri)).segments.slice(0, -1)
+  skillMdUri.slice(skillMdUri.indexOf("://") + 3, -skillMdSuffix.length).split("/").map(decodeURIComponent)
 
 /**
  * Whether `uri` is the skill's `SKILL.md` or lies under the skill root (R8).

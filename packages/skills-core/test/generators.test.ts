@@ -51,6 +51,12 @@ describe("schemas as generators", () => {
     expect(Result.getOrThrow(SkillUri.parse(SkillUri.format(parsed)))).toEqual(parsed)
   })
 
+  it.prop("SkillMdUri: its name and skill path are the segments parse gives", { uri: SkillUri.SkillMdUri }, ({ uri }) => {
+    const segments = Result.getOrThrow(SkillUri.parse(uri)).segments
+    expect(SkillUri.skillPath(uri)).toEqual(segments.slice(0, -1))
+    expect(SkillUri.skillName(uri)).toBe(segments.at(-2))
+  })
+
   it.prop("SkillMdUri: names a SKILL.md under its root, and every reference resolves inside it", {
     uri: SkillUri.SkillMdUri,
     file: SkillName.SkillName
