@@ -270,6 +270,18 @@ describe("one stat per file", () => {
       expect(calls).toEqual({ open: 5, fstat: 5, lstat: 5 + 5 })
     }))
 
+  it.effect("a skill of more files than a first read holds open at once: the rest are stamped by path, all served", () =>
+    Effect.gen(function*() {
+      const files: Record<string, string> = { "many/SKILL.md": skillMd("many") }
+      for (let i = 0; i < 299; i++) files[`many/f${String(i).padStart(3, "0")}.md`] = `file ${i}\n`
+      const root = tree(files)
+      const { value: loaded, calls } = yield* counted(DirectorySource.load(root, { limits: { maxResources: 1000, maxTotalBytes: 1_000_000 } }))
+      expect(loaded.skills[0]!.manifest.files.length).toBe(300)
+      // 256 opened and stat'ed by descriptor first, 44 stamped by path then read as stamped files;
+      // an lstat per file after the read and one per folder (2).
+      expect(calls).toEqual({ open: 300, fstat: 300, lstat: 44 + 300 + 2 })
+    }))
+
   it.effect("every file a first scan found is stamped after it, read or not: the periodic check then finds nothing", () =>
     Effect.gen(function*() {
       const root = tree({

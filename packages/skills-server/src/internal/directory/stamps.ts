@@ -46,6 +46,10 @@ export interface Counters {
   hashedBytes: number
 }
 
+// The most descriptors a skill's first read holds open at once (a skill's files are 512 at most by
+// the specification's limits, which a caller may raise).
+const OpenAtOnce = 256
+
 /**
  * Stamps the file in `slot` by `lstat`, as a walk that stats would have, if it has no stamp yet
  * (found by its folder's listing alone, and not read since). One that is no longer a regular file
@@ -123,7 +127,8 @@ export const readSkill = <E>(
     let moved = false
     // The files found unstamped are opened first, on the first try: each is stamped by its
     // descriptor, and the sizes are bounded before anything is read. One that is no longer a
-    // regular file there is stamped after the try, which is then made again.
+    // regular file there is stamped after the try, which is then made again. Past `OpenAtOnce`
+    // descriptors, the rest are stamped by path and read as stamped files are.
     opened = []
     const unread = new Set<Opened>()
     try {
@@ -131,6 +136,11 @@ export const readSkill = <E>(
         for (let index = 0; index < files.length; index++) {
           const slot = files[index]!
           if (found.stamped(slot)) continue
+          if (unread.size >= OpenAtOnce) {
+            stampFound(realRoot, found, slot)
+            if (!found.stamped(slot)) moved = true
+            continue
+          }
           const got = openFile(realRoot, found.relative(slot), undefined)
           if (got._tag === "Refused") return new UnreadableFile({ path: found.relative(slot), reason: got.reason })
           if (got._tag === "Changed") moved = true
