@@ -470,8 +470,8 @@ export const loadRoot = Effect.fnUntraced(function*(
     tree.outcomes.set(folder, loadSkill(folder, members))
     if (++done % ServerLimits.LoadSlice.skills === 0) yield* Effect.yieldNow
   }
-  if (dirty === "all") yield* stampUnread(tree)
   if (dirty === "all") {
+    yield* stampUnread(tree)
     // A folder that is gone is no longer a skill: its outcome and last good version go with it.
     for (const folder of tree.outcomes.keys()) if (!folders.has(folder)) tree.outcomes.delete(folder)
     for (const folder of good.keys()) if (!folders.has(folder)) good.delete(folder)

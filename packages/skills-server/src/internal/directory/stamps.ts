@@ -86,12 +86,22 @@ export const readSkill = <E>(
   everything: boolean,
   admit: (sizeOf: (index: number) => number) => E | undefined
 ): ReadonlyArray<Content> | UnreadableFile | E => {
-  // A file not stamped yet counts, but its size is bounded once it is opened (below). A skill
-  // refused meanwhile has every problem said: its unstamped files are stamped to be measured.
-  const refused = admit((index) => found.stamped(files[index]!) ? found.size(files[index]!) : 0)
+  // The stamps the files read are expected to have: as last stat'ed (copied into `stamp`, one
+  // object for the whole skill), or for a file found unstamped as its descriptor shows it on the
+  // first try (`opened`), then as stat'ed again after a try during which they changed. A file
+  // without a stamp yet counts, but weighs nothing until it is opened.
+  let restamped: Array<Stamp> | undefined
+  let opened: Array<Opened | undefined> = []
+  const stamp = { dev: 0, ino: 0, size: 0, mtimeMs: 0, ctimeMs: 0 }
+  const expected = (index: number): Stamp => restamped?.[index] ?? opened[index]?.stamp ?? found.stampInto(files[index]!, stamp)
+  const sizeOf = (index: number) =>
+    restamped?.[index]?.size ?? opened[index]?.stamp.size ?? (found.stamped(files[index]!) ? found.size(files[index]!) : 0)
+  // A skill refused before its unstamped files are opened has every problem said: they are
+  // stamped to be measured.
+  const refused = admit(sizeOf)
   if (refused !== undefined) {
     for (const slot of files) stampFound(realRoot, found, slot)
-    return admit((index) => found.stamped(files[index]!) ? found.size(files[index]!) : 0) ?? refused
+    return admit(sizeOf) ?? refused
   }
   // Whether what was last read of a file can be handed over without reading the file again.
   const trusted = (slot: number) => {
@@ -111,14 +121,6 @@ export const readSkill = <E>(
   }
   if (known.length === files.length) return known
 
-  // The stamps the files read are expected to have: as last stat'ed (copied into `stamp`, one
-  // object for the whole skill), or for a file found unstamped as its descriptor shows it on the
-  // first try (`opened`), then as stat'ed again after a try during which they changed.
-  let restamped: Array<Stamp> | undefined
-  let opened: Array<Opened | undefined> = []
-  const stamp = { dev: 0, ino: 0, size: 0, mtimeMs: 0, ctimeMs: 0 }
-  const expected = (index: number): Stamp => restamped?.[index] ?? opened[index]?.stamp ?? found.stampInto(files[index]!, stamp)
-  const sizeOf = (index: number) => restamped?.[index]?.size ?? opened[index]?.stamp.size ?? found.size(files[index]!)
   // The files whose held bytes are handed over as they are.
   const held = (slot: number) => found.holds(slot) && trusted(slot)
   // The files that read empty, suspiciously, on the last try.
@@ -148,7 +150,7 @@ export const readSkill = <E>(
         }
       }
       if (restamped !== undefined || opened.length > 0) {
-        const tooLarge = admit((index) => sizeOf(index) || 0)
+        const tooLarge = admit(sizeOf)
         if (tooLarge !== undefined) return tooLarge
       }
       // Whether the file at `index` is read on this try: held bytes are handed over, and a file
