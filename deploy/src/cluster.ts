@@ -23,7 +23,8 @@ const repoRoot = (() => {
   }
   return dir
 })()
-const serverBin = path.join(repoRoot, "packages/skills-server/dist/src/bin/mcp-skills-server.js")
+// The executable as npm links it: what an operator runs, V8 settings included.
+const serverBin = path.join(repoRoot, "packages/skills-server/bin/mcp-skills-server.js")
 
 /** The HAProxy configuration users copy; the cluster rewrites its address lines only. */
 export const haproxyConfig = path.join(repoRoot, "deploy/haproxy.cfg")

@@ -43,8 +43,18 @@ export const spawnBin = (
   args: ReadonlyArray<string>,
   env: Record<string, string> = {},
   as: { readonly uid: number; readonly gid: number } | undefined = undefined
+): Running => spawnNode([bin(name), ...args], env, as)
+
+/** The executable a user runs: the file npm links as `mcp-skills-server`, in front of the bundle. */
+export const executable = path.join(repoRoot, "packages/skills-server/bin/mcp-skills-server.js")
+
+/** Spawns the repo's Node 22 with `argv` (node's options, then a script and its arguments), as `spawnBin`. */
+export const spawnNode = (
+  argv: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  as: { readonly uid: number; readonly gid: number } | undefined = undefined
 ): Running => {
-  const child = spawn(node, [bin(name), ...args], {
+  const child = spawn(node, argv, {
     cwd: repoRoot,
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "pipe"],
