@@ -121,7 +121,8 @@ export class Files implements Iterable<ManifestFile> {
       digests.write(row.hex, index * DigestBytes, DigestBytes, "hex")
     }
     // One flat string: the concatenation above is a rope of every path until flattened.
-    return new Files(SkillUri.root(uri), [paths].join(""), table, digests, buffers)
+    // A copy of exactly its length (usually one buffer): the pushes above left room for 17.
+    return new Files(SkillUri.root(uri), [paths].join(""), table, digests, buffers.slice())
   }
 
   /** How many files. */

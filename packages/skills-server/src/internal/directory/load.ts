@@ -97,6 +97,9 @@ const forget = (tree: Tree, relative: string): ReadonlyMap<string, number> | und
   return below
 }
 
+// What every skill without files on disk holds: one empty list, not one per skill.
+const noDiskFiles: ReadonlyArray<Skill.DiskFile> = []
+
 const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
 
 // Whether an ancestor of `relative` is among `paths`: looked at again, it covers `relative`.
@@ -345,7 +348,8 @@ export const loadRoot = Effect.fnUntraced(function*(
     folder: string,
     members: ReadonlyArray<number>
   ): Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem> => {
-    const skillPath = [...prefix, ...base, ...(folder === "" ? [] : folder.split("/"))]
+    // `concat` makes an array of exactly its length; a spread grows one by pushes (17 slots).
+    const skillPath = prefix.concat(base, folder === "" ? [] : folder.split("/"))
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
     // A skill is served whole or not at all: a part of it that cannot be read keeps it out.
@@ -457,7 +461,7 @@ export const loadRoot = Effect.fnUntraced(function*(
           manifest: disk.length === 0
             ? view
             : { ...view, files: withoutBytesOf(view.files, disk) },
-          onDisk: disk
+          onDisk: disk.length === 0 ? noDiskFiles : disk
         })
       }
     )
