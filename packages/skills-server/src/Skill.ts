@@ -443,24 +443,27 @@ export const fromFiles = (
 ): Static => {
   const base = { ...common({ ...options, path: loaded.path }), ...signed(loaded.signatures) }
   if (!("manifest" in loaded)) return { _tag: "Static", ...base, files: loaded.files }
-  const skill = {
+  // Made with its `files` accessor, then given its fields: a new object, nothing patched.
+  const skill: Static = Object.assign(Object.create(Object.prototype, manifestFiles), {
     _tag: "Static" as const,
     ...base,
     ...(loaded.onDisk === undefined || loaded.onDisk.length === 0 ? {} : { onDisk: loaded.onDisk }),
     manifest: loaded.manifest
-  }
-  return Object.defineProperty(skill, "files", manifestFiles) as typeof skill & Pick<Static, "files">
+  })
+  return skill
 }
 
 // The `files` of every skill made from a manifest: one getter, shared. A getter written in the
 // object literal is a new function for each skill, and V8 keeps an object with an accessor of its
 // own as a dictionary (about 450 B a skill, 4.5 MiB at 10,000 skills).
-const manifestFiles: PropertyDescriptor = {
-  get(this: { readonly manifest: ManifestView }) {
-    return heldFiles(this.manifest)
-  },
-  enumerable: true,
-  configurable: true
+const manifestFiles: PropertyDescriptorMap = {
+  files: {
+    get(this: { readonly manifest: ManifestView }) {
+      return heldFiles(this.manifest)
+    },
+    enumerable: true,
+    configurable: true
+  }
 }
 
 /**

@@ -137,6 +137,7 @@ describe("SkillRegistry", () => {
       const copy = { ...skills[1]! }
       assert.deepStrictEqual(copy.files.map((file) => file.path), ["SKILL.md", "notes.md"])
       assert.deepStrictEqual(Object.keys(skills[0]!).sort(), ["_tag", "cacheHint", "files", "listed", "manifest", "path", "scheme"])
+      assert.strictEqual(Object.getPrototypeOf(skills[0]), Object.prototype)
     }))
 
   it.effect("wire content is decided once: text iff the bytes round-trip UTF-8", () =>
