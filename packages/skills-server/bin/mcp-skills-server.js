@@ -5,16 +5,19 @@
 import { enableCompileCache } from "node:module"
 import { setFlagsFromString } from "node:v8"
 
-// V8's young generation kept at its first size (1 MiB a semi-space) for the life of the process,
-// unless the operator sized it on node's command line or in NODE_OPTIONS. V8 doubles it, up to 32
-// MiB, whenever objects outlive the collections of its size: loading this program's modules does
-// (16 MiB), and loading a catalogue does (every skill kept survives). Requests then leave almost
-// nothing alive, so the grown space stayed committed for nothing: 17 MiB of RSS at 10 skills, 29
-// MiB at 10,000, about 50 MiB under load, for the same throughput (docs/performance.md). V8 reads
-// the growth factor each time it would grow the space, so setting it once running holds. Set
+// `serve` keeps V8's young generation at its first size (1 MiB a semi-space) for the life of the
+// process, unless the operator sized it on node's command line or in NODE_OPTIONS. V8 doubles it,
+// up to 32 MiB, whenever objects outlive the collections of its size: loading this program's
+// modules does (16 MiB), and loading a catalogue does (every skill kept survives). Requests then
+// leave almost nothing alive, so the grown space stayed committed for nothing: 21 MiB of RSS at
+// 1,000 skills, 29 MiB at 10,000, about 50 MiB under load, for the same throughput (docs/performance.md).
+// V8 reads the growth factor each time it would grow the space, so setting it once running holds.
+// Only `serve`: Node checks its own modules' embedded compiled code against V8's flags and compiles
+// them again once one is changed (about 25 ms), which a short command would pay for nothing. Set
 // before the compile cache, which is kept apart for each set of V8 flags.
 const sizing = /^--(?:max|min)[-_]semi[-_]space[-_]size(?:=|$)|^--semi[-_]space[-_]growth[-_]factor(?:=|$)/
-if (![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((option) => sizing.test(option))) {
+const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "serve"
+if (serving && ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((option) => sizing.test(option))) {
   setFlagsFromString("--semi-space-growth-factor=1")
 }
 

@@ -1,21 +1,23 @@
 /**
- * The executable keeps V8's young generation at the size it has when the executable starts. V8 doubles it whenever objects
- * outlive its collections, as loading the program and a catalogue makes them do, and never gives
- * the room back: 16 to 32 MiB of RSS a server held for nothing. An operator who sizes it on node's
- * command line or in NODE_OPTIONS keeps their size. Measured inside the process started as a user
- * starts it (the file npm links), once it listens.
+ * `serve` keeps V8's young generation at the size it has when the executable starts. V8 doubles
+ * it whenever objects outlive its collections, as loading the program and a catalogue makes them
+ * do, and never gives the room back: 16 to 32 MiB of RSS a server held for nothing. An operator
+ * who sizes it on node's command line or in NODE_OPTIONS keeps their size. Measured inside the
+ * process started as a user starts it (the file npm links), once it listens.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { examples, executable, type Running, spawnNode, stop, waitFor } from "./support/cli-server.js"
 
-// Preloaded into the server: the young generation's size when the process starts, and on SIGUSR2.
+// Preloaded into the executable: the young generation's size when the process starts, and on
+// SIGUSR2 and at exit.
 const probe = `data:text/javascript,${
   encodeURIComponent(`
 import { getHeapSpaceStatistics } from "node:v8"
 const young = () => getHeapSpaceStatistics().find((space) => space.space_name === "new_space").space_size
 const first = young()
 process.on("SIGUSR2", () => process.stderr.write("young " + first + " " + young() + "\\n"))
+process.on("exit", () => process.stderr.write("young " + first + " " + young() + "\\n"))
 `)
 }`
 
@@ -36,6 +38,17 @@ const youngGeneration = (nodeOptions: ReadonlyArray<string>, env: Record<string,
   )
 
 describe("mcp-skills-server: the young generation", () => {
+  // A short command would pay for the flag (Node compiles its own modules again once one changes)
+  // and gain nothing: it leaves V8 alone.
+  it.live("is left to V8 by a command that does not serve", () =>
+    Effect.promise(async () => {
+      const running = spawnNode([`--import=${probe}`, executable, "--help"], { NODE_OPTIONS: "" })
+      assert.strictEqual(await running.exited, 0)
+      const [, first, atExit] = running.stderr().match(/^young (\d+) (\d+)$/m)!
+      assert.isAbove(Number(atExit), 2 * Number(first))
+    }), 30_000)
+
+
   // Node's own start grows it once before the executable's first line runs: at most twice the
   // size the preloaded probe sees, where V8 left alone grows it eightfold or more.
   it.live("stays at the size it has when the executable starts, through loading", () =>
