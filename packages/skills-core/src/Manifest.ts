@@ -103,12 +103,14 @@ export class Files implements Iterable<ManifestFile> {
     const table = new Float64Array(block, 0, count * Columns)
     const digests = Buffer.from(block, count * Columns * 8, count * DigestBytes)
     const buffers: Array<ArrayBufferLike> = []
-    let paths = ""
+    const paths: Array<string> = []
+    let end = 0
     for (let index = 0; index < count; index++) {
       const row = rows[index]!
-      paths += row.path
+      paths.push(row.path)
+      end += row.path.length
       const at = index * Columns
-      table[at] = paths.length
+      table[at] = end
       table[at + 1] = row.size
       if (row.bytes === undefined) {
         table[at + 2] = -1
@@ -120,9 +122,9 @@ export class Files implements Iterable<ManifestFile> {
       }
       digests.write(row.hex, index * DigestBytes, DigestBytes, "hex")
     }
-    // One flat string: the concatenation above is a rope of every path until flattened.
-    // A copy of exactly its length (usually one buffer): the pushes above left room for 17.
-    return new Files(SkillUri.root(uri), [paths].join(""), table, digests, buffers.slice())
+    // One flat string, written once by `join` (concatenating with `+=` made a rope whose cell
+    // stayed in front of it), and a buffer list of exactly its length (the pushes left room for 17).
+    return new Files(SkillUri.root(uri), paths.join(""), table, digests, buffers.slice())
   }
 
   /** How many files. */

@@ -424,6 +424,17 @@ export const SignaturesMaxRecords = 16
 export const LoadSlice = { skills: 64, calls: 512 } as const
 
 /**
+ * Descriptors a skill's first read holds open at once: its files are opened first, so their sizes
+ * are bounded before anything is read; past this many, the rest are stamped by path and read one
+ * at a time. A skill has 512 files at most by the specification's limits, which a caller may
+ * raise, and a process's default limit is often 1,024.
+ *
+ * @since 0.1.0
+ * @category bounds
+ */
+export const OpenAtOnce = 256
+
+/**
  * Characters of one parameter of a family's path template: 255, a file name's limit on most file
  * systems; an instance URI stays within `Limits.MaxUriLength` whatever its parameters.
  *

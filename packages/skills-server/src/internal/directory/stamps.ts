@@ -7,7 +7,7 @@
  */
 import { Digest, Extension } from "@mcp-skills/core"
 import { UnreadableFile } from "../../DirectoryModel.js"
-import { RacyMillis, ReadAttempts } from "../../ServerLimits.js"
+import { OpenAtOnce, RacyMillis, ReadAttempts } from "../../ServerLimits.js"
 import type { FoundFiles } from "./found.js"
 import { classify, closeOpened, type Opened, openFile, read as readGuarded, readOpened, sameStamp, type Stamp } from "./guard.js"
 import * as Signatures from "./signatures.js"
@@ -45,10 +45,6 @@ export interface Counters {
   hashedFiles: number
   hashedBytes: number
 }
-
-// The most descriptors a skill's first read holds open at once (a skill's files are 512 at most by
-// the specification's limits, which a caller may raise).
-const OpenAtOnce = 256
 
 /**
  * Stamps the file in `slot` by `lstat`, as a walk that stats would have, if it has no stamp yet
