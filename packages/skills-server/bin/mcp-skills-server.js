@@ -2,8 +2,35 @@
 // The `mcp-skills-server` executable. A file that exists before the build, so `npm install` links it
 // (a bin entry pointing into dist/ is skipped when dist/ does not exist yet); it loads the built code:
 // the executable as one module (`npm run build` bundles it), else the modules `tsc` built.
-import { enableCompileCache } from "node:module"
+import * as Module from "node:module"
 import { setFlagsFromString } from "node:v8"
+
+const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "serve"
+
+// `serve` over HTTP runs with glibc's malloc thresholds fixed (MALLOC_MMAP_THRESHOLD_), unless the
+// operator tunes the allocator (any MALLOC_ variable, GLIBC_TUNABLES, or another malloc preloaded).
+// By default glibc raises its mmap threshold to the largest block freed so far, up to 32 MiB, and
+// keeps up to twice that free at the top of each thread's arena. Node's compile cache frees a block
+// three times the executable's size (9.5 MiB) while loading it, so the arenas of V8's compiler
+// threads kept about 10 MiB they had freed, at 1,000 skills as at 10,000, and 30 MiB more after a
+// load (docs/performance.md). Fixed, the threshold keeps blocks under 4 MiB (a 1 MiB file's
+// answer) in the arenas and gives back what is freed above 128 KiB. glibc reads these variables
+// when the process starts, so the process starts again in place (execve: the same process id,
+// arguments and descriptors), once: about the time `node -e 0` takes. Not over stdio, whose server
+// a host starts for each session and waits on.
+const tuned = Object.entries(process.env).some(([name, value]) =>
+  value !== "" && (name.startsWith("MALLOC_") || name === "GLIBC_TUNABLES" || name === "LD_PRELOAD")
+)
+const overStdio = process.argv.some((arg) => arg === "--stdio" || arg.startsWith("--stdio="))
+if (serving && !overStdio && !tuned && process.platform === "linux" && typeof process.execve === "function") {
+  process.report.excludeNetwork = true
+  if (process.report.getReport().header.glibcVersionRuntime !== undefined) {
+    process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
+      ...process.env,
+      MALLOC_MMAP_THRESHOLD_: String(4 * 1024 * 1024)
+    })
+  }
+}
 
 // `serve` keeps V8's young generation at its first size (1 MiB a semi-space) for the life of the
 // process, unless the operator sized it on node's command line or in NODE_OPTIONS. V8 doubles it,
@@ -16,14 +43,13 @@ import { setFlagsFromString } from "node:v8"
 // them again once one is changed (about 25 ms), which a short command would pay for nothing. Set
 // before the compile cache, which is kept apart for each set of V8 flags.
 const sizing = /^--(?:max|min)[-_]semi[-_]space[-_]size(?:=|$)|^--semi[-_]space[-_]growth[-_]factor(?:=|$)/
-const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "serve"
 if (serving && ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)].some((option) => sizing.test(option))) {
   setFlagsFromString("--semi-space-growth-factor=1")
 }
 
 // V8's compiled code of the executable, kept on disk (the OS temp folder) and reused by the next run:
 // compiling is most of what a short command does before its first line. Node 22.1 and later.
-enableCompileCache?.()
+Module.enableCompileCache?.()
 
 const missing = (error, file) => error?.code === "ERR_MODULE_NOT_FOUND" && String(error.message).includes(file)
 
