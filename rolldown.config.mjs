@@ -3,12 +3,22 @@
 // prints a line, which is most of a short command's time. The packages themselves stay modules
 // (a library's users bring their own effect); an executable is a program and carries its own.
 // `@redis/client` stays outside: only `--redis` loads it, from the user's installation.
+// ASCII, without documentation comments: V8 keeps a module's source for the life of the process,
+// two bytes a character once one character is outside Latin-1 (the server's source held 6.5 MiB of
+// its RSS; now 1.8), and the bundled packages' JSDoc was 40% of it. Licence comments stay.
 const executable = (input, file) => ({
   input,
   platform: "node",
   external: [/^node:/, "@redis/client"],
   logLevel: "warn",
-  output: { file, format: "esm", codeSplitting: false, sourcemap: false }
+  output: {
+    file,
+    format: "esm",
+    codeSplitting: false,
+    sourcemap: false,
+    charset: "ascii",
+    comments: { legal: true, annotation: false, jsdoc: false }
+  }
 })
 
 export default [
