@@ -11,7 +11,7 @@ const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "s
 // operator tunes the allocator (any MALLOC_ variable, GLIBC_TUNABLES, or another malloc preloaded).
 // By default glibc raises its mmap threshold to the largest block freed so far, up to 32 MiB, and
 // keeps up to twice that free at the top of each thread's arena. Node's compile cache frees a block
-// three times the executable's size (9.5 MiB) while loading it, so the arenas of V8's compiler
+// three times the executable's size (5.8 MiB) while loading it, so the arenas of V8's compiler
 // threads kept about 10 MiB they had freed, at 1,000 skills as at 10,000, and 30 MiB more after a
 // load (docs/performance.md). Fixed, the threshold keeps blocks under 4 MiB (a 1 MiB file's
 // answer) in the arenas and gives back what is freed above 128 KiB. glibc reads these variables

@@ -1,6 +1,6 @@
 /**
  * `serve` runs with glibc's malloc thresholds fixed. By default glibc raises them to the largest
- * block freed so far, and Node's compile cache frees one of 9.5 MiB while it loads the executable:
+ * block freed so far, and Node's compile cache frees one of 5.8 MiB while it loads the executable:
  * the arenas of V8's compiler threads then kept about 10 MiB they had freed (docs/performance.md).
  * glibc reads its variables when a process starts, so the executable starts again in place, once,
  * with the threshold set; an operator who tunes or replaces the allocator keeps their choice, and
