@@ -7,17 +7,18 @@ import { setFlagsFromString } from "node:v8"
 
 const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "serve"
 
-// `serve` over HTTP runs with glibc's malloc thresholds fixed (MALLOC_MMAP_THRESHOLD_), unless the
-// operator tunes the allocator (any MALLOC_ variable, GLIBC_TUNABLES, or another malloc preloaded).
-// By default glibc raises its mmap threshold to the largest block freed so far, up to 32 MiB, and
-// keeps up to twice that free at the top of each thread's arena. Node's compile cache frees a block
-// three times the executable's size (5.8 MiB) while loading it, so the arenas of V8's compiler
-// threads kept about 10 MiB they had freed, at 1,000 skills as at 10,000, and 30 MiB more after a
-// load (docs/performance.md). Fixed, the threshold keeps blocks under 4 MiB (a 1 MiB file's
-// answer) in the arenas and gives back what is freed above 128 KiB. glibc reads these variables
-// when the process starts, so the process starts again in place (execve: the same process id,
-// arguments and descriptors), once: about the time `node -e 0` takes. Not over stdio, whose server
-// a host starts for each session and waits on.
+// `serve` over HTTP runs with one glibc malloc arena (MALLOC_ARENA_MAX=1), unless the operator tunes
+// the allocator (any MALLOC_ variable, GLIBC_TUNABLES, or another malloc preloaded). glibc gives
+// each thread that allocates an arena of its own, raises its mmap threshold to the largest block
+// freed so far (up to 32 MiB), and keeps up to twice that free at the top of each arena. Node's
+// compile cache frees a block three times the executable's size (5.8 MiB) while loading it, so the
+// arenas of V8's compiler threads kept about 10 MiB they had freed once the loading code was
+// optimized, at 1,000 skills as at 10,000 (docs/performance.md). With one arena what they free is
+// what the main thread allocates next. Fixing the threshold instead (MALLOC_MMAP_THRESHOLD_) took
+// the same off but halved the rate of 1 MiB reads: every large answer faulted its pages in again.
+// glibc reads these variables when the process starts, so the process starts again in place
+// (execve: the same process id, arguments and descriptors), once: about the time `node -e 0`
+// takes. Not over stdio, whose server a host starts for each session and waits on.
 const tuned = Object.entries(process.env).some(([name, value]) =>
   value !== "" && (name.startsWith("MALLOC_") || name === "GLIBC_TUNABLES" || name === "LD_PRELOAD")
 )
@@ -27,7 +28,7 @@ if (serving && !overStdio && !tuned && process.platform === "linux" && typeof pr
   if (process.report.getReport().header.glibcVersionRuntime !== undefined) {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       ...process.env,
-      MALLOC_MMAP_THRESHOLD_: String(4 * 1024 * 1024)
+      MALLOC_ARENA_MAX: "1"
     })
   }
 }
