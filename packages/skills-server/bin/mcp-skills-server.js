@@ -24,8 +24,12 @@ const tuned = Object.entries(process.env).some(([name, value]) =>
 )
 const overStdio = process.argv.some((arg) => arg === "--stdio" || arg.startsWith("--stdio="))
 if (serving && !overStdio && !tuned && process.platform === "linux" && typeof process.execve === "function") {
+  // glibc's version, from Node's report of the process (left as the operator set it).
+  const excludeNetwork = process.report.excludeNetwork
   process.report.excludeNetwork = true
-  if (process.report.getReport().header.glibcVersionRuntime !== undefined) {
+  const glibc = process.report.getReport().header.glibcVersionRuntime !== undefined
+  process.report.excludeNetwork = excludeNetwork
+  if (glibc) {
     process.execve(process.execPath, [process.execPath, ...process.execArgv, ...process.argv.slice(1)], {
       ...process.env,
       MALLOC_ARENA_MAX: "1"
