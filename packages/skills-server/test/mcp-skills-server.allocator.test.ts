@@ -10,7 +10,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { examples, executable, spawnNode, stop, waitFor } from "./support/cli-server.js"
+import { examples, executable, spawnNode, waitFor, withProbedServe } from "./support/cli-server.js"
 
 // Preloaded into the executable: one line for each program the process starts as, with its id and
 // the arenas its environment allows glibc.
@@ -28,21 +28,10 @@ const untuned = Object.fromEntries(
 
 // The starts of a `serve` that reached "listening" with `env`.
 const serveStarts = (env: Record<string, string>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() =>
-      spawnNode([`--import=${probe}`, executable, "serve", examples, "--host", "127.0.0.1", "--port", "0"], {
-        ...untuned,
-        NODE_OPTIONS: "",
-        ...env
-      })
-    ),
-    (running) =>
-      Effect.promise(async () => {
-        await waitFor(running, "stdout", /^listening http/m)
-        return { starts: starts(running.stderr()), pid: running.child.pid! }
-      }),
-    (running) => Effect.promise(() => stop(running))
-  )
+  withProbedServe(probe, [], { ...untuned, NODE_OPTIONS: "", ...env }, async (running) => ({
+    starts: starts(running.stderr()),
+    pid: running.child.pid!
+  }))
 
 // glibc's own report of itself: the arenas are a glibc variable, set only where glibc reads it.
 const glibc = process.platform === "linux" && (process.report.getReport() as { header: { glibcVersionRuntime?: string } }).header

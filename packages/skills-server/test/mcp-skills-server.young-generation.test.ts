@@ -7,7 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { examples, executable, type Running, spawnNode, stop, waitFor } from "./support/cli-server.js"
+import { executable, spawnNode, waitFor, withProbedServe } from "./support/cli-server.js"
 
 // Preloaded into the executable: the young generation's size when the process starts, and on
 // SIGUSR2 and at exit.
@@ -23,19 +23,11 @@ process.on("exit", () => process.stderr.write("young " + first + " " + young() +
 
 // The young generation's first size and its size once the server listens.
 const youngGeneration = (nodeOptions: ReadonlyArray<string>, env: Record<string, string>) =>
-  Effect.acquireUseRelease(
-    Effect.sync(() =>
-      spawnNode([`--import=${probe}`, ...nodeOptions, executable, "serve", examples, "--host", "127.0.0.1", "--port", "0"], env)
-    ),
-    (running: Running) =>
-      Effect.promise(async () => {
-        await waitFor(running, "stdout", /^listening http/m)
-        running.child.kill("SIGUSR2")
-        const [, first, listening] = await waitFor(running, "stderr", /^young (\d+) (\d+)$/m)
-        return { first: Number(first), listening: Number(listening) }
-      }),
-    (running) => Effect.promise(() => stop(running))
-  )
+  withProbedServe(probe, nodeOptions, env, async (running) => {
+    running.child.kill("SIGUSR2")
+    const [, first, listening] = await waitFor(running, "stderr", /^young (\d+) (\d+)$/m)
+    return { first: Number(first), listening: Number(listening) }
+  })
 
 describe("mcp-skills-server: the young generation", () => {
   // A short command would pay for the flag (Node compiles its own modules again once one changes)

@@ -70,6 +70,28 @@ export const spawnNode = (
   return { child, stdout: () => stdout, stderr: () => stderr, exited }
 }
 
+/**
+ * `use` of `mcp-skills-server serve` of the examples over HTTP on loopback, started as a user starts
+ * it with the module `probe` preloaded by node (after `nodeOptions`), once it listens; stopped after.
+ */
+export const withProbedServe = <A>(
+  probe: string,
+  nodeOptions: ReadonlyArray<string>,
+  env: Record<string, string>,
+  use: (running: Running) => Promise<A>
+) =>
+  Effect.acquireUseRelease(
+    Effect.sync(() =>
+      spawnNode([`--import=${probe}`, ...nodeOptions, executable, "serve", examples, "--host", "127.0.0.1", "--port", "0"], env)
+    ),
+    (running) =>
+      Effect.promise(async () => {
+        await waitFor(running, "stdout", /^listening http/m)
+        return use(running)
+      }),
+    (running) => Effect.promise(() => stop(running))
+  )
+
 /** Waits until `pattern` shows up on the given stream, failing if the process ends first. */
 export const waitFor = (running: Running, stream: "stdout" | "stderr", pattern: RegExp): Promise<RegExpMatchArray> =>
   new Promise((resolve, reject) => {
