@@ -23,6 +23,15 @@ export const MaxResources = 512
 export const MaxTotalBytes = 16_777_216
 
 /**
+ * The most bytes a skill can total whatever its limits say: 4 GiB less one byte. A manifest keeps
+ * each size and offset in 32 bits; a skill that size is far past what a host can read over MCP.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const MaxSkillBytes = 4_294_967_295
+
+/**
  * Bytes of YAML between the `---` lines of a `SKILL.md`: 16 KiB, ours rather than the spec's. Every
  * parse, on the server and in the client alike, refuses a larger frontmatter before reading any
  * YAML. The Agent Skills fields fit in under 2 KiB (a description is at most 1,024 characters),
@@ -107,7 +116,8 @@ export const violations = (
 ): ReadonlyArray<Violation> => {
   const out: Array<Violation> = []
   if (count > limits.maxResources) out.push({ limit: "resources", actual: count, max: limits.maxResources })
-  if (bytes > limits.maxTotalBytes) out.push({ limit: "bytes", actual: bytes, max: limits.maxTotalBytes })
+  const maxBytes = Math.min(limits.maxTotalBytes, MaxSkillBytes)
+  if (bytes > maxBytes) out.push({ limit: "bytes", actual: bytes, max: maxBytes })
   return out
 }
 

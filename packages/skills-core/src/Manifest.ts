@@ -58,9 +58,14 @@ const verbatim = /^[A-Za-z0-9\-_.!~*'()/]*$/
 
 const encodePath = (path: string) => verbatim.test(path) ? path : path.split("/").map(encodeURIComponent).join("/")
 
-// One row of the table per file: where its path ends in the paths string, its size, the index of
-// the buffer holding its bytes (-1: not held), and where in that buffer they start.
-const Columns = 4
+// One row per file, four unsigned 32-bit numbers: where its path ends in the paths string, its
+// size, the index of the buffer holding its bytes plus one (0: not held), and where in that buffer
+// they start. Then the SHA-256 digests, 32 bytes each, in the same block: one view per manifest.
+const RowBytes = 16
+const End = 0
+const Size = 4
+const Buffer1 = 8
+const Offset = 12
 const DigestBytes = 32
 
 /**
@@ -74,21 +79,16 @@ const DigestBytes = 32
 export class Files implements Iterable<ManifestFile> {
   readonly #root: string
   readonly #paths: string
-  readonly #table: Float64Array
-  readonly #digests: Buffer
+  // The rows, then the digests (see `RowBytes`); `#length` rows.
+  readonly #block: Buffer
+  readonly #length: number
   readonly #buffers: ReadonlyArray<ArrayBufferLike>
 
-  private constructor(
-    root: string,
-    paths: string,
-    table: Float64Array,
-    digests: Buffer,
-    buffers: ReadonlyArray<ArrayBufferLike>
-  ) {
+  private constructor(root: string, paths: string, block: Buffer, length: number, buffers: ReadonlyArray<ArrayBufferLike>) {
     this.#root = root
     this.#paths = paths
-    this.#table = table
-    this.#digests = digests
+    this.#block = block
+    this.#length = length
     this.#buffers = buffers
   }
 
@@ -98,10 +98,9 @@ export class Files implements Iterable<ManifestFile> {
     rows: ReadonlyArray<{ readonly path: string; readonly size: number; readonly bytes: Uint8Array | undefined; readonly hex: string }>
   ): Files {
     const count = rows.length
-    // The table and the digests share one allocation.
-    const block = new ArrayBuffer(count * (Columns * 8 + DigestBytes))
-    const table = new Float64Array(block, 0, count * Columns)
-    const digests = Buffer.from(block, count * Columns * 8, count * DigestBytes)
+    // Sizes and offsets fit 32 bits: `make` refuses a skill of more bytes (`Limits.MaxSkillBytes`).
+    // `alloc`, not the shared pool: a slice of the pool would keep its whole chunk.
+    const block = Buffer.alloc(count * (RowBytes + DigestBytes))
     const buffers: Array<ArrayBufferLike> = []
     const paths: Array<string> = []
     let end = 0
@@ -109,32 +108,40 @@ export class Files implements Iterable<ManifestFile> {
       const row = rows[index]!
       paths.push(row.path)
       end += row.path.length
-      const at = index * Columns
-      table[at] = end
-      table[at + 1] = row.size
-      if (row.bytes === undefined) {
-        table[at + 2] = -1
-      } else {
+      const at = index * RowBytes
+      block.writeUInt32LE(end, at + End)
+      block.writeUInt32LE(row.size, at + Size)
+      if (row.bytes !== undefined) {
         let buffer = buffers.lastIndexOf(row.bytes.buffer)
         if (buffer === -1) buffer = buffers.push(row.bytes.buffer) - 1
-        table[at + 2] = buffer
-        table[at + 3] = row.bytes.byteOffset
+        block.writeUInt32LE(buffer + 1, at + Buffer1)
+        block.writeUInt32LE(row.bytes.byteOffset, at + Offset)
       }
-      digests.write(row.hex, index * DigestBytes, DigestBytes, "hex")
+      block.write(row.hex, count * RowBytes + index * DigestBytes, DigestBytes, "hex")
     }
     // One flat string, written once by `join` (concatenating with `+=` made a rope whose cell
     // stayed in front of it), and a buffer list of exactly its length (the pushes left room for 17).
-    return new Files(SkillUri.root(uri), paths.join(""), table, digests, buffers.slice())
+    return new Files(SkillUri.root(uri), paths.join(""), block, count, buffers.slice())
   }
 
   /** How many files. */
   get length(): number {
-    return this.#table.length / Columns
+    return this.#length
+  }
+
+  // Number `column` of file `index`'s row.
+  #cell(index: number, column: number): number {
+    return this.#block.readUInt32LE(index * RowBytes + column)
+  }
+
+  // Where the digest of file `index` starts in the block.
+  #digestAt(index: number): number {
+    return this.#length * RowBytes + index * DigestBytes
   }
 
   /** The `/`-separated path of file `index`, relative to the skill root. */
   path(index: number): string {
-    return this.#paths.slice(index === 0 ? 0 : this.#table[(index - 1) * Columns]!, this.#table[index * Columns]!)
+    return this.#paths.slice(index === 0 ? 0 : this.#cell(index - 1, End), this.#cell(index, End))
   }
 
   /** The last segment of file `index`'s path. */
@@ -150,39 +157,40 @@ export class Files implements Iterable<ManifestFile> {
 
   /** The size of file `index` in bytes. */
   size(index: number): number {
-    return this.#table[index * Columns + 1]!
+    return this.#cell(index, Size)
   }
 
   /** The `sha256:` digest of file `index`. */
   digest(index: number): Digest.Digest {
-    return `sha256:${this.#digests.toString("hex", index * DigestBytes, (index + 1) * DigestBytes)}` as Digest.Digest
+    const at = this.#digestAt(index)
+    return `sha256:${this.#block.toString("hex", at, at + DigestBytes)}` as Digest.Digest
   }
 
   /** Whether file `index` has the same digest as file `other` of `files`. */
   sameDigest(index: number, files: Files, other: number): boolean {
-    return this.#digests.compare(files.#digests, other * DigestBytes, (other + 1) * DigestBytes, index * DigestBytes, (index + 1) * DigestBytes) ===
-      0
+    const theirs = files.#digestAt(other)
+    const ours = this.#digestAt(index)
+    return this.#block.compare(files.#block, theirs, theirs + DigestBytes, ours, ours + DigestBytes) === 0
   }
 
   /** Whether the bytes of file `index` are held (not only its size and digest). */
   held(index: number): boolean {
-    return this.#table[index * Columns + 2]! !== -1
+    return this.#cell(index, Buffer1) !== 0
   }
 
   /** A view of the bytes of file `index`, or `undefined` when they are not held. */
   bytes(index: number): Uint8Array | undefined {
-    const at = index * Columns
-    const buffer = this.#table[at + 2]!
-    return buffer === -1 ? undefined : new Uint8Array(this.#buffers[buffer]!, this.#table[at + 3]!, this.#table[at + 1]!)
+    const buffer = this.#cell(index, Buffer1)
+    return buffer === 0 ? undefined : new Uint8Array(this.#buffers[buffer - 1]!, this.#cell(index, Offset), this.#cell(index, Size))
   }
 
   /** Whether file `index` holds exactly `bytes`: the very memory, or equal bytes. */
   sameBytes(index: number, bytes: Uint8Array): boolean {
-    const at = index * Columns
-    const buffer = this.#table[at + 2]!
-    if (buffer === -1 || bytes.byteLength !== this.#table[at + 1]!) return false
-    if (bytes.buffer === this.#buffers[buffer] && bytes.byteOffset === this.#table[at + 3]!) return true
-    return Buffer.from(this.#buffers[buffer]!, this.#table[at + 3]!, bytes.byteLength).equals(bytes)
+    const buffer = this.#cell(index, Buffer1)
+    if (buffer === 0 || bytes.byteLength !== this.#cell(index, Size)) return false
+    const offset = this.#cell(index, Offset)
+    if (bytes.buffer === this.#buffers[buffer - 1] && bytes.byteOffset === offset) return true
+    return Buffer.from(this.#buffers[buffer - 1]!, offset, bytes.byteLength).equals(bytes)
   }
 
   /** The bytes of every file held, each buffer once (for figures: what a holder keeps in memory). */
@@ -192,8 +200,8 @@ export class Files implements Iterable<ManifestFile> {
 
   // Compares the path of file `index` with `path` in code-unit order, without making a string.
   #compare(index: number, path: string): number {
-    const start = index === 0 ? 0 : this.#table[(index - 1) * Columns]!
-    const end = this.#table[index * Columns]!
+    const start = index === 0 ? 0 : this.#cell(index - 1, End)
+    const end = this.#cell(index, End)
     const length = Math.min(end - start, path.length)
     for (let i = 0; i < length; i++) {
       const difference = this.#paths.charCodeAt(start + i) - path.charCodeAt(i)
@@ -248,27 +256,24 @@ export class Files implements Iterable<ManifestFile> {
 
   /** The same files, without the bytes of those `drop` names (by index): their holder keeps them elsewhere. */
   withoutBytes(drop: (index: number) => boolean): Files {
-    const table = this.#table.slice()
-    const block = new ArrayBuffer(table.byteLength + this.#digests.byteLength)
-    new Float64Array(block, 0, table.length).set(table)
-    const digests = Buffer.from(block, table.byteLength, this.#digests.byteLength)
-    this.#digests.copy(digests)
-    const kept = new Float64Array(block, 0, table.length)
+    // Its own memory (`Buffer.from` would take a slice of the shared pool, and keep it whole).
+    const block = Buffer.alloc(this.#block.length)
+    this.#block.copy(block)
     const buffers: Array<ArrayBufferLike> = []
-    for (let index = 0; index < this.length; index++) {
-      const at = index * Columns
-      const buffer = kept[at + 2]!
-      if (buffer === -1) continue
+    for (let index = 0; index < this.#length; index++) {
+      const at = index * RowBytes
+      const buffer = block.readUInt32LE(at + Buffer1)
+      if (buffer === 0) continue
       if (drop(index)) {
-        kept[at + 2] = -1
-        kept[at + 3] = 0
+        block.writeUInt32LE(0, at + Buffer1)
+        block.writeUInt32LE(0, at + Offset)
         continue
       }
-      let now = buffers.lastIndexOf(this.#buffers[buffer]!)
-      if (now === -1) now = buffers.push(this.#buffers[buffer]!) - 1
-      kept[at + 2] = now
+      let now = buffers.lastIndexOf(this.#buffers[buffer - 1]!)
+      if (now === -1) now = buffers.push(this.#buffers[buffer - 1]!) - 1
+      block.writeUInt32LE(now + 1, at + Buffer1)
     }
-    return new Files(this.#root, this.#paths, kept, digests, buffers)
+    return new Files(this.#root, this.#paths, block, this.#length, buffers)
   }
 
   *[Symbol.iterator](): IterableIterator<ManifestFile> {

@@ -95,6 +95,12 @@ describe("Manifest.make", () => {
     expect(Skill.limitViolations(entry)).toEqual([{ limit: "resources", actual: 513, max: 512 }])
   })
 
+  it("caps any raised byte limit at what a manifest can address (32 bits)", () => {
+    const raised = { maxResources: 1, maxTotalBytes: 2 ** 40 }
+    expect(Limits.violations(1, Limits.MaxSkillBytes, raised)).toEqual([])
+    expect(Limits.violations(1, Limits.MaxSkillBytes + 1, raised)).toEqual([{ limit: "bytes", actual: 2 ** 32, max: Limits.MaxSkillBytes }])
+  })
+
   // The manifest copies its frontmatter out of the decoded SKILL.md, so as not to keep the text alive.
   it.prop("its body and frontmatter are parseSkillMd's, with a BOM, CRLF and any Unicode", {
     description: Arbitrary.schema(Schema.NonEmptyString),
