@@ -1,8 +1,9 @@
 /**
  * What the loader keeps of each file between scans (`internal/directory/found`): columns indexed by
- * slot behind an index by path of its own. Whatever the order of files found, taken out, put back,
- * released and read, it answers as a map from path to file would, through the growth of its
- * columns, the rebuilding of its index and the giving back of room after a full walk.
+ * slot, paths as a tree of folders and names, behind an index of its own. Whatever the order of
+ * files found, taken out, put back, released and read, and of folders known and forgotten, it
+ * answers as a map from path to file (and a set of folders) would, through the growth of its
+ * columns, the rebuilding of its indexes and the giving back of room after a full walk.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Schema from "effect/Schema"
@@ -25,7 +26,10 @@ const Path = Schema.Literals([
   "z/2",
   "z/3"
 ])
+const Folder = Schema.Literals(["a", "a/c", "b", "deep", "deep/er/and", "é", "z", "new", "new/er"])
 const Operation = Schema.Union([
+  Schema.TaggedStruct("AddFolder", { path: Folder }),
+  Schema.TaggedStruct("RemoveFolder", { path: Folder }),
   Schema.TaggedStruct("Add", { path: Path, size: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 9 })) }),
   Schema.TaggedStruct("Remove", { path: Path }),
   Schema.TaggedStruct("Put", { path: Path, size: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 9 })) }),
@@ -40,18 +44,29 @@ interface Model {
   bytes: Uint8Array | undefined
 }
 
-// Every answer of `found` agrees with `indexed` (the files by path) and `removed` (slots out).
-const agree = (found: FoundFiles, indexed: Map<string, Model>, removed: Map<string, Model>) => {
+// The folders above a path, nearest last.
+const ancestors = (path: string) => path.split("/").slice(0, -1).map((_, index, segments) => segments.slice(0, index + 1).join("/"))
+const isBelow = (path: string, folder: string) => path.startsWith(`${folder}/`)
+
+// Every answer of `found` agrees with `indexed` (the files by path), `removed` (slots out) and
+// `folders` (known folders).
+const agree = (found: FoundFiles, indexed: Map<string, Model>, removed: Map<string, Model>, folders: Set<string>) => {
   assert.strictEqual(found.count, indexed.size)
   const listed = new Map<string, number>()
-  found.forEach((slot, relative) => listed.set(relative, slot))
+  found.forEach((slot) => listed.set(found.relative(slot), slot))
   assert.deepStrictEqual(listed, new Map([...indexed].map(([path, file]) => [path, file.slot])))
   for (const path of Path.literals) {
     const file = indexed.get(path)
     assert.strictEqual(found.slot(path), file?.slot)
+    assert.isFalse(found.isFolder(path))
   }
-  for (const [path, file] of [...indexed, ...removed]) {
+  for (const folder of [...Folder.literals, "deep/er", "deep/er/and/deeper"]) assert.strictEqual(found.isFolder(folder), folders.has(folder), folder)
+  for (const [path, file] of indexed) {
     assert.strictEqual(found.relative(file.slot), path)
+    assert.strictEqual(found.name(file.slot), path.slice(path.lastIndexOf("/") + 1))
+    assert.strictEqual(found.folderPath(found.folderOf(file.slot)), path.slice(0, Math.max(0, path.lastIndexOf("/"))))
+  }
+  for (const file of [...indexed.values(), ...removed.values()]) {
     assert.strictEqual(found.size(file.slot), file.size)
     assert.deepStrictEqual(found.bytes(file.slot), file.bytes)
   }
@@ -64,13 +79,34 @@ describe("FoundFiles", () => {
     const found = new FoundFiles()
     const indexed = new Map<string, Model>()
     const removed = new Map<string, Model>()
+    const folders = new Set<string>()
     for (const operation of operations) {
       switch (operation._tag) {
+        case "AddFolder":
+          found.addFolder(operation.path)
+          for (const folder of [...ancestors(operation.path), operation.path]) folders.add(folder)
+          break
+        case "RemoveFolder": {
+          const below = found.removeFolder(operation.path)
+          const expected = new Map<string, number>()
+          if (folders.has(operation.path)) {
+            for (const [path, file] of indexed) {
+              if (!isBelow(path, operation.path)) continue
+              expected.set(path, file.slot)
+              indexed.delete(path)
+              removed.set(path, file)
+            }
+            for (const folder of folders) if (folder === operation.path || isBelow(folder, operation.path)) folders.delete(folder)
+          }
+          assert.deepStrictEqual(below, expected)
+          break
+        }
         case "Add": {
           if (indexed.has(operation.path) || removed.has(operation.path)) break
           const slot = found.add(operation.path, stamp(operation.size))
           for (const file of [...indexed.values(), ...removed.values()]) assert.notStrictEqual(file.slot, slot)
           indexed.set(operation.path, { slot, size: operation.size, bytes: undefined })
+          for (const folder of ancestors(operation.path)) folders.add(folder)
           break
         }
         case "Remove": {
@@ -89,6 +125,7 @@ describe("FoundFiles", () => {
           // Seen with another stamp, what was read is kept but not trusted.
           if (file.size !== operation.size) assert.strictEqual(found.trust(file.slot), "Stale")
           indexed.set(operation.path, { ...file, size: operation.size })
+          for (const folder of ancestors(operation.path)) folders.add(folder)
           break
         }
         case "Release": {
@@ -113,7 +150,7 @@ describe("FoundFiles", () => {
           found.trim()
           break
       }
-      agree(found, indexed, removed)
+      agree(found, indexed, removed, folders)
     }
   }, { arbitrary: { runs: 300 } })
 

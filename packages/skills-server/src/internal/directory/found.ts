@@ -16,16 +16,18 @@ import type { Stamp } from "./guard.js"
  */
 export type Trust = "Stale" | "Racy" | "Sound" | "Suspect"
 
-// The numbers kept per file, `Stride` to a slot: its stamp as last stat'ed, and where the bytes
-// last read of it are in their buffer.
-const Stride = 7
+// The stamp kept per file as last stat'ed, `Stride` numbers to a slot.
+const Stride = 5
 const Dev = 0
 const Ino = 1
 const Size = 2
 const Mtime = 3
 const Ctime = 4
-const Offset = 5
-const Length = 6
+
+// Where the bytes last read of a file are in their buffer, two 32-bit numbers to a slot: a skill's
+// bytes fit 32 bits (`Limits.MaxSkillBytes`).
+const Offset = 0
+const Length = 1
 
 // A file's trust as kept: its index here.
 const Trusts: ReadonlyArray<Trust> = ["Stale", "Racy", "Sound", "Suspect"]
@@ -46,67 +48,246 @@ const Free = 0
 const Indexed = 1
 const Removed = 2
 
-// An index entry whose file was taken out: a lookup goes on past it.
+// An index entry whose entry was taken out: a lookup goes on past it.
 const Tombstone = 0xffffffff
 
-// FNV-1a over the UTF-16 code units of a path: 32 bits, enough to spread the index.
-const hashOf = (path: string) => {
-  let value = 0x811c9dc5
-  for (let at = 0; at < path.length; at++) value = Math.imul(value ^ path.charCodeAt(at), 0x01000193)
+// The folder of the root itself (`""`), parent of every top-level entry.
+const RootFolder = 0
+const NoFolder = -1
+
+// FNV-1a over `owner` and the UTF-16 code units of `text` from `start` to `end`: 32 bits, enough to
+// spread an index.
+const hashOf = (owner: number, text: string, start: number, end: number) => {
+  let value = Math.imul(0x811c9dc5 ^ owner, 0x01000193)
+  for (let at = start; at < end; at++) value = Math.imul(value ^ text.charCodeAt(at), 0x01000193)
   return value >>> 0
+}
+
+/**
+ * Entries known by their owner (a folder) and their name, with an index on both: open addressing
+ * over ids (id + 1; 0 empty, `Tombstone` removed), where a `Map` keyed by path would take a string
+ * and about 40 bytes an entry. Both the folders (owned by their parent) and the files (by their
+ * folder) of a root are kept so.
+ */
+class Entries {
+  owner = new Int32Array(0)
+  names: Array<string | undefined> = []
+  index = new Uint32Array(8)
+  count = 0
+  used = 0
+
+  /** The id of the entry named `text[start, end)` in `owner`, or -1. */
+  find(owner: number, text: string, start: number, end: number): number {
+    const index = this.index
+    const mask = index.length - 1
+    const length = end - start
+    for (let at = hashOf(owner, text, start, end) & mask; ; at = (at + 1) & mask) {
+      const entry = index[at]!
+      if (entry === 0) return -1
+      if (entry === Tombstone) continue
+      const id = entry - 1
+      const name = this.names[id]!
+      if (this.owner[id] === owner && name.length === length && text.startsWith(name, start)) return id
+    }
+  }
+
+  /** Indexes `id` (not indexed yet) as `name` in `owner`, keeping the index at most three quarters full. */
+  insert(id: number, owner: number, name: string): void {
+    this.owner[id] = owner
+    this.names[id] = name
+    if ((this.used + 1) * 4 > this.index.length * 3) this.rehash((this.count + 1) * 2)
+    const index = this.index
+    const mask = index.length - 1
+    let at = hashOf(owner, name, 0, name.length) & mask
+    while (index[at] !== 0 && index[at] !== Tombstone) at = (at + 1) & mask
+    if (index[at] === 0) this.used++
+    index[at] = id + 1
+    this.count++
+  }
+
+  /** Takes `id` out of the index; its owner and name stay until overwritten. */
+  remove(id: number): void {
+    const index = this.index
+    const mask = index.length - 1
+    const name = this.names[id]!
+    let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
+    while (index[at] !== id + 1) at = (at + 1) & mask
+    index[at] = Tombstone
+    this.count--
+  }
+
+  /** Builds the index again over the ids `indexed` says, without tombstones, with room for `room`. */
+  rehash(room: number, indexed: (id: number) => boolean = (id) => this.names[id] !== undefined): void {
+    let size = 8
+    while (size < room) size *= 2
+    const index = new Uint32Array(size)
+    const mask = size - 1
+    let count = 0
+    for (let id = 0; id < this.names.length; id++) {
+      if (!indexed(id)) continue
+      const name = this.names[id]!
+      let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
+      while (index[at] !== 0) at = (at + 1) & mask
+      index[at] = id + 1
+      count++
+    }
+    this.index = index
+    this.used = this.count = count
+  }
+
+  /** Keeps `capacity` ids, as many of the existing ones as fit. */
+  resize(capacity: number): void {
+    const owner = new Int32Array(capacity)
+    owner.set(this.owner.subarray(0, Math.min(capacity, this.owner.length)))
+    this.owner = owner
+    // A copy of the exact length: an array grown by assignment keeps room to grow.
+    this.names = this.names.slice(0, Math.min(capacity, this.names.length))
+  }
 }
 
 // The digest of no bytes: what a file served on demand that read empty is known by.
 const emptyDigest = hash("sha256", new Uint8Array(0), "buffer")
 
+// A name to keep, as a string of its own: a slice of a path (V8 shares the path's characters from
+// 13 code units up) would keep the whole path alive. Names from a listing are their own already.
+const own = (name: string) => name.length < 13 ? name : Buffer.from(name, "utf16le").toString("utf16le")
+
 /**
  * The files found under one root, kept from scan to scan, as columns indexed by slot: each file's
- * stamp as stat'ed and where its last read bytes are (numbers in one `Float64Array`), its trust and
- * what was read of it (a byte each), the buffer holding its bytes (one per skill read, shared by its
- * files), and for a file served on demand its digest as 32 bytes, so a catalogue larger than memory
- * is not held twice over. No object per file: a catalogue of 80,000 files keeps a path string and
- * about 70 bytes of columns each (its index by path included). A file's path on disk is the root's
- * real path joined with its relative path (see `under`), derived when a system call needs it.
+ * stamp as stat'ed (in a `Float64Array`) and where its last read bytes are (a `Uint32Array`), its
+ * trust and what was read of it (a byte each), the buffer holding its bytes (one per skill read,
+ * shared by its files), and for a file served on demand its digest as 32 bytes, so a catalogue
+ * larger than memory is not held twice over.
+ *
+ * Paths are a tree of names: each folder is kept by its parent and its name, each file by its
+ * folder and its name, and equal names are one string (`SKILL.md`, `references`: every skill's).
+ * A path is made when asked for (`relative`). No object and no path string per file: a catalogue
+ * of 80,000 files keeps about 80 bytes of columns each, its index and folders included.
  *
  * A slot taken out of the index (`remove`) stays as it is until `release`d, so a scan can take it
  * back (a folder replaced by rename) or release it once nothing refers to it.
  */
 export class FoundFiles {
   #numbers = new Float64Array(0)
+  #held = new Uint32Array(0)
   #trust = new Uint8Array(0)
   #read = new Uint8Array(0)
   #buffers: Array<ArrayBufferLike | undefined> = []
   #digests: Buffer | undefined
-  #paths: Array<string | undefined> = []
+  // Each slot's folder and name, and the index on both.
+  readonly #files = new Entries()
   // Whether each slot is indexed (`Indexed`), taken out (`Removed`) or free (`Free`).
   #state = new Uint8Array(0)
-  // The index by path: open addressing over slots (slot + 1; 0 empty, `Tombstone` removed), where a
-  // `Map` entry would take about 40 bytes a file.
-  #index = new Uint32Array(8)
-  #count = 0
-  #used = 0
+  #slots = 0
   readonly #free: Array<number> = []
+  // The folders: the root's (id `RootFolder`), every folder walked and every folder holding a file.
+  readonly #folders = new Entries()
+  readonly #freeFolders: Array<number> = []
+  // One string per distinct name, names of entries gone included until `trim` forgets them.
+  #names = new Map<string, string>()
+  // How many entries were dropped since the names were last forgotten.
+  #gone = 0
+  // The folder last looked up by path: a walk adds the files of one folder in a row.
+  #lastFolder = ""
+  #lastFolderId = RootFolder
+
+  constructor() {
+    this.#folders.resize(8)
+    this.#folders.insert(RootFolder, NoFolder, "")
+  }
 
   /** How many files are indexed. */
   get count(): number {
-    return this.#count
+    return this.#files.count
   }
 
   /** The slot of the file at `relative`, if indexed. */
   slot(relative: string): number | undefined {
-    const at = this.#find(relative)
-    return at === -1 ? undefined : this.#index[at]! - 1
+    const slash = relative.lastIndexOf("/")
+    const folder = slash === -1 ? RootFolder : this.#folderId(relative, slash)
+    if (folder === -1) return undefined
+    const slot = this.#files.find(folder, relative, slash + 1, relative.length)
+    return slot === -1 || this.#state[slot] !== Indexed ? undefined : slot
   }
 
-  /** The path (relative to the root, `/`-separated) of the file in `slot`. */
+  /** The path (relative to the root, `/`-separated) of the indexed file in `slot`, made now. */
   relative(slot: number): string {
-    return this.#paths[slot]!
+    const folder = this.#files.owner[slot]!
+    const name = this.#files.names[slot]!
+    return folder === RootFolder ? name : [this.folderPath(folder), name].join("/")
   }
 
-  /** Calls `f` with each indexed file's slot and path, in the order of their slots. */
-  forEach(f: (slot: number, relative: string) => void): void {
-    const paths = this.#paths
-    for (let slot = 0; slot < paths.length; slot++) if (this.#state[slot] === Indexed) f(slot, paths[slot]!)
+  /** The name (last segment of the path) of the file in `slot`. */
+  name(slot: number): string {
+    return this.#files.names[slot]!
+  }
+
+  /** The folder (its id) holding the file in `slot`. */
+  folderOf(slot: number): number {
+    return this.#files.owner[slot]!
+  }
+
+  /** The folder holding folder `folder` (`-1` for the root's). */
+  parentOf(folder: number): number {
+    return this.#folders.owner[folder]!
+  }
+
+  /** The path (relative to the root, `""` for the root) of folder `folder`, made now. */
+  folderPath(folder: number): string {
+    const names: Array<string> = []
+    for (let at = folder; at !== RootFolder; at = this.#folders.owner[at]!) names.push(this.#folders.names[at]!)
+    return names.reverse().join("/")
+  }
+
+  /** How many folder ids there are (some free): folder ids are below it. */
+  get folderIds(): number {
+    return this.#folders.names.length
+  }
+
+  /** Calls `f` with each indexed file's slot, in the order of their slots. */
+  forEach(f: (slot: number) => void): void {
+    for (let slot = 0; slot < this.#slots; slot++) if (this.#state[slot] === Indexed) f(slot)
+  }
+
+  /** Whether `relative` is a folder known here: walked, or holding a file indexed. */
+  isFolder(relative: string): boolean {
+    return relative === "" || this.#folderId(relative, relative.length) !== -1
+  }
+
+  /** Knows the folder at `relative` (and those above it): walked, maybe empty. */
+  addFolder(relative: string): void {
+    if (relative !== "") this.#ensureFolder(relative, relative.length)
+  }
+
+  /**
+   * Forgets the folder at `relative` and every folder below it; hands back the slots (by path) of
+   * the files indexed below it, taken out of the index but not released.
+   */
+  removeFolder(relative: string): Map<string, number> {
+    const below = new Map<string, number>()
+    const top = relative === "" ? RootFolder : this.#folderId(relative, relative.length)
+    if (top === -1) return below
+    const inside = (folder: number) => {
+      for (let at = folder; at !== NoFolder; at = this.#folders.owner[at]!) if (at === top) return true
+      return false
+    }
+    this.forEach((slot) => {
+      if (inside(this.#files.owner[slot]!)) below.set(this.relative(slot), slot)
+    })
+    for (const slot of below.values()) this.#take(slot)
+    const gone: Array<number> = []
+    for (let folder = 0; folder < this.#folders.names.length; folder++) {
+      if (folder !== RootFolder && this.#folders.names[folder] !== undefined && inside(folder)) gone.push(folder)
+    }
+    for (const folder of gone) {
+      this.#folders.remove(folder)
+      this.#folders.names[folder] = undefined
+      this.#freeFolders.push(folder)
+      this.#dropped()
+    }
+    this.#lastFolder = ""
+    this.#lastFolderId = RootFolder
+    return below
   }
 
   /**
@@ -116,11 +297,10 @@ export class FoundFiles {
   add(relative: string, stamp: Stamp | undefined): number {
     let slot = this.#free.pop()
     if (slot === undefined) {
-      slot = this.#paths.length
+      slot = this.#slots++
       if (slot === this.#trust.length) this.#grow()
     }
-    this.#paths[slot] = relative
-    this.#insert(relative, slot)
+    this.#index(relative, slot)
     this.#read[slot] = Unread
     this.#buffers[slot] = undefined
     this.#stamp(slot, stamp)
@@ -133,7 +313,7 @@ export class FoundFiles {
    * their buffer).
    */
   put(relative: string, slot: number, stamp: Stamp): void {
-    this.#insert(relative, slot)
+    this.#index(relative, slot)
     if (!this.sameStamp(slot, stamp)) this.#stamp(slot, stamp)
   }
 
@@ -143,8 +323,8 @@ export class FoundFiles {
     this.#read[slot] = kind
     if (kind === Held) {
       this.#buffers[slot] = from.#buffers[other]
-      this.#numbers[slot * Stride + Offset] = from.#numbers[other * Stride + Offset]!
-      this.#numbers[slot * Stride + Length] = from.#numbers[other * Stride + Length]!
+      this.#held[slot * 2 + Offset] = from.#held[other * 2 + Offset]!
+      this.#held[slot * 2 + Length] = from.#held[other * 2 + Length]!
     } else if (kind === Hashed) {
       this.#digestsFor().set(from.#digests!.subarray(other * DigestBytes, (other + 1) * DigestBytes), slot * DigestBytes)
     }
@@ -155,12 +335,8 @@ export class FoundFiles {
 
   /** Takes the file at `relative` out of the index; its slot stays until `release`d or `put` back. */
   remove(relative: string): number | undefined {
-    const at = this.#find(relative)
-    if (at === -1) return undefined
-    const slot = this.#index[at]! - 1
-    this.#index[at] = Tombstone
-    this.#state[slot] = Removed
-    this.#count--
+    const slot = this.slot(relative)
+    if (slot !== undefined) this.#take(slot)
     return slot
   }
 
@@ -168,10 +344,11 @@ export class FoundFiles {
   release(slot: number): void {
     if (this.#state[slot] !== Removed) return
     this.#state[slot] = Free
-    this.#paths[slot] = undefined
+    this.#files.names[slot] = undefined
     this.#buffers[slot] = undefined
     this.#read[slot] = Unread
     this.#free.push(slot)
+    this.#dropped()
   }
 
   /** Whether the file in `slot` has a stamp: an unstamped one is never the same as any. */
@@ -222,8 +399,7 @@ export class FoundFiles {
   /** A view of the bytes last read of the file in `slot`, if they are held. */
   bytes(slot: number): Uint8Array | undefined {
     if (this.#read[slot] !== Held) return undefined
-    const at = slot * Stride
-    return new Uint8Array(this.#buffers[slot]!, this.#numbers[at + Offset]!, this.#numbers[at + Length]!)
+    return new Uint8Array(this.#buffers[slot]!, this.#held[slot * 2 + Offset]!, this.#held[slot * 2 + Length]!)
   }
 
   /** Whether the bytes last read of the file in `slot` are held. */
@@ -233,7 +409,7 @@ export class FoundFiles {
 
   /** How many bytes of the file in `slot` are held. */
   heldBytes(slot: number): number {
-    return this.#read[slot] === Held ? this.#numbers[slot * Stride + Length]! : 0
+    return this.#read[slot] === Held ? this.#held[slot * 2 + Length]! : 0
   }
 
   /** The digest last read of the file in `slot`, if it is known by its digest only. */
@@ -251,7 +427,7 @@ export class FoundFiles {
   hadBytes(slot: number): boolean {
     switch (this.#read[slot]) {
       case Held:
-        return this.#numbers[slot * Stride + Length]! > 0
+        return this.#held[slot * 2 + Length]! > 0
       case Hashed:
         return !this.#digests!.subarray(slot * DigestBytes, (slot + 1) * DigestBytes).equals(emptyDigest)
       default:
@@ -269,8 +445,8 @@ export class FoundFiles {
     } else {
       this.#read[slot] = Held
       this.#buffers[slot] = read.buffer
-      this.#numbers[slot * Stride + Offset] = read.byteOffset
-      this.#numbers[slot * Stride + Length] = read.byteLength
+      this.#held[slot * 2 + Offset] = read.byteOffset
+      this.#held[slot * 2 + Length] = read.byteLength
     }
     this.#trust[slot] = now - stamp.mtimeMs < RacyMillis ? Racy : Sound
   }
@@ -293,9 +469,11 @@ export class FoundFiles {
    * full walk indexed every file found.
    */
   trim(): void {
-    if (this.#free.length === 0) this.#resize(this.#paths.length)
+    if (this.#free.length === 0) this.#resize(this.#slots)
     // Filled to about two thirds at most: linear probing stays short, at 6 bytes a file or less.
-    this.#rehash(Math.ceil(this.#count * 1.5))
+    this.#files.rehash(Math.ceil(this.#files.count * 1.5), (slot) => this.#state[slot] === Indexed)
+    if (this.#freeFolders.length === 0) this.#folders.resize(this.#folders.names.length)
+    this.#folders.rehash(Math.ceil(this.#folders.count * 1.5))
   }
 
   #grow(): void {
@@ -303,10 +481,13 @@ export class FoundFiles {
   }
 
   #resize(capacity: number): void {
-    const count = Math.min(capacity, this.#paths.length)
+    const count = Math.min(capacity, this.#slots)
     const numbers = new Float64Array(capacity * Stride)
     numbers.set(this.#numbers.subarray(0, count * Stride))
     this.#numbers = numbers
+    const held = new Uint32Array(capacity * 2)
+    held.set(this.#held.subarray(0, count * 2))
+    this.#held = held
     const trust = new Uint8Array(capacity)
     trust.set(this.#trust.subarray(0, count))
     this.#trust = trust
@@ -321,48 +502,96 @@ export class FoundFiles {
       this.#digests.copy(digests, 0, 0, count * DigestBytes)
       this.#digests = digests
     }
-    // Copies of the exact length: arrays grown by assignment keep room to grow.
-    this.#paths = this.#paths.slice(0, count)
+    this.#files.resize(capacity)
+    // A copy of the exact length: an array grown by assignment keeps room to grow.
     this.#buffers = this.#buffers.slice(0, count)
   }
 
-  // Where `relative` is in the index, or -1.
-  #find(relative: string): number {
-    const index = this.#index
-    const mask = index.length - 1
-    for (let at = hashOf(relative) & mask; ; at = (at + 1) & mask) {
-      const entry = index[at]!
-      if (entry === 0) return -1
-      if (entry !== Tombstone && this.#paths[entry - 1] === relative) return at
-    }
-  }
-
-  // Indexes `slot` at `relative` (not indexed yet), keeping the index at most three quarters full.
-  #insert(relative: string, slot: number): void {
-    if ((this.#used + 1) * 4 > this.#index.length * 3) this.#rehash((this.#count + 1) * 2)
-    const index = this.#index
-    const mask = index.length - 1
-    let at = hashOf(relative) & mask
-    while (index[at] !== 0 && index[at] !== Tombstone) at = (at + 1) & mask
-    if (index[at] === 0) this.#used++
-    index[at] = slot + 1
+  // Indexes `slot` (not indexed) at `relative`, in its folder, known from now on if it was not.
+  #index(relative: string, slot: number): void {
+    const slash = relative.lastIndexOf("/")
+    const folder = slash === -1 ? RootFolder : this.#ensureFolder(relative, slash)
+    const name = this.#files.names[slot]
+    const same = name !== undefined && name.length === relative.length - slash - 1 && relative.startsWith(name, slash + 1)
+    this.#files.insert(slot, folder, same ? name : this.#intern(relative, slash + 1, relative.length))
     this.#state[slot] = Indexed
-    this.#count++
   }
 
-  // Builds the index again, without tombstones, with at least `room` entries.
-  #rehash(room: number): void {
-    let size = 8
-    while (size < room) size *= 2
-    const index = new Uint32Array(size)
-    const mask = size - 1
-    this.forEach((slot, relative) => {
-      let at = hashOf(relative) & mask
-      while (index[at] !== 0) at = (at + 1) & mask
-      index[at] = slot + 1
+  // Takes the indexed `slot` out of the index.
+  #take(slot: number): void {
+    this.#files.remove(slot)
+    this.#state[slot] = Removed
+  }
+
+  // The id of the folder at `text[0, end)` (not the root's), or -1.
+  #folderId(text: string, end: number): number {
+    const last = this.#lastFolder
+    if (last.length === end && text.startsWith(last)) return this.#lastFolderId
+    let folder = RootFolder
+    for (let start = 0; start < end && folder !== -1;) {
+      let slash = text.indexOf("/", start)
+      if (slash === -1 || slash > end) slash = end
+      folder = this.#folders.find(folder, text, start, slash)
+      start = slash + 1
+    }
+    if (folder !== -1) this.#remember(text, end, folder)
+    return folder
+  }
+
+  // The id of the folder at `text[0, end)`, known from now on with those above it.
+  #ensureFolder(text: string, end: number): number {
+    const found = this.#folderId(text, end)
+    if (found !== -1) return found
+    let folder = RootFolder
+    for (let start = 0; start < end;) {
+      let slash = text.indexOf("/", start)
+      if (slash === -1 || slash > end) slash = end
+      const child = this.#folders.find(folder, text, start, slash)
+      folder = child !== -1 ? child : this.#newFolder(folder, this.#intern(text, start, slash))
+      start = slash + 1
+    }
+    this.#remember(text, end, folder)
+    return folder
+  }
+
+  #newFolder(parent: number, name: string): number {
+    let folder = this.#freeFolders.pop()
+    if (folder === undefined) {
+      folder = this.#folders.names.length
+      if (folder === this.#folders.owner.length) this.#folders.resize(Math.max(8, folder * 2))
+      this.#folders.names.push(undefined)
+    }
+    this.#folders.insert(folder, parent, name)
+    return folder
+  }
+
+  // Remembers the folder last looked up, by a path of its own (not a slice of a file's path).
+  #remember(text: string, end: number, folder: number): void {
+    if (this.#lastFolder.length !== end || !text.startsWith(this.#lastFolder)) this.#lastFolder = text.slice(0, end)
+    this.#lastFolderId = folder
+  }
+
+  // The one string kept for the name `text[start, end)`.
+  #intern(text: string, start: number, end: number): string {
+    const name = text.slice(start, end)
+    const known = this.#names.get(name)
+    if (known !== undefined) return known
+    const kept = own(name)
+    this.#names.set(kept, kept)
+    return kept
+  }
+
+  // An entry was dropped: once the names of entries gone outnumber those in use, they are forgotten.
+  #dropped(): void {
+    if (++this.#gone <= Math.max(1024, this.#files.count + this.#folders.count)) return
+    this.#gone = 0
+    const names = new Map<string, string>()
+    this.forEach((slot) => {
+      const name = this.#files.names[slot]!
+      names.set(name, name)
     })
-    this.#index = index
-    this.#used = this.#count
+    for (const name of this.#folders.names) if (name !== undefined) names.set(name, name)
+    this.#names = names
   }
 
   // The digests column, made the first time a file is known by its digest only.

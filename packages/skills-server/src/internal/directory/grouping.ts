@@ -32,56 +32,61 @@ export const signedFolder = (relative: string): string | undefined => {
 }
 
 
-// The manifest's order of the files of the skill at `folder`.
-const inManifestOrder = (found: FoundFiles, folder: string) => {
+// The manifest's order of the files of the skill at `folder`, given their paths.
+const inManifestOrder = (folder: string) => {
   const skillMd = folder === "" ? Extension.SkillFileName : `${folder}${suffix}`
-  return (a: number, b: number) => {
-    const first = found.relative(a)
-    const second = found.relative(b)
-    return first === skillMd ? -1 : second === skillMd ? 1 : Order.String(first, second)
-  }
+  return (first: string, second: string) => first === skillMd ? -1 : second === skillMd ? 1 : Order.String(first, second)
 }
 
 /** Puts `file` (a slot of `found`) among the files of the skill at `folder`, in their order. */
 export const place = (found: FoundFiles, members: Array<number>, folder: string, file: number) => {
-  const order = inManifestOrder(found, folder)
+  const order = inManifestOrder(folder)
+  const path = found.relative(file)
   let at = members.length
-  while (at > 0 && order(members[at - 1]!, file) > 0) at--
+  while (at > 0 && order(found.relative(members[at - 1]!), path) > 0) at--
   members.splice(at, 0, file)
 }
 
-/** Groups files by skill in one pass over them: each file looks up its ancestors by path. */
+// The files of the skill at `folder` in their order, in an array of exactly their number.
+const sorted = (found: FoundFiles, folder: string, members: ReadonlyArray<number>) => {
+  const paths = members.map((slot) => found.relative(slot))
+  const order = inManifestOrder(folder)
+  return members.map((_, index) => index).sort((a, b) => order(paths[a]!, paths[b]!)).map((index) => members[index]!)
+}
+
+/** Groups files by skill in one pass over them: each file looks up its folder and those above it. */
 export const group = (found: FoundFiles): Grouped => {
-  const skills = new Map<string, Array<number>>()
-  found.forEach((_, relative) => {
-    if (relative === Extension.SkillFileName) skills.set("", [])
-    else if (relative.endsWith(suffix)) skills.set(relative.slice(0, -suffix.length), [])
+  // The files of each skill, by the id of its folder.
+  const byFolder = new Map<number, Array<number>>()
+  found.forEach((file) => {
+    if (found.name(file) === Extension.SkillFileName) byFolder.set(found.folderOf(file), [])
   })
   const signatures = new Map<string, number>()
   const hints: Array<Left> = []
-  found.forEach((file, relative) => {
-    const signed = signedFolder(relative)
-    if (signed !== undefined) {
-      signatures.set(signed, file)
+  found.forEach((file) => {
+    const name = found.name(file)
+    if (name === Signatures.FileName) {
+      signatures.set(found.folderPath(found.folderOf(file)), file)
       return
     }
     let enclosed = false
-    for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
-      const members = skills.get(at === -1 ? "" : relative.slice(0, at))
+    for (let folder = found.folderOf(file); folder !== -1; folder = found.parentOf(folder)) {
+      const members = byFolder.get(folder)
       if (members !== undefined) {
         members.push(file)
         enclosed = true
       }
-      if (at <= 0) break
     }
     if (enclosed) return
     // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.
-    const name = relative.slice(relative.lastIndexOf("/") + 1)
     if (name !== Extension.SkillFileName && name.toLowerCase() === "skill.md") {
-      hints.push({ path: relative, reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
+      hints.push({ path: found.relative(file), reason: `not a skill: the file must be named exactly ${Extension.SkillFileName}` })
     }
   })
-  // Sorted into a copy of the exact length: pushing leaves up to twice the room in each array.
-  for (const [folder, members] of skills) skills.set(folder, members.toSorted(inManifestOrder(found, folder)))
+  const skills = new Map<string, Array<number>>()
+  for (const [id, members] of byFolder) {
+    const folder = found.folderPath(id)
+    skills.set(folder, sorted(found, folder, members))
+  }
   return { skills, signatures, hints }
 }

@@ -27,8 +27,8 @@ import { type Content, type Counters, readSkill, stampFound } from "./stamps.js"
 import * as ServerLimits from "../../ServerLimits.js"
 
 /**
- * What the last scan of one root found: its files (each with what was last read of it), entries
- * left out, entries that cannot be read, folders, the skills they group into, and each skill
+ * What the last scan of one root found: its files and folders (each file with what was last read of
+ * it), entries left out, entries that cannot be read, the skills they group into, and each skill
  * folder's last outcome.
  */
 export interface Tree {
@@ -36,7 +36,6 @@ export interface Tree {
   readonly files: FoundFiles
   readonly ignored: Map<string, string>
   readonly unreadable: Map<string, Unreadable>
-  readonly folders: Set<string>
   grouped: Grouped
   readonly outcomes: Map<string, Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem>>
 }
@@ -85,15 +84,10 @@ const isBelow = (path: string, folder: string) => folder === "" || path.startsWi
 const forget = (tree: Tree, relative: string): ReadonlyMap<string, number> | undefined => {
   tree.ignored.delete(relative)
   tree.unreadable.delete(relative)
-  if (!tree.folders.has(relative)) return undefined
-  const below = new Map<string, number>()
-  tree.files.forEach((slot, path) => {
-    if (isBelow(path, relative)) below.set(path, slot)
-  })
-  for (const path of below.keys()) tree.files.remove(path)
+  if (!tree.files.isFolder(relative)) return undefined
+  const below = tree.files.removeFolder(relative)
   for (const path of tree.ignored.keys()) if (isBelow(path, relative)) tree.ignored.delete(path)
   for (const path of tree.unreadable.keys()) if (isBelow(path, relative)) tree.unreadable.delete(path)
-  for (const folder of tree.folders) if (folder === relative || isBelow(folder, relative)) tree.folders.delete(folder)
   return below
 }
 
@@ -137,16 +131,16 @@ const refresh = Effect.fnUntraced(function*(
       (relative, stamp) => seen(files, last, relative, stamp),
       "",
       false,
-      last === undefined ? (relative) => void files.add(relative, undefined) : undefined
+      last === undefined ? (relative) => void files.add(relative, undefined) : undefined,
+      (folder) => files.addFolder(folder)
     )
     files.trim()
-    state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
+    state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders
     const tree: Tree = {
       realRoot,
       files,
       ignored: new Map(walked.ignored.map((entry) => [entry.path, entry.reason])),
       unreadable: new Map(walked.unreadable.map((entry) => [entry.path, entry])),
-      folders: new Set(walked.folders),
       grouped: group(files),
       outcomes: previous?.realRoot === realRoot ? previous.outcomes : new Map()
     }
@@ -164,7 +158,7 @@ const refresh = Effect.fnUntraced(function*(
     if (relative === "" || !isWalkedPath(relative) || coveredBy(relative, paths)) continue
     const entry = classify(realRoot, relative)
     state.counters.lookedAt++
-    const wasFolder = tree.folders.has(relative)
+    const wasFolder = tree.files.isFolder(relative)
     const last = tree.files.remove(relative)
     const below = forget(tree, relative)
     let now: number | undefined
@@ -187,11 +181,10 @@ const refresh = Effect.fnUntraced(function*(
           const slot = below?.get(path)
           if (slot === undefined) tree.files.add(path, stamp)
           else tree.files.put(path, slot, stamp)
-        }, relative, true)
-        state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders.length
+        }, relative, true, undefined, (folder) => tree.files.addFolder(folder))
+        state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders
         for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
         for (const left of walked.unreadable) tree.unreadable.set(left.path, left)
-        for (const folder of walked.folders) tree.folders.add(folder)
         break
       }
       case "Gone":

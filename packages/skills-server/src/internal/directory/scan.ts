@@ -46,8 +46,8 @@ export interface Walked {
   readonly ignored: Array<Left>
   /** Entries that exist but cannot be looked at or listed (a folder or file denied to this process). */
   readonly unreadable: Array<Unreadable>
-  /** Every folder walked, the start included. */
-  readonly folders: Array<string>
+  /** How many folders were walked, the start included (each handed to `onFolder` as it is listed). */
+  folders: number
 }
 
 
@@ -58,16 +58,18 @@ export interface Walked {
  * the root failing is a `SourceDirectoryError`, and so is another start unless `startMayBeGone`.
  * With `onListed`, a file its folder's listing shows as a regular file is handed there unstamped,
  * without a system call of its own: a walk that reads every file it finds stamps each by the
- * descriptor it reads it through (`guard.openFile`).
+ * descriptor it reads it through (`guard.openFile`). Each folder listed is handed to `onFolder`
+ * before its files.
  */
 export const walk = Effect.fnUntraced(function*(
   realRoot: string,
   onFile: (relative: string, stamp: Stamp) => void,
   relative = "",
   startMayBeGone = false,
-  onListed?: (relative: string) => void
+  onListed?: (relative: string) => void,
+  onFolder?: (relative: string) => void
 ) {
-  const out: Walked = { files: 0, ignored: [], unreadable: [], folders: [] }
+  const out: Walked = { files: 0, ignored: [], unreadable: [], folders: 0 }
   const pending = [relative]
   let calls = 0
   while (pending.length > 0) {
@@ -82,7 +84,8 @@ export const walk = Effect.fnUntraced(function*(
       if (listing._tag === "Unreadable") out.unreadable.push({ path: folder, reason: listing.reason, folder: true })
       continue
     }
-    out.folders.push(folder)
+    out.folders++
+    onFolder?.(folder)
     for (const entry of listing.entries) {
       if (!isWalked(entry.name)) continue
       // Joined into one flat string, not concatenated: a concatenation is a rope that keeps its

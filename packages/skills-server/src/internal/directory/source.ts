@@ -145,7 +145,8 @@ export const make = Effect.fnUntraced(function*(
       }
       if (known.length === files.count) continue
       const still = new Set(known)
-      files.forEach((_, relative) => {
+      files.forEach((slot) => {
+        const relative = files.relative(slot)
         if (!still.has(relative)) missed.push(named(relative))
       })
     }
