@@ -82,14 +82,16 @@ export class Files implements Iterable<ManifestFile> {
   // The rows, then the digests (see `RowBytes`); `#length` rows.
   readonly #block: Buffer
   readonly #length: number
-  readonly #buffers: ReadonlyArray<ArrayBufferLike>
+  // The buffers holding the bytes: the one buffer itself in the usual case of one (an array of one
+  // is two more objects a skill).
+  readonly #buffers: ArrayBufferLike | ReadonlyArray<ArrayBufferLike>
 
   private constructor(root: string, paths: string, block: Buffer, length: number, buffers: ReadonlyArray<ArrayBufferLike>) {
     this.#root = root
     this.#paths = paths
     this.#block = block
     this.#length = length
-    this.#buffers = buffers
+    this.#buffers = buffers.length === 1 ? buffers[0]! : buffers
   }
 
   /** @internal */
@@ -120,13 +122,25 @@ export class Files implements Iterable<ManifestFile> {
       block.write(row.hex, count * RowBytes + index * DigestBytes, DigestBytes, "hex")
     }
     // One flat string, written once by `join` (concatenating with `+=` made a rope whose cell
-    // stayed in front of it), and a buffer list of exactly its length (the pushes left room for 17).
-    return new Files(SkillUri.root(uri), paths.join(""), block, count, buffers.slice())
+    // stayed in front of it), and a buffer list of exactly its length (the pushes left room for 17),
+    // when it is kept (see `#buffers`).
+    return new Files(SkillUri.root(uri), paths.join(""), block, count, buffers.length === 1 ? buffers : buffers.slice())
   }
 
   /** How many files. */
   get length(): number {
     return this.#length
+  }
+
+  /** The URI of the skill's root (its `SKILL.md` URI without `/SKILL.md`). */
+  get root(): string {
+    return this.#root
+  }
+
+  // Buffer `index` (from 0) of those holding the bytes.
+  #buffer(index: number): ArrayBufferLike {
+    const buffers = this.#buffers
+    return Array.isArray(buffers) ? buffers[index]! : buffers as ArrayBufferLike
   }
 
   // Number `column` of file `index`'s row.
@@ -181,7 +195,7 @@ export class Files implements Iterable<ManifestFile> {
   /** A view of the bytes of file `index`, or `undefined` when they are not held. */
   bytes(index: number): Uint8Array | undefined {
     const buffer = this.#cell(index, Buffer1)
-    return buffer === 0 ? undefined : new Uint8Array(this.#buffers[buffer - 1]!, this.#cell(index, Offset), this.#cell(index, Size))
+    return buffer === 0 ? undefined : new Uint8Array(this.#buffer(buffer - 1), this.#cell(index, Offset), this.#cell(index, Size))
   }
 
   /** Whether file `index` holds exactly `bytes`: the very memory, or equal bytes. */
@@ -189,13 +203,14 @@ export class Files implements Iterable<ManifestFile> {
     const buffer = this.#cell(index, Buffer1)
     if (buffer === 0 || bytes.byteLength !== this.#cell(index, Size)) return false
     const offset = this.#cell(index, Offset)
-    if (bytes.buffer === this.#buffers[buffer - 1] && bytes.byteOffset === offset) return true
-    return Buffer.from(this.#buffers[buffer - 1]!, offset, bytes.byteLength).equals(bytes)
+    if (bytes.buffer === this.#buffer(buffer - 1) && bytes.byteOffset === offset) return true
+    return Buffer.from(this.#buffer(buffer - 1), offset, bytes.byteLength).equals(bytes)
   }
 
   /** The bytes of every file held, each buffer once (for figures: what a holder keeps in memory). */
   buffers(): ReadonlyArray<ArrayBufferLike> {
-    return this.#buffers
+    const buffers = this.#buffers
+    return Array.isArray(buffers) ? buffers : [buffers as ArrayBufferLike]
   }
 
   // Compares the path of file `index` with `path` in code-unit order, without making a string.
@@ -269,8 +284,8 @@ export class Files implements Iterable<ManifestFile> {
         block.writeUInt32LE(0, at + Offset)
         continue
       }
-      let now = buffers.lastIndexOf(this.#buffers[buffer - 1]!)
-      if (now === -1) now = buffers.push(this.#buffers[buffer - 1]!) - 1
+      let now = buffers.lastIndexOf(this.#buffer(buffer - 1))
+      if (now === -1) now = buffers.push(this.#buffer(buffer - 1)) - 1
       block.writeUInt32LE(now + 1, at + Buffer1)
     }
     return new Files(this.#root, this.#paths, block, this.#length, buffers)

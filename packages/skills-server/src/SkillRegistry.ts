@@ -301,10 +301,12 @@ export type Source = Iterable<Skill.Definition> | Effect.Effect<Iterable<Skill.D
  * @since 0.1.0
  * @category utils
  */
-export const keyOf = (definition: Skill.Definition): string =>
-  definition._tag === "Family"
-    ? `${definition.scheme.toLowerCase()}://${definition.path}`
-    : Result.getOrElse(SkillUri.skillMd(definition.scheme, definition.path), () => `${definition.scheme}://${definition.path.join("/")}`)
+export const keyOf = (definition: Skill.Definition): string => {
+  if (definition._tag === "Family") return `${definition.scheme.toLowerCase()}://${definition.path}`
+  const key = Result.getOrElse(SkillUri.skillMd(definition.scheme, definition.path), () => `${definition.scheme}://${definition.path.join("/")}`)
+  // The manifest's own string when it is the same URI: a catalogue keeps one string a skill.
+  return definition._tag === "Static" && definition.manifest?.uri === key ? definition.manifest.uri : key
+}
 
 const keyed = (into: HashMap.HashMap<string, Skill.Definition>, definitions: Iterable<Skill.Definition>) =>
   HashMap.mutate(into, (map) => {

@@ -167,8 +167,9 @@ export const build = Effect.fnUntraced(function*(
     const manifest = definition._tag === "Static" && definition.manifest?.uri === uri.success ? definition.manifest : undefined
     pending.push({
       definition,
-      uri: uri.success,
-      root: SkillUri.root(uri.success),
+      // The manifest's strings when it has them: one URI and one root a skill, however many hold them.
+      uri: manifest?.uri ?? uri.success,
+      root: manifest?.files.root ?? SkillUri.root(uri.success),
       manifest,
       files: definition._tag === "Static" && manifest === undefined ? [...definition.files] : undefined,
       onDisk: definition._tag === "Static" ? [...definition.onDisk ?? []] : [],

@@ -6,6 +6,7 @@ import type { Digest } from "@mcp-skills/core"
 import { hash } from "node:crypto"
 import { RacyMillis } from "../../ServerLimits.js"
 import type { Stamp } from "./guard.js"
+import { NameIndex } from "./nameIndex.js"
 
 /**
  * How far what was last read of a file can be trusted: not at all (`Stale`: not read since the file
@@ -48,102 +49,9 @@ const Free = 0
 const Indexed = 1
 const Removed = 2
 
-// An index entry whose entry was taken out: a lookup goes on past it.
-const Tombstone = 0xffffffff
-
 // The folder of the root itself (`""`), parent of every top-level entry.
 const RootFolder = 0
 const NoFolder = -1
-
-// FNV-1a over `owner` and the UTF-16 code units of `text` from `start` to `end`: 32 bits, enough to
-// spread an index.
-const hashOf = (owner: number, text: string, start: number, end: number) => {
-  let value = Math.imul(0x811c9dc5 ^ owner, 0x01000193)
-  for (let at = start; at < end; at++) value = Math.imul(value ^ text.charCodeAt(at), 0x01000193)
-  return value >>> 0
-}
-
-/**
- * Entries known by their owner (a folder) and their name, with an index on both: open addressing
- * over ids (id + 1; 0 empty, `Tombstone` removed), where a `Map` keyed by path would take a string
- * and about 40 bytes an entry. Both the folders (owned by their parent) and the files (by their
- * folder) of a root are kept so.
- */
-class Entries {
-  owner = new Int32Array(0)
-  names: Array<string | undefined> = []
-  index = new Uint32Array(8)
-  count = 0
-  used = 0
-
-  /** The id of the entry named `text[start, end)` in `owner`, or -1. */
-  find(owner: number, text: string, start: number, end: number): number {
-    const index = this.index
-    const mask = index.length - 1
-    const length = end - start
-    for (let at = hashOf(owner, text, start, end) & mask; ; at = (at + 1) & mask) {
-      const entry = index[at]!
-      if (entry === 0) return -1
-      if (entry === Tombstone) continue
-      const id = entry - 1
-      const name = this.names[id]!
-      if (this.owner[id] === owner && name.length === length && text.startsWith(name, start)) return id
-    }
-  }
-
-  /** Indexes `id` (not indexed yet) as `name` in `owner`, keeping the index at most three quarters full. */
-  insert(id: number, owner: number, name: string): void {
-    this.owner[id] = owner
-    this.names[id] = name
-    if ((this.used + 1) * 4 > this.index.length * 3) this.rehash((this.count + 1) * 2)
-    const index = this.index
-    const mask = index.length - 1
-    let at = hashOf(owner, name, 0, name.length) & mask
-    while (index[at] !== 0 && index[at] !== Tombstone) at = (at + 1) & mask
-    if (index[at] === 0) this.used++
-    index[at] = id + 1
-    this.count++
-  }
-
-  /** Takes `id` out of the index; its owner and name stay until overwritten. */
-  remove(id: number): void {
-    const index = this.index
-    const mask = index.length - 1
-    const name = this.names[id]!
-    let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
-    while (index[at] !== id + 1) at = (at + 1) & mask
-    index[at] = Tombstone
-    this.count--
-  }
-
-  /** Builds the index again over the ids `indexed` says, without tombstones, with room for `room`. */
-  rehash(room: number, indexed: (id: number) => boolean = (id) => this.names[id] !== undefined): void {
-    let size = 8
-    while (size < room) size *= 2
-    const index = new Uint32Array(size)
-    const mask = size - 1
-    let count = 0
-    for (let id = 0; id < this.names.length; id++) {
-      if (!indexed(id)) continue
-      const name = this.names[id]!
-      let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
-      while (index[at] !== 0) at = (at + 1) & mask
-      index[at] = id + 1
-      count++
-    }
-    this.index = index
-    this.used = this.count = count
-  }
-
-  /** Keeps `capacity` ids, as many of the existing ones as fit. */
-  resize(capacity: number): void {
-    const owner = new Int32Array(capacity)
-    owner.set(this.owner.subarray(0, Math.min(capacity, this.owner.length)))
-    this.owner = owner
-    // A copy of the exact length: an array grown by assignment keeps room to grow.
-    this.names = this.names.slice(0, Math.min(capacity, this.names.length))
-  }
-}
 
 // The digest of no bytes: what a file served on demand that read empty is known by.
 const emptyDigest = hash("sha256", new Uint8Array(0), "buffer")
@@ -175,13 +83,13 @@ export class FoundFiles {
   #buffers: Array<ArrayBufferLike | undefined> = []
   #digests: Buffer | undefined
   // Each slot's folder and name, and the index on both.
-  readonly #files = new Entries()
+  readonly #files = new NameIndex()
   // Whether each slot is indexed (`Indexed`), taken out (`Removed`) or free (`Free`).
   #state = new Uint8Array(0)
   #slots = 0
   readonly #free: Array<number> = []
   // The folders: the root's (id `RootFolder`), every folder walked and every folder holding a file.
-  readonly #folders = new Entries()
+  readonly #folders = new NameIndex()
   readonly #freeFolders: Array<number> = []
   // One string per distinct name, names of entries gone included until `trim` forgets them.
   #names = new Map<string, string>()

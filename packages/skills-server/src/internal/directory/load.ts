@@ -402,7 +402,8 @@ export const loadRoot = Effect.fnUntraced(function*(
     const signedWith = got.signatures
     const signed = (skill: Omit<DirectoryModel.LoadedSkill, "signatures">): DirectoryModel.LoadedSkill => {
       const loaded = signatures.length === 0 ? skill : { ...skill, signatures }
-      state.signedWith.set(loaded, signedWith)
+      // Only where there were any: an unsigned skill's absence is what the map answers anyway.
+      if (signedWith !== undefined) state.signedWith.set(loaded, signedWith)
       return loaded
     }
     if (sameSkill && sameFiles(previous, got.contents)) {
