@@ -19,6 +19,7 @@ import * as Result from "effect/Result"
 import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
+import * as Heap from "./heap.js"
 import * as RouterAdmission from "../internal/routerAdmission.js"
 import * as Observability from "../Observability.js"
 import * as Replication from "./replication.js"
@@ -224,7 +225,7 @@ const serve = Command.make(
     const admitted = { allowedOrigins: input.allowOrigin, allowedHosts: input.allowHost }
     const server = Upstreams.serving(upstreams.success, { log }, (followed) =>
       input.stdio
-        ? Layer.effectDiscard(Console.error(`serving on stdio`)).pipe(
+        ? Layer.effectDiscard(Effect.andThen(Heap.compact, Console.error(`serving on stdio`))).pipe(
           Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned, followed))
         )
         : Serve.http(source, {
@@ -244,7 +245,8 @@ const serve = Command.make(
           requireSigned: input.requireSigned,
           upstreams: followed,
           metrics: input.metrics,
-          onListening: (url) => log(`listening ${url}`)
+          // What loading the catalogue left behind goes before anyone is told to come.
+          onListening: (url) => Effect.andThen(Heap.compact, log(`listening ${url}`))
         }))
     const metricsServer = Option.match(input.metricsPort, {
       onNone: () => Layer.empty,

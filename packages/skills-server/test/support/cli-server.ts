@@ -71,18 +71,19 @@ export const spawnNode = (
 }
 
 /**
- * `use` of `mcp-skills-server serve` of the examples over HTTP on loopback, started as a user starts
+ * `use` of `mcp-skills-server serve` of `folder` (the examples) over HTTP on loopback, started as a user starts
  * it with the module `probe` preloaded by node (after `nodeOptions`), once it listens; stopped after.
  */
 export const withProbedServe = <A>(
   probe: string,
   nodeOptions: ReadonlyArray<string>,
   env: Record<string, string>,
-  use: (running: Running) => Promise<A>
+  use: (running: Running) => Promise<A>,
+  folder = examples
 ) =>
   Effect.acquireUseRelease(
     Effect.sync(() =>
-      spawnNode([`--import=${probe}`, ...nodeOptions, executable, "serve", examples, "--host", "127.0.0.1", "--port", "0"], env)
+      spawnNode([`--import=${probe}`, ...nodeOptions, executable, "serve", folder, "--host", "127.0.0.1", "--port", "0"], env)
     ),
     (running) =>
       Effect.promise(async () => {
