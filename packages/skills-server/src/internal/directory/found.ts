@@ -70,7 +70,7 @@ const own = (name: string) => name.length < 13 ? name : Buffer.from(name, "utf16
  * Paths are a tree of names: each folder is kept by its parent and its name, each file by its
  * folder and its name, and equal names are one string (`SKILL.md`, `references`: every skill's).
  * A path is made when asked for (`relative`). No object and no path string per file: a catalogue
- * of 80,000 files keeps about 80 bytes of columns each, its index and folders included.
+ * of 80,000 files keeps about 90 bytes of columns each, its index and folders included.
  *
  * A slot taken out of the index (`remove`) stays as it is until `release`d, so a scan can take it
  * back (a folder replaced by rename) or release it once nothing refers to it.
@@ -142,14 +142,19 @@ export class FoundFiles {
 
   /** The path (relative to the root, `""` for the root) of folder `folder`, made now. */
   folderPath(folder: number): string {
-    const names: Array<string> = []
-    for (let at = folder; at !== RootFolder; at = this.#folders.owner[at]!) names.push(this.#folders.names[at]!)
-    return names.reverse().join("/")
+    return this.#segments(folder).join("/")
   }
 
-  /** How many folder ids there are (some free): folder ids are below it. */
-  get folderIds(): number {
-    return this.#folders.names.length
+  /** The names from the root down to the known folder at `relative` (the strings kept), if known. */
+  segments(relative: string): Array<string> | undefined {
+    const folder = relative === "" ? RootFolder : this.#folderId(relative, relative.length)
+    return folder === -1 ? undefined : this.#segments(folder)
+  }
+
+  #segments(folder: number): Array<string> {
+    const names: Array<string> = []
+    for (let at = folder; at !== RootFolder; at = this.#folders.owner[at]!) names.push(this.#folders.names[at]!)
+    return names.reverse()
   }
 
   /** Calls `f` with each indexed file's slot, in the order of their slots. */

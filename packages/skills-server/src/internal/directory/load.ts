@@ -342,7 +342,9 @@ export const loadRoot = Effect.fnUntraced(function*(
     members: ReadonlyArray<number>
   ): Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem> => {
     // `concat` makes an array of exactly its length; a spread grows one by pushes (17 slots).
-    const skillPath = prefix.concat(base, folder === "" ? [] : folder.split("/"))
+    // The folder's names as the loader keeps them (shared, not slices of the folder's path): a
+    // skill's folder holds its SKILL.md, so the loader knows it.
+    const skillPath = prefix.concat(base, tree.files.segments(folder)!)
     const uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
     // A skill is served whole or not at all: a part of it that cannot be read keeps it out.
