@@ -57,7 +57,7 @@ const NoFolder = -1
 const emptyDigest = hash("sha256", new Uint8Array(0), "buffer")
 
 // A name to keep, as a string of its own: a slice of a path (V8 shares the path's characters from
-// 13 code units up) would keep the whole path alive. Names from a listing are their own already.
+// 13 code units up) would keep the whole path alive, so a longer name is copied when first kept.
 const own = (name: string) => name.length < 13 ? name : Buffer.from(name, "utf16le").toString("utf16le")
 
 /**
@@ -91,7 +91,7 @@ export class FoundFiles {
   // The folders: the root's (id `RootFolder`), every folder walked and every folder holding a file.
   readonly #folders = new NameIndex()
   readonly #freeFolders: Array<number> = []
-  // One string per distinct name, names of entries gone included until `trim` forgets them.
+  // One string per distinct name, names of entries gone included until they outnumber the others.
   #names = new Map<string, string>()
   // How many entries were dropped since the names were last forgotten.
   #gone = 0
