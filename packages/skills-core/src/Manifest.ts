@@ -91,7 +91,8 @@ export class Files implements Iterable<ManifestFile> {
     this.#paths = paths
     this.#block = block
     this.#length = length
-    this.#buffers = buffers.length === 1 ? buffers[0]! : buffers
+    // A list of exactly its length: one grown by pushes keeps room for 17.
+    this.#buffers = buffers.length === 1 ? buffers[0]! : buffers.slice()
   }
 
   /** @internal */
@@ -122,9 +123,8 @@ export class Files implements Iterable<ManifestFile> {
       block.write(row.hex, count * RowBytes + index * DigestBytes, DigestBytes, "hex")
     }
     // One flat string, written once by `join` (concatenating with `+=` made a rope whose cell
-    // stayed in front of it), and a buffer list of exactly its length (the pushes left room for 17),
-    // when it is kept (see `#buffers`).
-    return new Files(SkillUri.root(uri), paths.join(""), block, count, buffers.length === 1 ? buffers : buffers.slice())
+    // stayed in front of it).
+    return new Files(SkillUri.root(uri), paths.join(""), block, count, buffers)
   }
 
   /** How many files. */

@@ -7,10 +7,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { executable, spawnNode, stop, waitFor, withProbedServe } from "./support/cli-server.js"
+import { skillMd } from "./support/fixtures.js"
+import { tempDir, write } from "./support/tree.js"
 
 // Preloaded into the executable: the heap in use when the line saying the server is ready is
 // written (HTTP on stdout, stdio on stderr), then after a full collection, printed on stderr.
@@ -38,48 +37,44 @@ for (const stream of [process.stdout, process.stderr]) {
 `)
 }`
 
-// A catalogue of 600 skills of four files each: enough for the loader's leftovers to be megabytes.
-const catalogue = () => {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), "heap-"))
+// A catalogue of 600 skills of four files each, in a folder removed with the scope: enough for the
+// loader's leftovers to be megabytes.
+const catalogue = Effect.gen(function*() {
+  const root = yield* tempDir("heap-")
   for (let index = 0; index < 600; index++) {
     const name = `skill-${String(index).padStart(4, "0")}`
-    const folder = path.join(root, `team-${index % 7}`, name)
-    fs.mkdirSync(path.join(folder, "references"), { recursive: true })
-    fs.writeFileSync(path.join(folder, "SKILL.md"), `---\nname: ${name}\ndescription: Skill number ${index} of the catalogue\n---\n# ${name}\n`)
+    const folder = `team-${index % 7}/${name}`
+    write(root, `${folder}/SKILL.md`, skillMd(name, `Skill number ${index} of the catalogue`))
     for (const file of ["references/guide.md", "references/api.md", "run.py"]) {
-      fs.writeFileSync(path.join(folder, file), `${file} of ${name}\n`.repeat(40))
+      write(root, `${folder}/${file}`, `${file} of ${name}\n`.repeat(40))
     }
   }
   return root
-}
+})
 
 const MiB = 1_048_576
 
 describe("mcp-skills-server: the heap once loaded", () => {
   it.live("holds next to no garbage when serve says it listens (HTTP)", () =>
-    Effect.acquireUseRelease(
-      Effect.sync(catalogue),
-      (root) =>
-        withProbedServe(probe, [], { NODE_OPTIONS: "" }, async (running) => {
-          const [, garbage] = await waitFor(running, "stderr", /^garbage (-?\d+)$/m)
-          assert.isBelow(Number(garbage), MiB)
-        }, root),
-      (root) => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true }))
-    ), 60_000)
+    Effect.scoped(Effect.gen(function*() {
+      const root = yield* catalogue
+      yield* withProbedServe(probe, [], { NODE_OPTIONS: "" }, async (running) => {
+        const [, garbage] = await waitFor(running, "stderr", /^garbage (-?\d+)$/m)
+        assert.isBelow(Number(garbage), MiB)
+      }, root)
+    })), 60_000)
 
   it.live("holds next to no garbage when serve says it serves on stdio", () =>
-    Effect.acquireUseRelease(
-      Effect.sync(catalogue),
-      (root) =>
-        Effect.acquireUseRelease(
-          Effect.sync(() => spawnNode([`--import=${probe}`, executable, "serve", root, "--stdio"], { NODE_OPTIONS: "" })),
-          (running) =>
-            Effect.promise(async () => {
-              const [, garbage] = await waitFor(running, "stderr", /^garbage (-?\d+)$/m)
-              assert.isBelow(Number(garbage), MiB)
-            }),
-          (running) => Effect.promise(() => stop(running))
-        ),
-      (root) => Effect.sync(() => fs.rmSync(root, { recursive: true, force: true }))
-    ), 60_000)
+    Effect.scoped(Effect.gen(function*() {
+      const root = yield* catalogue
+      yield* Effect.acquireUseRelease(
+        Effect.sync(() => spawnNode([`--import=${probe}`, executable, "serve", root, "--stdio"], { NODE_OPTIONS: "" })),
+        (running) =>
+          Effect.promise(async () => {
+            const [, garbage] = await waitFor(running, "stderr", /^garbage (-?\d+)$/m)
+            assert.isBelow(Number(garbage), MiB)
+          }),
+        (running) => Effect.promise(() => stop(running))
+      )
+    })), 60_000)
 })

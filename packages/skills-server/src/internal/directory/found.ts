@@ -114,8 +114,9 @@ export class FoundFiles {
     const slash = relative.lastIndexOf("/")
     const folder = slash === -1 ? RootFolder : this.#folderId(relative, slash)
     if (folder === -1) return undefined
+    // Only indexed files are found: taking one out of the index leaves a tombstone in its place.
     const slot = this.#files.find(folder, relative, slash + 1, relative.length)
-    return slot === -1 || this.#state[slot] !== Indexed ? undefined : slot
+    return slot === -1 ? undefined : slot
   }
 
   /** The path (relative to the root, `/`-separated) of the indexed file in `slot`, made now. */
