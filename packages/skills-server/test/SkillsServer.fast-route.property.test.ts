@@ -5,10 +5,11 @@
  * byte-equal bodies from a server with the fast route and the same server without it. The
  * catalogue holds an unlisted skill family too, and cursors that point into a family's instances.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, describe, it, layer } from "@effect/vitest"
 import * as Arbitrary from "effect/Arbitrary"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { equivalentJson } from "../src/internal/fastRoute.js"
 import { exchange, meta, Twins, twins } from "./support/twins.js"
 
 const cursor = (scope: string, after: string) => Buffer.from(`${scope}\n${after}`).toString("base64url")
@@ -209,5 +210,50 @@ describe("fast route equivalence", () => {
       arbitrary: { runs: 300 }
     } as any)
     exercised(it)
+  })
+})
+
+// JSON with every object's keys sorted: equal exactly when two values are the same up to key order.
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_key, inner: unknown) =>
+    typeof inner === "object" && inner !== null && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : inner)
+
+// The same value with every object's keys in reverse order.
+const reversed = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(reversed)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reversed(inner)]))
+    : value
+
+// The same value with its first leaf (depth first) replaced by `by`; unchanged without a leaf.
+const withFirstLeaf = (value: unknown, by: unknown): unknown => {
+  if (typeof value !== "object" || value === null) return by
+  const entries = Object.entries(value)
+  const at = entries.findIndex(([, inner]) => canonical(withFirstLeaf(inner, by)) !== canonical(inner))
+  if (at === -1) return value
+  const changed = entries.map(([key, inner], i) => [key, i === at ? withFirstLeaf(inner, by) : inner] as const)
+  return Array.isArray(value) ? changed.map(([, inner]) => inner) : Object.fromEntries(changed)
+}
+
+describe("the route's comparison of _meta", () => {
+  it.prop("equivalentJson is equality of JSON up to key order", [Schema.Json, Schema.Json], ([a, b]) => {
+    const parsed = JSON.parse(JSON.stringify(a)) as unknown
+    assert.strictEqual(equivalentJson(parsed, b), canonical(a) === canonical(b))
+    assert.isTrue(equivalentJson(parsed, reversed(a)))
+    const changed = withFirstLeaf(a, { changed: true })
+    assert.strictEqual(equivalentJson(parsed, changed), canonical(a) === canonical(changed))
+    assert.strictEqual(equivalentJson(changed, parsed), canonical(a) === canonical(changed))
+    // One key more, in a nested object or at the top: not the same, either way round.
+    const grown = { a, more: { added: true } }
+    assert.isFalse(equivalentJson({ a: parsed, more: {} }, grown))
+    assert.isFalse(equivalentJson(grown, { a: parsed, more: {} }))
+    if (typeof a === "object" && a !== null && !Array.isArray(a)) {
+      const wider = { ...a, "extra key": 0 }
+      assert.strictEqual(equivalentJson(parsed, wider), "extra key" in a && canonical(a) === canonical(wider))
+      assert.strictEqual(equivalentJson(wider, parsed), "extra key" in a && canonical(a) === canonical(wider))
+    }
   })
 })

@@ -163,6 +163,43 @@ describe("fast route", () => {
       ))
   })
 
+  // The route keeps the decoded `_meta` of the last request to compare the next one with: clients
+  // taking turns, and the same `_meta` in another key order, each get their own decision.
+  const byClient: Visibility.Check<never, never> = ({ requestContext }) =>
+    Effect.succeed(requestContext.clientInfo?.name === "root" ? true : (skill) => skill.name !== "pdf-processing")
+  layer(twins({ visibility: byClient }))((it) => {
+    it.effect("clients taking turns on the fast route each get their own decision", () =>
+      Effect.gen(function*() {
+        yield* same(valid.list.headers, valid.list.body)
+        const as = (clientInfo: object, order: "meta first" | "meta last") => {
+          const modern = {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+          }
+          const _meta = order === "meta first"
+            ? { "io.modelcontextprotocol/clientInfo": clientInfo, ...modern }
+            : { ...modern, "io.modelcontextprotocol/clientInfo": clientInfo }
+          return JSON.stringify({ jsonrpc: "2.0", id: 3, method: "skills/get", params: { uri: "skill://pdf-processing/SKILL.md", _meta } })
+        }
+        const turns = [
+          { body: as({ name: "root", version: "1" }, "meta first"), root: true },
+          { body: as({ name: "guest", version: "1" }, "meta first"), root: false },
+          { body: as({ version: "1", name: "root" }, "meta last"), root: true },
+          { body: as({ name: "root", version: "1", title: "Root" }, "meta first"), root: true },
+          { body: as({ name: "root", version: "1" }, "meta last"), root: true },
+          { body: as({ name: "root", version: "2" }, "meta first"), root: true },
+          { body: as({ name: "guest", version: "2" }, "meta first"), root: false },
+          { body: as({ name: "guest", version: "1" }, "meta last"), root: false }
+        ]
+        for (const turn of turns) {
+          const { fast, fell, slow } = yield* both(valid.get.headers, turn.body)
+          assert.deepStrictEqual(fast, slow)
+          // A hidden skill is effect's to answer (not found); a visible one the route's.
+          assert.strictEqual(fell, !turn.root, turn.body)
+        }
+      }))
+  })
+
   layer(twins({ visibility: byHeader as Visibility.Check<never, never>, mcpMiddleware: true }))((it) => {
     it.effect("with McpServer middleware around the check, effect answers", () => acrossUsers(() => true))
   })

@@ -41,7 +41,11 @@ const isJsonContentType = (header: string | undefined) => {
   return (semicolon === -1 ? lower : lower.slice(0, semicolon)).trim() === "application/json"
 }
 
+// What clients send (the SDKs, effect's client): known without splitting the header.
+const Both = "application/json, text/event-stream"
+
 const acceptsBoth = (header: string | undefined) => {
+  if (header === Both) return true
   if (header === undefined || header.includes(";")) return false
   let json = false
   let events = false

@@ -48,6 +48,27 @@ interface Route extends FastAdmission.Endpoint {
   readonly toBytes: (answer: Answer.Answer) => Uint8Array
 }
 
+/**
+ * Whether two values of `JSON.parse` have the same JSON: equal primitives, arrays of the same
+ * items, objects of the same keys and values in any order (as equal JSON keys one profile: its
+ * decoding does not depend on the order). The depth is the admission's (`Nesting`).
+ */
+export const equivalentJson = (a: unknown, b: unknown): boolean => {
+  if (a === b) return true
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (!equivalentJson(a[i], b[i])) return false
+    return true
+  }
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  for (const key of keys) {
+    if (!Object.hasOwn(b, key) || !equivalentJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key])) return false
+  }
+  return true
+}
+
 /** The path of a request URL (its query left out). */
 export const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -61,10 +82,19 @@ const middle = encoder.encode(`,"result":`)
 // effect's HTTP serialization ends every message with a newline.
 const tail = encoder.encode("}\n")
 
-const respond = (id: string | number, result: Uint8Array) =>
-  HttpServerResponse.uint8Array(Buffer.concat([head, encoder.encode(JSON.stringify(id)), middle, result, tail]), {
-    contentType: "application/json"
-  })
+// One buffer (from Node's pool when small), the id written into it rather than encoded apart.
+const respond = (id: string | number, result: Uint8Array) => {
+  const idJson = JSON.stringify(id)
+  const out = Buffer.allocUnsafe(head.length + Buffer.byteLength(idJson) + middle.length + result.length + tail.length)
+  out.set(head)
+  let at = head.length
+  at += out.write(idJson, at)
+  out.set(middle, at)
+  at += middle.length
+  out.set(result, at)
+  out.set(tail, at + result.length)
+  return HttpServerResponse.uint8Array(out, { contentType: "application/json" })
+}
 
 // effect numbers its clients per connection; a request the fast route answers never becomes one.
 const FastClientId = -1
@@ -105,15 +135,22 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
     })
 
   // Clients send the same `_meta` on every request: effect's decoding of it is kept (successes
-  // only, up to `MaxProfiles` distinct ones), keyed by its JSON.
+  // only, up to `MaxProfiles` distinct ones), keyed by its JSON. The last one found is compared
+  // with the next request's as it is, which spares a client sending one `_meta` the key's JSON.
   const profiles = new Map<string, unknown>()
+  let last: { readonly meta: object; readonly profile: unknown } | undefined
   const decodedProfile = (route: Route, meta: object) => {
+    if (last !== undefined && equivalentJson(last.meta, meta)) return Effect.succeed(last.profile)
     const key = JSON.stringify(meta)
     const known = profiles.get(key)
-    if (known !== undefined) return Effect.succeed(known)
+    if (known !== undefined) {
+      last = { meta, profile: known }
+      return Effect.succeed(known)
+    }
     return Effect.map(Effect.exit(route.profile(meta)), (profile) => {
       if (Exit.isFailure(profile)) return undefined
       if (profiles.size < MaxProfiles) profiles.set(key, profile.value)
+      last = { meta, profile: profile.value }
       return profile.value
     })
   }

@@ -18,11 +18,11 @@ export class Lru<K, V> {
    * alone weighs more than the capacity.
    */
   getOrCompute(key: K, compute: () => V): V {
-    if (this.#entries.has(key)) {
-      const known = this.#entries.get(key)!
+    const known = this.#entries.get(key)
+    if (known !== undefined || this.#entries.has(key)) {
       this.#entries.delete(key)
-      this.#entries.set(key, known)
-      return known
+      this.#entries.set(key, known as V)
+      return known as V
     }
     const computed = compute()
     const weight = this.weigh(computed)
