@@ -24,8 +24,10 @@ const nodeHttp = {
   }
 }
 
-// A missing export is an error, not a warning: an import of a name the module above leaves out.
-const onLog = (level, log, handler) => (log.code === "MISSING_EXPORT" ? handler("error", log) : handler(level, log))
+// A missing export is an error, not a warning: an import of a name the module above leaves out,
+// by name or through the namespace.
+const onLog = (level, log, handler) =>
+  log.code === "MISSING_EXPORT" || log.code === "IMPORT_IS_UNDEFINED" ? handler("error", log) : handler(level, log)
 
 const executable = (input, file) => ({
   input,
