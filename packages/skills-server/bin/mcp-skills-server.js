@@ -40,9 +40,10 @@ if (serving && !overStdio && !tuned && process.platform === "linux" && typeof pr
 // `serve` keeps V8's young generation at its first size (1 MiB a semi-space) for the life of the
 // process, unless the operator sized it on node's command line or in NODE_OPTIONS. V8 doubles it,
 // up to 32 MiB, whenever objects outlive the collections of its size: loading this program's
-// modules does (16 MiB), and loading a catalogue does (every skill kept survives). Requests then
-// leave almost nothing alive, so the grown space stayed committed for nothing: 21 MiB of RSS at
-// 1,000 skills, 29 MiB at 10,000, about 50 MiB under load, for the same throughput (docs/performance.md).
+// modules does (16 MiB), and loading a catalogue does (every skill kept survives). The full
+// collection once the catalogue is loaded gives the grown space back before `listening`, so what
+// the bound still saves is the peak while loading (197 against 228 MiB at 10,000 skills), which a
+// container's memory limit meets first; it costs about 7% of that start (docs/performance.md).
 // V8 reads the growth factor each time it would grow the space, so setting it once running holds.
 // Only `serve`: Node checks its own modules' embedded compiled code against V8's flags and compiles
 // them again once one is changed (about 25 ms), which a short command would pay for nothing. Set

@@ -1,9 +1,10 @@
 /**
  * `serve` keeps V8's young generation at the size it has when the executable starts. V8 doubles
  * it whenever objects outlive its collections, as loading the program and a catalogue makes them
- * do, and never gives the room back: 16 to 32 MiB of RSS a server held for nothing. An operator
- * who sizes it on node's command line or in NODE_OPTIONS keeps their size. Measured inside the
- * process started as a user starts it (the file npm links), once it listens.
+ * do: 16 to 32 MiB more at the peak of a start, which the collection once loaded gives back only
+ * after it (a container's memory limit meets the peak). An operator who sizes it on node's
+ * command line or in NODE_OPTIONS keeps their size. Measured inside the process started as a
+ * user starts it (the file npm links), once it listens.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
