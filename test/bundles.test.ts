@@ -13,7 +13,6 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { root } from "./codeBlocks.js"
 
-// `npm test` builds first; run alone, this needs `npm run build`.
 // Printed as the process exits: whether Node loaded undici's module.
 const reportUndici = `data:text/javascript,${
   encodeURIComponent(
@@ -21,6 +20,7 @@ const reportUndici = `data:text/javascript,${
   )
 }`
 
+// `npm test` builds first; run alone, this needs `npm run build`.
 for (
   const [bundle, bin] of [
     ["packages/skills-server/dist/src/bin/mcp-skills-server.bundle.js", "packages/skills-server/bin/mcp-skills-server.js"],
