@@ -385,7 +385,7 @@ export class FoundFiles {
   trim(): void {
     if (this.#free.length === 0) this.#resize(this.#slots)
     // Filled to about two thirds at most: linear probing stays short, at 6 bytes a file or less.
-    this.#files.rehash(Math.ceil(this.#files.count * 1.5), (slot) => this.#state[slot] === Indexed)
+    this.#files.rehash(Math.ceil(this.#files.count * 1.5))
     if (this.#freeFolders.length === 0) this.#folders.resize(this.#folders.names.length)
     this.#folders.rehash(Math.ceil(this.#folders.count * 1.5))
   }

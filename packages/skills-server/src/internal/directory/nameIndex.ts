@@ -44,9 +44,10 @@ export class NameIndex {
 
   /** Indexes `id` (not indexed yet) as `name` in `owner`, keeping the index at most three quarters full. */
   insert(id: number, owner: number, name: string): void {
+    // Grown before `id` is written: the rebuilt table holds what was indexed, `id` not yet.
+    if ((this.used + 1) * 4 > this.index.length * 3) this.rehash((this.count + 1) * 2)
     this.owner[id] = owner
     this.names[id] = name
-    if ((this.used + 1) * 4 > this.index.length * 3) this.rehash((this.count + 1) * 2)
     const index = this.index
     const mask = index.length - 1
     let at = hashOf(owner, name, 0, name.length) & mask
@@ -56,30 +57,39 @@ export class NameIndex {
     this.count++
   }
 
-  /** Takes `id` out of the index; its owner and name stay until overwritten. */
+  /** Takes `id` out of the index, if it is there; its owner and name stay until overwritten. */
   remove(id: number): void {
     const index = this.index
     const mask = index.length - 1
-    const name = this.names[id]!
-    let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
-    while (index[at] !== id + 1) at = (at + 1) & mask
-    index[at] = Tombstone
-    this.count--
+    const name = this.names[id]
+    if (name === undefined) return
+    for (let at = hashOf(this.owner[id]!, name, 0, name.length) & mask; index[at] !== 0; at = (at + 1) & mask) {
+      if (index[at] !== id + 1) continue
+      index[at] = Tombstone
+      this.count--
+      return
+    }
   }
 
-  /** Builds the index again over the ids `indexed` says, without tombstones, with room for `room`. */
-  rehash(room: number, indexed: (id: number) => boolean = (id) => this.names[id] !== undefined): void {
+  /**
+   * Builds the index again, without tombstones, with room for `room` and at most three quarters
+   * full (a lookup stops only at an empty place): over the entries it holds, so an entry taken out
+   * stays out whatever is still written of it.
+   */
+  rehash(room: number): void {
     let size = 8
-    while (size < room) size *= 2
+    while (size < room || size * 3 < this.count * 4) size *= 2
+    const old = this.index
     const index = new Uint32Array(size)
     const mask = size - 1
     let count = 0
-    for (let id = 0; id < this.names.length; id++) {
-      if (!indexed(id)) continue
-      const name = this.names[id]!
-      let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
+    for (let place = 0; place < old.length; place++) {
+      const entry = old[place]!
+      if (entry === 0 || entry === Tombstone) continue
+      const name = this.names[entry - 1]!
+      let at = hashOf(this.owner[entry - 1]!, name, 0, name.length) & mask
       while (index[at] !== 0) at = (at + 1) & mask
-      index[at] = id + 1
+      index[at] = entry
       count++
     }
     this.index = index
