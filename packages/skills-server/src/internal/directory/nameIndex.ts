@@ -57,18 +57,15 @@ export class NameIndex {
     this.count++
   }
 
-  /** Takes `id` out of the index, if it is there; its owner and name stay until overwritten. */
+  /** Takes `id` (indexed) out of the index; its owner and name stay until overwritten. */
   remove(id: number): void {
     const index = this.index
     const mask = index.length - 1
-    const name = this.names[id]
-    if (name === undefined) return
-    for (let at = hashOf(this.owner[id]!, name, 0, name.length) & mask; index[at] !== 0; at = (at + 1) & mask) {
-      if (index[at] !== id + 1) continue
-      index[at] = Tombstone
-      this.count--
-      return
-    }
+    const name = this.names[id]!
+    let at = hashOf(this.owner[id]!, name, 0, name.length) & mask
+    while (index[at] !== id + 1) at = (at + 1) & mask
+    index[at] = Tombstone
+    this.count--
   }
 
   /**
@@ -82,7 +79,6 @@ export class NameIndex {
     const old = this.index
     const index = new Uint32Array(size)
     const mask = size - 1
-    let count = 0
     for (let place = 0; place < old.length; place++) {
       const entry = old[place]!
       if (entry === 0 || entry === Tombstone) continue
@@ -90,10 +86,9 @@ export class NameIndex {
       let at = hashOf(this.owner[entry - 1]!, name, 0, name.length) & mask
       while (index[at] !== 0) at = (at + 1) & mask
       index[at] = entry
-      count++
     }
     this.index = index
-    this.used = this.count = count
+    this.used = this.count
   }
 
   /** Keeps `capacity` ids, as many of the existing ones as fit. */
