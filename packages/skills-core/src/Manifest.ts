@@ -69,6 +69,21 @@ const Offset = 12
 const DigestBytes = 32
 
 /**
+ * The bytes of the table a manifest of `count` files keeps (each file's size, where its path ends
+ * and where its bytes are, and its digest): a caller that reads a skill's files into one buffer can
+ * make room for it there and give it to {@link make} (`table`), so that a skill costs one allocation,
+ * not two.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const tableBytes = (count: number): number => count * (RowBytes + DigestBytes)
+
+// Whether two views share any byte.
+const overlaps = (a: Uint8Array, b: Uint8Array) =>
+  a.buffer === b.buffer && a.byteOffset < b.byteOffset + b.byteLength && b.byteOffset < a.byteOffset + a.byteLength
+
+/**
  * A manifest's files, `SKILL.md` first and the others in code-unit order of their paths, held as
  * columns: no object per file. Accessors make what they return (a path, a URI, a `sha256:` digest,
  * a view of the bytes) on each call; a caller that needs one many times keeps it.
@@ -98,12 +113,16 @@ export class Files implements Iterable<ManifestFile> {
   /** @internal */
   static of(
     uri: SkillUri.SkillMdUri,
-    rows: ReadonlyArray<{ readonly path: string; readonly size: number; readonly bytes: Uint8Array | undefined; readonly hex: string }>
+    rows: ReadonlyArray<{ readonly path: string; readonly size: number; readonly bytes: Uint8Array; readonly hex: string }>,
+    room: Uint8Array | undefined
   ): Files {
     const count = rows.length
     // Sizes and offsets fit 32 bits: `make` refuses a skill of more bytes (`Limits.MaxSkillBytes`).
-    // `alloc`, not the shared pool: a slice of the pool would keep its whole chunk.
-    const block = Buffer.alloc(count * (RowBytes + DigestBytes))
+    // `alloc`, not the shared pool: a slice of the pool would keep its whole chunk. In the room the
+    // caller made, if it has the length and holds no file's bytes: every cell is written.
+    const block = room !== undefined && room.byteLength === tableBytes(count) && !rows.some((row) => overlaps(room, row.bytes))
+      ? Buffer.from(room.buffer, room.byteOffset, room.byteLength)
+      : Buffer.alloc(tableBytes(count))
     const buffers: Array<ArrayBufferLike> = []
     const paths: Array<string> = []
     let end = 0
@@ -114,12 +133,10 @@ export class Files implements Iterable<ManifestFile> {
       const at = index * RowBytes
       block.writeUInt32LE(end, at + End)
       block.writeUInt32LE(row.size, at + Size)
-      if (row.bytes !== undefined) {
-        let buffer = buffers.lastIndexOf(row.bytes.buffer)
-        if (buffer === -1) buffer = buffers.push(row.bytes.buffer) - 1
-        block.writeUInt32LE(buffer + 1, at + Buffer1)
-        block.writeUInt32LE(row.bytes.byteOffset, at + Offset)
-      }
+      let buffer = buffers.lastIndexOf(row.bytes.buffer)
+      if (buffer === -1) buffer = buffers.push(row.bytes.buffer) - 1
+      block.writeUInt32LE(buffer + 1, at + Buffer1)
+      block.writeUInt32LE(row.bytes.byteOffset, at + Offset)
       block.write(row.hex, count * RowBytes + index * DigestBytes, DigestBytes, "hex")
     }
     // One flat string, written once by `join` (concatenating with `+=` made a rope whose cell
@@ -508,6 +525,12 @@ export const make = (options: {
   readonly uri: SkillUri.SkillMdUri
   readonly files: Iterable<FileInput>
   readonly limits?: Limits.Limits | undefined
+  /**
+   * Room for the manifest's table, {@link tableBytes} of the files' count long, which the manifest
+   * then keeps (its bytes are overwritten): a part of the buffer the files were read into. Room of
+   * another length, or holding a file's bytes, is left alone, and the manifest allocates its own.
+   */
+  readonly table?: Uint8Array | undefined
 }): Result.Result<Manifest, InvalidSkill> => {
   const problems: Array<Problem> = []
   const byPath = new Map<string, FileInput>()
@@ -573,7 +596,8 @@ export const make = (options: {
       size: input.bytes.byteLength,
       bytes: input.bytes,
       hex: input.digest === undefined ? hash("sha256", input.bytes, "hex") : input.digest.slice(7)
-    }))
+    })),
+    options.table
   )
   // The parsed strings are slices of the decoded SKILL.md: kept as they are, every manifest a
   // server holds would keep a second copy of its SKILL.md alive. A holder that does not need the

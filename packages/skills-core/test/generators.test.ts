@@ -121,6 +121,44 @@ describe("schemas as generators", () => {
     expect(Schema.is(Manifest.Manifest)(tampered)).toBe(false)
   })
 
+  it.prop("Manifest: the table in room the caller made is the table it allocates; room of another length, or over a file, is left alone", {
+    manifest: Manifest.Manifest
+  }, ({ manifest }) => {
+    const files = Array.from(manifest.files)
+    const size = files.reduce((total, file) => total + file.size, 0)
+    const room = Manifest.tableBytes(files.length)
+    // As a reader lays out one skill: the table first, then each file's bytes, in one buffer, whose
+    // every byte is garbage before the table is written.
+    const slab = new Uint8Array(room + size).fill(0xa5)
+    let at = room
+    const inputs = files.map(({ path, bytes }) => {
+      const view = slab.subarray(at, at + bytes!.byteLength)
+      view.set(bytes!)
+      at += bytes!.byteLength
+      return { path, bytes: view }
+    })
+    const shuffled = [...inputs].reverse()
+    const inRoom = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: shuffled, table: slab.subarray(0, room) }))
+    const alone = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: shuffled }))
+    expect(Array.from(inRoom.files)).toEqual(Array.from(alone.files))
+    expect(Manifest.entry(inRoom)).toEqual(Manifest.entry(manifest))
+    // One buffer holds the skill: its files and its table.
+    expect(inRoom.files.buffers()).toEqual(size === 0 ? [] : [slab.buffer])
+    expect(slab.subarray(0, room).some((byte) => byte !== 0xa5) || room === 0).toBe(true)
+    // A room one byte short is not written, and the manifest is the same.
+    const short = new Uint8Array(Math.max(0, room - 1)).fill(0xa5)
+    const elsewhere = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: shuffled, table: short }))
+    expect(Array.from(elsewhere.files)).toEqual(Array.from(alone.files))
+    expect(short.every((byte) => byte === 0xa5)).toBe(true)
+    // Room over a file's bytes is not written either: the bytes stay those hashed.
+    if (size > 0 && room > 0) {
+      const before = Uint8Array.from(slab)
+      const kept = Result.getOrThrow(Manifest.make({ uri: manifest.uri, files: shuffled, table: slab.subarray(size, size + room) }))
+      expect(Array.from(kept.files)).toEqual(Array.from(alone.files))
+      expect(slab).toEqual(before)
+    }
+  })
+
   it.prop("ListSkillsResult: every listed entry decodes on its own, and the hint is read as sent", {
     result: Protocol.ListSkillsResult
   }, ({ result }) => {

@@ -4,6 +4,7 @@
  * derived only when the file is read, and a reload of an unchanged skill keeps the same array.
  */
 import { assert, describe, expect, it } from "@effect/vitest"
+import { Manifest } from "@mcp-skills/core"
 import { Effect } from "effect"
 import { DirectorySource, SkillRegistry } from "../src/index.js"
 import { tree } from "./support/tree.js"
@@ -27,8 +28,14 @@ describe("each byte held once", () => {
         const entry = snapshot.byUri.get(skill.manifest.uri)
         assert(entry?._tag === "Static")
         expect(entry.manifest).toBe(skill.manifest)
-        // A skill's files were read together into one buffer, which the snapshot holds as it is.
-        expect(entry.manifest.files.buffers()).toHaveLength(1)
+        // A skill's files were read together into one buffer, which the snapshot holds as it is,
+        // with the manifest's table in front of them: one allocation a skill.
+        const files = entry.manifest.files
+        expect(files.buffers()).toHaveLength(1)
+        let size = 0
+        for (let index = 0; index < files.length; index++) size += files.size(index)
+        expect(files.buffers()[0]!.byteLength).toBe(Manifest.tableBytes(files.length) + size)
+        expect(files.bytes(0)!.byteOffset).toBe(Manifest.tableBytes(files.length))
       }
       // No wire form is kept as an own field of a file entry: it is derived when first read.
       const guide = snapshot.files.get("skill://a/references/guide.md")

@@ -378,13 +378,17 @@ export const loadRoot = Effect.fnUntraced(function*(
       }
       return problems.length === 0 ? undefined : invalid(problems)
     }
+    // The manifest's table, in the buffer the skill's files are read into.
+    const table = Manifest.tableBytes(members.length)
     const read = (everything: boolean) => {
-      const contents = readSkill(tree.realRoot, state.counters, tree.files, files, folderBase, now, recheck, onDemandAbove, everything, admit)
-      if (contents instanceof UnreadableFile || contents instanceof Manifest.InvalidSkill) return contents
+      const got = readSkill(tree.realRoot, state.counters, tree.files, files, folderBase, now, recheck, onDemandAbove, everything, admit, table)
+      if (got instanceof UnreadableFile || got instanceof Manifest.InvalidSkill) return got
+      const { contents } = got
       const signatures = signaturesFile === undefined ? undefined : contents[members.length]
       return {
         contents: signatures === undefined ? contents : contents.slice(0, members.length),
-        signatures: signatures?._tag === "InMemory" ? signatures.bytes : undefined
+        signatures: signatures?._tag === "InMemory" ? signatures.bytes : undefined,
+        table: got.table
       }
     }
     let got = read(false)
@@ -446,7 +450,7 @@ export const loadRoot = Effect.fnUntraced(function*(
       }
     }
     return Result.map(
-      Manifest.make({ uri: uri.success, files: inputs, limits }),
+      Manifest.make({ uri: uri.success, files: inputs, limits, table: got.table }),
       (manifest) => {
         const view = viewOf(manifest)
         return signed({

@@ -38,6 +38,12 @@ const isNamed = (relative: string, name: string) => relative === name || relativ
 export const isOnDemand = (relative: string, size: number, onDemandAbove: number) =>
   size > onDemandAbove && !isNamed(relative, Extension.SkillFileName) && !isNamed(relative, Signatures.FileName)
 
+/** What {@link readSkill} hands over: the contents, and the room it made for the manifest's table. */
+export interface Contents {
+  readonly contents: ReadonlyArray<Content>
+  readonly table: Uint8Array | undefined
+}
+
 /** Counters of reads and hashes (cumulative). */
 export interface Counters {
   readFiles: number
@@ -68,7 +74,9 @@ export const stampFound = (realRoot: string, found: FoundFiles, slot: number): v
  * folder's relative path with its `/`. A racy file is read again only if `recheck` says so (given
  * its relative path). A file above `onDemandAbove` bytes is hashed here and its bytes are not kept;
  * when any file of the skill must be read (or `everything`), such files are read again too, since a
- * new manifest needs every file's bytes once. The contents come in the order of `files`.
+ * new manifest needs every file's bytes once. The contents come in the order of `files`, with
+ * `room` bytes at the start of the buffer the files read share (`table`), for the manifest's table
+ * (`Manifest.tableBytes`): when a file is read, the skill's files and its table are one allocation.
  */
 export const readSkill = <E>(
   realRoot: string,
@@ -80,8 +88,9 @@ export const readSkill = <E>(
   recheck: (relative: string) => boolean,
   onDemandAbove: number,
   everything: boolean,
-  admit: (sizeOf: (index: number) => number) => E | undefined
-): ReadonlyArray<Content> | UnreadableFile | E => {
+  admit: (sizeOf: (index: number) => number) => E | undefined,
+  room: number
+): Contents | UnreadableFile | E => {
   // The stamps the files read are expected to have: as last stat'ed (copied into `stamp`, one
   // object for the whole skill), or for a file found unstamped as its descriptor shows it on the
   // first try (`opened`), then as stat'ed again after a try during which they changed. A file
@@ -115,7 +124,7 @@ export const readSkill = <E>(
     else if (digest !== undefined) known.push({ _tag: "OnDisk", path, size: found.size(slot), digest })
     else break
   }
-  if (known.length === files.length) return known
+  if (known.length === files.length) return { contents: known, table: undefined }
 
   // The files whose held bytes are handed over as they are.
   const held = (slot: number) => found.holds(slot) && trusted(slot)
@@ -167,12 +176,14 @@ export const readSkill = <E>(
       // what keeps a catalogue of small files from costing an allocation (and a collection) each.
       // A file read again later gets its own; the rest of the skill keeps the old buffer.
       // Files served on demand get their own buffer, so that none of the slab is theirs.
-      const slab = Buffer.allocUnsafeSlow(total)
-      let offset = 0
+      const slab = Buffer.allocUnsafeSlow(total === 0 ? 0 : room + total)
+      let offset = total === 0 ? 0 : room
       suspect = []
       const inputs: Array<Content> = []
       // What each file read keeps once the skill is read whole (by index; `undefined`: not read).
       const reads: Array<Uint8Array | Digest.Digest | undefined> = []
+      // Whether the new buffer holds bytes that are kept: only then does the table go in it.
+      let kept = false
       for (let index = 0; index < files.length; index++) {
         const slot = files[index]!
         const relative = found.relative(slot)
@@ -212,6 +223,7 @@ export const readSkill = <E>(
         // Unchanged bytes keep their buffer, so the skill's manifest is reused rather than rehashed.
         const last = found.bytes(slot)
         const bytes = last !== undefined && last.byteLength === read.byteLength && Buffer.compare(last, read) === 0 ? last : read
+        if (bytes === read) kept = true
         inputs.push({ _tag: "InMemory", path, bytes })
         reads[index] = bytes
       }
@@ -234,7 +246,7 @@ export const readSkill = <E>(
           const read = reads[index]
           if (read !== undefined) found.keep(files[index]!, expected(index), read, now)
         }
-        return inputs
+        return { contents: inputs, table: kept ? slab.subarray(0, room) : undefined }
       }
       restamped = again
     } finally {
