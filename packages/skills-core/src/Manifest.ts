@@ -15,6 +15,7 @@ import * as SchemaGetter from "effect/SchemaGetter"
 import { hash } from "node:crypto"
 import * as Digest from "./Digest.js"
 import { SkillFileName } from "./Extension.js"
+import { encodePath, pathProblem, verbatim } from "./internal/filePaths.js"
 import { FilePath, Segment } from "./internal/generated.js"
 import * as Limits from "./Limits.js"
 import type { Skill, SkillResource } from "./Skill.js"
@@ -51,12 +52,6 @@ export interface ManifestFile {
   readonly digest: Digest.Digest
   readonly size: number
 }
-
-// Characters `encodeURIComponent` leaves as they are: a path made only of them (and `/`) is its own
-// URI path, which is every path of most catalogues.
-const verbatim = /^[A-Za-z0-9\-_.!~*'()/]*$/
-
-const encodePath = (path: string) => verbatim.test(path) ? path : path.split("/").map(encodeURIComponent).join("/")
 
 // One row per file, four unsigned 32-bit numbers: where its path ends in the paths string, its
 // size, the index of the buffer holding its bytes plus one (0: not held), and where in that buffer
@@ -469,28 +464,6 @@ export class InvalidSkill extends Schema.TaggedError<InvalidSkill>()("InvalidSki
  */
 export const describe = (problem: Problem): string =>
   `${problem.path === undefined ? "" : `${problem.path}${problem.line === undefined ? "" : `:${problem.line}`}: `}${problem.reason}`
-
-// Segments that need no encoding, are no dot segment and no other spelling of SKILL.md: a valid
-// path as `SkillUri.file` would find it, without building its URI.
-const plainSegment = /^[A-Za-z0-9\-_.!~*'()]+$/
-
-const isPlainPath = (path: string) => {
-  if (!verbatim.test(path)) return false
-  let start = 0
-  for (let end = path.indexOf("/"); ; end = path.indexOf("/", start)) {
-    const segment = end === -1 ? path.slice(start) : path.slice(start, end)
-    if (!plainSegment.test(segment) || segment === "." || segment === "..") return false
-    if (end === -1) return segment === SkillFileName || segment.toLowerCase() !== "skill.md"
-    start = end + 1
-  }
-}
-
-// Why `path` names no file of a skill, if it does not.
-const pathProblem = (uri: SkillUri.SkillMdUri, path: string): string | undefined => {
-  if (isPlainPath(path)) return undefined
-  const checked = SkillUri.file(uri, path)
-  return Result.isFailure(checked) ? checked.failure.reason : undefined
-}
 
 const byPathOrder = (a: { readonly path: string }, b: { readonly path: string }) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)
 
