@@ -7,6 +7,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Net from "node:net"
 import * as FastAdmission from "../src/internal/fastAdmission.js"
 import { exchange, MaxBody, meta, Twins, twins, wellFormed } from "./support/twins.js"
 
@@ -83,6 +84,41 @@ describe("fast route admission", () => {
         }
         // The well-formed requests (and the harmless mutations) are admitted.
         assert.isAtLeast(admitted, requests.length * 3)
+      }))
+  })
+
+  layer(twins())((it) => {
+    it.effect("a body read by the route and then left to effect is effect's to read again; a body cut short leaves the server answering", () =>
+      Effect.gen(function*() {
+        const { on, reached } = yield* Twins
+        const request = requests[2]!
+        // Twice: the first teaches the route the endpoint through effect.
+        yield* exchange(on, request.headers, request.body)
+        const before = reached.count
+        assert.strictEqual((yield* exchange(on, request.headers, request.body)).status, 200)
+        // Admitted by its headers, read, then refused by what it says (a batch): effect reads the
+        // same body from its cache and answers it.
+        const batch = `[${request.body}]`
+        const left = yield* exchange(on, { ...request.headers, "content-length": lengthOf(batch) }, batch)
+        assert.notStrictEqual(left.status, 500)
+        assert.isAbove(reached.count, before)
+        // Headers saying 100 bytes, 10 sent, then the connection closed.
+        const url = new URL(on)
+        yield* Effect.promise(() =>
+          new Promise<void>((resolve) => {
+            const socket = Net.connect(Number(url.port), url.hostname, () => {
+              const head = Object.entries({ ...request.headers, host: url.host, "content-length": "100" })
+                .map(([name, value]) => `${name}: ${value}`).join("\r\n")
+              socket.end(`POST ${url.pathname} HTTP/1.1\r\n${head}\r\n\r\n${request.body.slice(0, 10)}`)
+            })
+            socket.on("close", () => resolve())
+            socket.on("error", () => resolve())
+            socket.resume()
+          })
+        )
+        const after = yield* exchange(on, request.headers, request.body)
+        assert.strictEqual(after.status, 200)
+        assert.deepStrictEqual((after.body as { result?: unknown }).result !== undefined, true)
       }))
   })
 
