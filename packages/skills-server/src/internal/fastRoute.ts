@@ -23,7 +23,6 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { McpSchema } from "effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as Body from "./effect/body.js"
 import * as FastAdmission from "./fastAdmission.js"
 import * as Port from "./effect/port.js"
 import * as Nesting from "./nesting.js"
@@ -159,7 +158,7 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
   const answer = Effect.fnUntraced(function*(route: Route, request: HttpServerRequest.HttpServerRequest) {
     const headers = request.headers
     if (!FastAdmission.admitsHeaders(route, headers)) return undefined
-    const body = yield* Effect.exit(Body.read(request, Number(headers["content-length"])))
+    const body = yield* Effect.exit(Port.readBody(request, Number(headers["content-length"])))
     if (Exit.isFailure(body)) return undefined
     const bytes = body.value
     // Keying `_meta` by its JSON recurses: a message nested that deep is the admission's to refuse.
