@@ -176,8 +176,9 @@ export const readSkill = <E>(
       // what keeps a catalogue of small files from costing an allocation (and a collection) each.
       // A file read again later gets its own; the rest of the skill keeps the old buffer.
       // Files served on demand get their own buffer, so that none of the slab is theirs.
-      const slab = Buffer.allocUnsafeSlow(total === 0 ? 0 : room + total)
+      // The table's room, in front of the files, only in a buffer that holds some.
       let offset = total === 0 ? 0 : room
+      const slab = Buffer.allocUnsafeSlow(offset + total)
       suspect = []
       const inputs: Array<Content> = []
       // What each file read keeps once the skill is read whole (by index; `undefined`: not read).

@@ -39,8 +39,9 @@ export const read = (request: HttpServerRequest.HttpServerRequest, length: numbe
     // Its own memory, exactly the body: effect's cache holds an `ArrayBuffer` of the body alone.
     const bytes = new Uint8Array(length)
     let filled = 0
+    const detach = () => source.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose)
     const settle = (outcome: Effect.Effect<Uint8Array, unknown>) => {
-      source.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose)
+      detach()
       node.arrayBufferEffect = Effect.map(outcome, (read) => read.buffer as ArrayBuffer)
       resume(outcome)
     }
@@ -55,6 +56,6 @@ export const read = (request: HttpServerRequest.HttpServerRequest, length: numbe
     const onError = (error: unknown) => settle(Effect.fail(node.onError(error)))
     const onClose = () => settle(Effect.fail(node.onError(new Error("request closed before its body was read"))))
     source.on("data", onData).once("end", onEnd).once("error", onError).once("close", onClose)
-    return Effect.sync(() => source.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose))
+    return Effect.sync(detach)
   })
 }
