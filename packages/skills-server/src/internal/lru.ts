@@ -6,11 +6,15 @@
  *
  * @internal
  */
+const Nothing: unique symbol = Symbol("Nothing")
+
 export class Lru<K, V> {
   // A `Map` iterates in insertion order: a hit moves its key to the end, so the first key is the
   // least recently used.
   readonly #entries = new Map<K, V>()
   #weight = 0
+  // The key last used: a client repeating one request finds it without moving it to the end again.
+  #newest: K | typeof Nothing = Nothing
   constructor(private readonly capacity: number, private readonly weigh: (value: V) => number = () => 1) {}
 
   /**
@@ -20,14 +24,18 @@ export class Lru<K, V> {
   getOrCompute(key: K, compute: () => V): V {
     const known = this.#entries.get(key)
     if (known !== undefined || this.#entries.has(key)) {
-      this.#entries.delete(key)
-      this.#entries.set(key, known as V)
+      if (key !== this.#newest) {
+        this.#entries.delete(key)
+        this.#entries.set(key, known as V)
+        this.#newest = key
+      }
       return known as V
     }
     const computed = compute()
     const weight = this.weigh(computed)
     if (weight > this.capacity) return computed
     this.#entries.set(key, computed)
+    this.#newest = key
     this.#weight += weight
     for (const [oldest, value] of this.#entries) {
       if (this.#weight <= this.capacity) break
