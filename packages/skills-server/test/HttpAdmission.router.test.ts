@@ -16,7 +16,7 @@ import { HttpAdmission, Observability, SkillsServer } from "../src/index.js"
 import * as RouterAdmission from "../src/internal/routerAdmission.js"
 import { constants } from "./support/arbitraries.js"
 import { catalogue } from "./support/catalogue.js"
-import { http10Status, rawRequest, refusalOf } from "./support/raw.js"
+import { http10Status, rawRequest, refusalOf, socketStatus } from "./support/raw.js"
 import { adapters, modernRequest, serveApp, ServerUrl } from "./support/wire.js"
 
 const allowedOrigins = ["https://app.example"]
@@ -110,6 +110,33 @@ describe("HttpAdmission.layerRouter", () => {
           for (let i = 0; i < 2; i++) assert.strictEqual((yield* ask(mcp!, {})).status, 200)
           const answer = yield* ask(mcp!, { host: `rebound.example:${portOf(url)}` })
           assert.strictEqual(answer.status, 403)
+        }))
+
+      it.effect("an absolute-form target's authority is the Host checked, on every route, fast route included", () =>
+        Effect.gen(function*() {
+          const url = yield* ServerUrl
+          const port = portOf(url)
+          const [mcp] = asks(url)
+          // Taught its path, the fast route would answer a well-formed read itself.
+          for (let i = 0; i < 2; i++) assert.strictEqual((yield* ask(mcp!, {})).status, 200)
+          // effect takes the host from the target (RFC 9112 §3.2.2), whatever the Host header says.
+          const send = (authority: string, host: string) =>
+            socketStatus(url, [
+              `POST http://${authority}/mcp HTTP/1.1`,
+              `Host: ${host}`,
+              "Connection: close",
+              ...Object.entries(mcp!.headers).map(([name, value]) => `${name}: ${value}`),
+              `Content-Length: ${Buffer.byteLength(mcp!.body!)}`,
+              "",
+              mcp!.body
+            ].join("\r\n"))
+          assert.strictEqual(yield* send(`rebound.example:${port}`, `127.0.0.1:${port}`), 403)
+          assert.strictEqual(yield* send(`127.0.0.1:${port}`, `rebound.example:${port}`), 200)
+          for (const request of asks(url).slice(1)) {
+            const path = new URL(request.url).pathname
+            const status = yield* socketStatus(url, `GET http://rebound.example:${port}${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)
+            assert.strictEqual(status, 403, request.route)
+          }
         }))
 
       it.effect("a request without Host (HTTP/1.0) is refused", () =>

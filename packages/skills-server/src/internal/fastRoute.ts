@@ -21,6 +21,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { McpSchema } from "effect/ai"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as FastAdmission from "./fastAdmission.js"
@@ -139,13 +140,13 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
   // with the next request's as it is, which spares a client sending one `_meta` the key's JSON.
   const profiles = new Map<string, unknown>()
   let last: { readonly meta: object; readonly profile: unknown } | undefined
-  const decodedProfile = (route: Route, meta: object) => {
-    if (last !== undefined && equivalentJson(last.meta, meta)) return Effect.succeed(last.profile)
+  const decodedProfile = (route: Route, meta: object): Effect.Effect<unknown> | { readonly profile: unknown } => {
+    if (last !== undefined && equivalentJson(last.meta, meta)) return last
     const key = JSON.stringify(meta)
     const known = profiles.get(key)
     if (known !== undefined) {
       last = { meta, profile: known }
-      return Effect.succeed(known)
+      return last
     }
     return Effect.map(Effect.exit(route.profile(meta)), (profile) => {
       if (Exit.isFailure(profile)) return undefined
@@ -155,40 +156,13 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
     })
   }
 
-  const answer = Effect.fnUntraced(function*(route: Route, request: HttpServerRequest.HttpServerRequest) {
-    const headers = request.headers
-    if (!FastAdmission.admitsHeaders(route, headers)) return undefined
-    const body = yield* Effect.exit(Port.readBody(request, Number(headers["content-length"])))
-    if (Exit.isFailure(body)) return undefined
-    const bytes = body.value
-    // Keying `_meta` by its JSON recurses: a message nested that deep is the admission's to refuse.
-    if (Nesting.tooDeep(bytes)) return undefined
-    let message: unknown
-    try {
-      message = JSON.parse(decoder.decode(bytes))
-    } catch {
-      return undefined
-    }
-    const admitted = FastAdmission.admitsMessage(headers, message)
-    if (admitted === undefined) return undefined
-    const profile = yield* decodedProfile(route, admitted.meta)
-    if (profile === undefined) return undefined
-    let decision: Visibility.Decision = true
-    if (check !== undefined) {
-      if (route.middleware) return undefined
-      const decided = yield* Effect.exit(check(Visibility.requestOf(admitted.method, {
-        protocolVersion: route.protocolVersion,
-        headers,
-        sessionId: undefined,
-        requestContext: McpSchema.McpRequestContext.of({
-          ...(profile as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
-          clientId: FastClientId
-        })
-      })) as Effect.Effect<Visibility.Decision, E>)
-      if (Exit.isFailure(decided)) return undefined
-      decision = decided.value
-    }
-    const snapshot = yield* state.registry.snapshot
+  // What the route does with a request: its answer, the decision it leaves to effect with the
+  // request, or nothing (effect's, untouched).
+  type Outcome = HttpServerResponse.HttpServerResponse | { readonly method: string; readonly decision: Visibility.Decision } | undefined
+  const none = Effect.succeed<Outcome>(undefined)
+
+  const answerFor = (route: Route, admitted: FastAdmission.Admitted, decision: Visibility.Decision): Outcome => {
+    const snapshot = SubscriptionRef.getUnsafe(state.registry.ref)
     const visible = Visibility.visibleFor(snapshot, decision, check !== undefined)
     let result: Answer.Answer | undefined
     switch (admitted.method) {
@@ -208,7 +182,55 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
     if (result !== undefined) return respond(admitted.id, route.toBytes(result))
     // effect answers, with the decision made here: the check runs once per request.
     return check === undefined ? undefined : { method: admitted.method, decision }
-  })
+  }
+
+  const decide = (
+    route: Route,
+    request: HttpServerRequest.HttpServerRequest,
+    admitted: FastAdmission.Admitted,
+    profile: unknown
+  ): Effect.Effect<Outcome> => {
+    if (profile === undefined) return none
+    if (check === undefined) return Effect.succeed(answerFor(route, admitted, true))
+    if (route.middleware) return none
+    return Effect.map(
+      Effect.exit(check(Visibility.requestOf(admitted.method, {
+        protocolVersion: route.protocolVersion,
+        // The check sees effect's `Headers`, as on effect's path.
+        headers: request.headers,
+        sessionId: undefined,
+        requestContext: McpSchema.McpRequestContext.of({
+          ...(profile as Omit<McpSchema.McpRequestContext["Service"], "clientId">),
+          clientId: FastClientId
+        })
+      })) as Effect.Effect<Visibility.Decision, E>),
+      (decided) => Exit.isFailure(decided) ? undefined : answerFor(route, admitted, decided.value)
+    )
+  }
+
+  // Plain steps rather than a generator: a request the route answers takes one asynchronous step
+  // (its body) and, with a `_meta` seen before and no check configured, no other.
+  const answer = (route: Route, request: HttpServerRequest.HttpServerRequest): Effect.Effect<Outcome> => {
+    const headers = Port.requestHeaders(request)
+    if (!FastAdmission.admitsHeaders(route, headers)) return none
+    return Effect.flatMap(Port.readBody(request, Number(headers["content-length"])), (bytes) => {
+      // A message nested deeper than the admission allows is its to refuse (and keying `_meta` by
+      // its JSON would recurse that deep).
+      if (bytes === undefined || Nesting.tooDeep(bytes)) return none
+      let message: unknown
+      try {
+        message = JSON.parse(decoder.decode(bytes))
+      } catch {
+        return none
+      }
+      const admitted = FastAdmission.admitsMessage(headers, message)
+      if (admitted === undefined) return none
+      const profile = decodedProfile(route, admitted.meta)
+      return Effect.isEffect(profile)
+        ? Effect.flatMap(profile, (decoded) => decide(route, request, admitted, decoded))
+        : decide(route, request, admitted, profile.profile)
+    })
+  }
 
   return (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (request: HttpServerRequest.HttpServerRequest) => {

@@ -18,6 +18,7 @@ import { HttpRouter, HttpServer, HttpServerRequest, type HttpServerResponse } fr
 import * as NetAddress from "effect/net/NetAddress"
 import type * as Types from "effect/Types"
 import * as Admission from "./admission.js"
+import * as Port from "./effect/port.js"
 
 /** The Host names a router admits. */
 export type Hosts =
@@ -128,7 +129,7 @@ export const refusal = (
 
 const middleware = (policy: Policy) => (httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const refuse = refusal(policy, request.headers)
+    const refuse = refusal(policy, Port.requestHeaders(request))
     return refuse === undefined ? httpEffect : Effect.succeed(refuse)
   })
 

@@ -35,15 +35,18 @@ export const rawRequest = (
 export const refusalOf = (answer: RawAnswer): { readonly code: number; readonly message: string } =>
   JSON.parse(answer.body).error
 
-/** A GET as an HTTP/1.0 client without `Host` sends it, over a plain socket; the status line's code. */
-export const http10Status = (url: string): Effect.Effect<number> =>
+/** The status code an HTTP/1 server at `url`'s address answers `text` (a whole request, sent as it is) with, over a plain socket. */
+export const socketStatus = (url: string, text: string): Effect.Effect<number> =>
   Effect.callback<number>((resume) => {
-    const { hostname, pathname, port } = new URL(url)
-    const socket = NodeNet.connect(Number(port), hostname, () => socket.end(`GET ${pathname} HTTP/1.0\r\n\r\n`))
-    let text = ""
-    socket.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-    socket.on("end", () => resume(Effect.succeed(Number(/^HTTP\/1\.\d (\d{3})/.exec(text)?.[1] ?? 0))))
+    const { hostname, port } = new URL(url)
+    const socket = NodeNet.connect(Number(port), hostname, () => socket.end(text))
+    let answer = ""
+    socket.setEncoding("utf8").on("data", (chunk: string) => (answer += chunk))
+    socket.on("end", () => resume(Effect.succeed(Number(/^HTTP\/1\.\d (\d{3})/.exec(answer)?.[1] ?? 0))))
     socket.on("error", (error) => resume(Effect.die(error)))
     socket.setTimeout(10_000, () => socket.destroy(new Error(`no answer from ${url} in 10 s`)))
     return Effect.sync(() => socket.destroy())
   })
+
+/** A GET as an HTTP/1.0 client without `Host` sends it, over a plain socket; the status line's code. */
+export const http10Status = (url: string): Effect.Effect<number> => socketStatus(url, `GET ${new URL(url).pathname} HTTP/1.0\r\n\r\n`)

@@ -24,9 +24,11 @@
  * - `learn`, `withDecision`, `reportBodyLimit`, `markAdmission` (`learning.ts`): what the fast
  *   route learns of an endpoint from a request on effect's route, through slots in the request's
  *   fiber context, and the decision it hands back to effect's path.
- * - `readBody` (`body.ts`): the body of a request the fast route admits, read from the Node stream
- *   of `@effect/platform-node`'s request and put in that request's own body cache
- *   (`arrayBufferEffect`), where it exists and is empty; effect's `arrayBuffer` elsewhere.
+ * - `readBody`, `requestHeaders` (`request.ts`): the body of a request the fast route admits, read
+ *   from the Node stream of `@effect/platform-node`'s request and put in that request's own body
+ *   cache (`arrayBufferEffect`), where it exists and is empty; effect's `arrayBuffer` elsewhere.
+ *   A request's headers as Node parsed them (its `source`), while effect has no copy or override
+ *   (`headersOverride`); effect's `headers` elsewhere.
  *
  * Nothing else in the server names an internal of effect: the structure test checks it.
  *
@@ -52,5 +54,5 @@ export type { Answerer, Endpoint } from "./server.js"
 export { register as registerVisibility } from "./visibility.js"
 export type { Bridge, Check, Verdict } from "./visibility.js"
 export { learn, markAdmission, reportBodyLimit, withDecision } from "./learning.js"
-export { read as readBody } from "./body.js"
+export { headers as requestHeaders, read as readBody } from "./request.js"
 export type { Learnt, Seen } from "./learning.js"
