@@ -56,14 +56,17 @@ export const read = (request: HttpServerRequest.HttpServerRequest, length: numbe
   }
   const node = request as unknown as NodeRequest
   return Effect.callback<Uint8Array | undefined>((resume) => {
-    // Its own memory, exactly the body: effect's cache holds an `ArrayBuffer` of the body alone.
-    const bytes = new Uint8Array(length)
+    // From Node's pool when small: a buffer of its own costs a backing store to make and to free.
+    const bytes = Buffer.allocUnsafe(length)
     let filled = 0
     // Plain listeners, all four taken off on the first outcome (no `once` wrappers to allocate).
     const detach = () => source.off("data", onData).off("end", onEnd).off("error", onError).off("close", onClose)
     const succeed = () => {
       detach()
-      node.arrayBufferEffect = Effect.succeed(bytes.buffer as ArrayBuffer)
+      // effect's cache holds an `ArrayBuffer` of the body alone: copied out of the pool only if
+      // effect reads it (a request the route leaves to effect), once.
+      let own: ArrayBuffer | undefined
+      node.arrayBufferEffect = Effect.sync(() => own ??= new Uint8Array(bytes).buffer)
       resume(Effect.succeed(bytes))
     }
     const fail = (cause: unknown) => {
