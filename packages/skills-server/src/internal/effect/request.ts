@@ -8,13 +8,12 @@
  * `set-cookie`, which no admission reads). `headers` gives Node's object for an HTTP/1 request until
  * effect has a copy or an override (a router's `modify`, an absolute-form target), then effect's.
  *
- * **Body.** effect's `request.arrayBuffer` makes each request's
- * body a cached effect run on a fiber of its own, then reads the stream through another: about 20 µs
- * of the 55-75 µs of CPU a small `resources/read` takes here (alternated 3-second loads). Where
- * effect's Node server made the request (`@effect/platform-node`'s, whose body cache is the own field
- * `arrayBufferEffect`, still empty), the bytes are read from its Node stream here and put in that
- * cache, so that a request the route then leaves to effect reads the same body from it. Anywhere
- * else, effect's own read.
+ * **Body.** effect's `request.arrayBuffer` makes each request's body a cached effect run on a fiber
+ * of its own, then reads the stream through another: about 20 µs of the 55-75 µs of CPU a small
+ * `resources/read` took here (alternated 3-second loads). Where effect's Node server made the
+ * request (`@effect/platform-node`'s, whose body cache is the own field `arrayBufferEffect`, still
+ * empty), the bytes are read from its Node stream here and put in that cache, so that a request the
+ * route then leaves to effect reads the same body from it. Anywhere else, effect's own read.
  *
  * @internal
  */
