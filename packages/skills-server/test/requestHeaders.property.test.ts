@@ -60,7 +60,7 @@ const send = (url: string, headers: ReadonlyArray<readonly [string, string]>) =>
   })
 
 describe("the port's request headers", () => {
-  layer(serveApp(Layer.mergeAll(Views)))("over loopback HTTP/1.1", (it) => {
+  layer(serveApp(Views as Layer.Layer<any, never, any>))("over loopback HTTP/1.1", (it) => {
     it.effect.prop("have effect's values for every name a client sends, repeats and case included", [
       Schema.Array(Header).check(Schema.isMaxLength(12))
     ], ([headers]) =>
