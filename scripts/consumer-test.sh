@@ -24,8 +24,10 @@ export PATH="$work/bin:$PATH"
 npm_install() { npm install --no-audit --no-fund --loglevel=error "$@"; }
 
 dev() { echo "$1@$(node -p "require('$repo/package.json').devDependencies['$1']")"; }
-# Below the peer range: must be refused, not installed beside a nested copy.
-outside=4.0.6
+# Below the peer range and above it (effect 4.1.5 answers the Skills extension itself): each must
+# be refused, not installed beside a nested copy.
+below=4.0.6
+above=4.1.5
 
 # shellcheck source=scripts/checks.sh
 . "$repo/scripts/checks.sh"
@@ -135,7 +137,8 @@ JS
 
 # The core alone peers on effect only, so the conflict is the packages' range, not a dependency's.
 conflict() {
-  mkdir -p "$work/old" && cd "$work/old" && echo '{ "name": "old-app", "private": true }' >package.json
+  local outside="$1"
+  mkdir -p "$work/outside-$outside" && cd "$work/outside-$outside" && echo '{ "name": "outside-app", "private": true }' >package.json
   local output
   if output="$(npm_install --dry-run "$work"/packs/mcp-skills-core-*.tgz "effect@$outside" 2>&1)"; then
     echo "$output"
@@ -161,6 +164,7 @@ check "public declaration files import no internal module" public_declarations
 check "run a server, a client and a property test in the app (vitest)" run_tests
 check "mcp-skills --help and mcp-skills-server --help" bins
 check "internal subpaths fail with ERR_PACKAGE_PATH_NOT_EXPORTED" internals
-check "effect@$outside with @mcp-skills/core is refused as a peer conflict" conflict
+check "effect@$below with @mcp-skills/core is refused as a peer conflict" conflict "$below"
+check "effect@$above with @mcp-skills/core is refused as a peer conflict" conflict "$above"
 
 report "consumer test" "$results"

@@ -12,12 +12,15 @@ import * as Version from "effect/Version"
 
 /**
  * The effect versions the packages support: the `effect` and `@effect/platform-node` peer range
- * of every `@mcp-skills` package.
+ * of every `@mcp-skills` package. effect 4.1.5 answers the Skills extension itself (its
+ * `McpServer` has skills of its own), where `SkillsServer` must be the one answerer of a server:
+ * on it, `SkillsServer.layer` stops with `AnswererConflictError`, so the range ends before it and
+ * npm refuses the pair at install instead.
  *
  * @since 0.1.0
  * @category utils
  */
-export const range = "~4.1.0"
+export const range = ">=4.1.0 <4.1.5"
 
 /**
  * The installed effect lacks a hook a package relies on: `missing` names each one.
