@@ -1,7 +1,8 @@
 /**
  * Child process: effect's HTTP server alone, as our route uses it. `@effect/platform-node`'s
  * server and `HttpRouter`, one global middleware (where the fast route sits) that reads each
- * request's body from Node's stream and parses it, then answers the floor's precomputed bytes:
+ * request's body as the route does (`Port.readBody`) and parses it, then answers the floor's
+ * precomputed bytes:
  * everything a fast-route answer passes through except our own work (admission, the Host check,
  * `_meta`, the snapshot, the envelope). `pairLoad.ts` measures ours against it.
  *
@@ -13,35 +14,20 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { readFileSync } from "node:fs"
-import { createServer, type IncomingMessage } from "node:http"
+import { createServer } from "node:http"
+// The fast route's own reads of the headers and the body, from the server package's build (as
+// `ours-layer.ts` takes the CLI's wiring): the same code, not a copy of it.
+import * as Port from "../../../packages/skills-server/dist/src/internal/effect/port.js"
 
 const file = process.argv[2]
 if (file === undefined) throw new Error("usage: effectFloor.js ANSWERS.json")
 const answer = Buffer.from((JSON.parse(readFileSync(file, "utf8")) as Array<[string, string]>)[0]![1])
 const decoder = new TextDecoder()
 
-// As the fast route reads a body (`internal/effect/request.ts`): Content-Length bytes, from the stream.
-const body = (source: IncomingMessage, length: number) =>
-  Effect.callback<Uint8Array>((resume) => {
-    const bytes = Buffer.allocUnsafe(length)
-    let filled = 0
-    const detach = () => source.off("data", onData).off("end", onEnd)
-    const onData = (chunk: Buffer) => {
-      bytes.set(chunk, filled)
-      filled += chunk.byteLength
-    }
-    const onEnd = () => {
-      detach()
-      resume(Effect.succeed(bytes))
-    }
-    source.on("data", onData).on("end", onEnd)
-    return Effect.sync(detach)
-  })
-
 const answering = (_httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>) =>
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-    const source = request.source as IncomingMessage
-    return Effect.map(body(source, Number(source.headers["content-length"])), (bytes) => {
+    const length = Number(Port.requestHeaders(request)["content-length"])
+    return Effect.map(Port.readBody(request, length), (bytes) => {
       JSON.parse(decoder.decode(bytes))
       return HttpServerResponse.uint8Array(answer, { contentType: "application/json" })
     })

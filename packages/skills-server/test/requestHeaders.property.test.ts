@@ -11,8 +11,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import * as NodeNet from "node:net"
 import * as Port from "../src/internal/effect/port.js"
+import { socketAnswer } from "./support/raw.js"
 import { serveApp, ServerUrl } from "./support/wire.js"
 
 // Both views of each request: Node's (through the port), then effect's copy.
@@ -33,31 +33,23 @@ const Value = Schema.String.check(Schema.isPattern(/^[!-~]([ -~]{0,20}[!-~])?$/)
 const Header = Schema.Tuple([Name, Value])
 
 // One raw request: the headers as generated (repeats included), a body the length says.
-const send = (url: string, headers: ReadonlyArray<readonly [string, string]>) =>
-  Effect.callback<{ readonly ours: Record<string, string>; readonly effect: Record<string, string> }>((resume) => {
-    const { hostname, port } = new URL(url)
-    const body = "{}"
-    const names = new Set(headers.map(([name]) => name.toLowerCase()))
-    const lines = [
-      "POST /mcp HTTP/1.1",
-      ...headers.map(([name, value]) => `${name}: ${value}`),
-      ...(names.has("host") ? [] : [`Host: 127.0.0.1:${port}`]),
-      `Content-Length: ${body.length}`,
-      "Connection: close",
-      "",
-      body
-    ]
-    const socket = NodeNet.connect(Number(port), hostname, () => socket.end(lines.join("\r\n")))
-    let text = ""
-    socket.setEncoding("utf8").on("data", (chunk: string) => (text += chunk))
-    socket.on("end", () => {
-      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0)
-      if (status !== 200) return resume(Effect.die(new Error(`status ${status}:\n${text}`)))
-      resume(Effect.succeed(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))))
-    })
-    socket.on("error", (error) => resume(Effect.die(error)))
-    return Effect.sync(() => socket.destroy())
-  })
+const send = (url: string, headers: ReadonlyArray<readonly [string, string]>) => {
+  const body = "{}"
+  const names = new Set(headers.map(([name]) => name.toLowerCase()))
+  const lines = [
+    "POST /mcp HTTP/1.1",
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    ...(names.has("host") ? [] : [`Host: 127.0.0.1:${new URL(url).port}`]),
+    `Content-Length: ${body.length}`,
+    "Connection: close",
+    "",
+    body
+  ]
+  return Effect.flatMap(socketAnswer(url, lines.join("\r\n")), (answer) =>
+    answer.status === 200
+      ? Effect.succeed(JSON.parse(answer.body) as { readonly ours: Record<string, string>; readonly effect: Record<string, string> })
+      : Effect.die(new Error(`status ${answer.status}: ${answer.body}`)))
+}
 
 describe("the port's request headers", () => {
   layer(serveApp(Views as Layer.Layer<any, never, any>))("over loopback HTTP/1.1", (it) => {
