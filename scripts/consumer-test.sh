@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The packages as a user gets them, outside this repository: packs the three packages
 # (scripts/pack.sh), installs the tarballs into a scratch project with effect and
-# @effect/platform-node from the registry (the newest versions in the peer range), and checks
+# @effect/platform-node from the registry (at each end of the peer range: its lowest release and
+# the newest in it), and checks
 # that the project has one effect and a clean `npm ls`, type-checks an app importing every public
 # module and the packages' README examples (skipLibCheck false, exactOptionalPropertyTypes on
 # and off), that public declaration files import no internal one, runs a server, a client and a
@@ -24,23 +25,20 @@ export PATH="$work/bin:$PATH"
 npm_install() { npm install --no-audit --no-fund --loglevel=error "$@"; }
 
 dev() { echo "$1@$(node -p "require('$repo/package.json').devDependencies['$1']")"; }
-# Below the peer range and above it (effect 4.1.5 answers the Skills extension itself): each must
-# be refused, not installed beside a nested copy.
+# Below the peer range (4.1.0 has no skills in effect's McpServer; 4.0.6 is the last 4.0): each must
+# be refused, not installed beside a nested copy. No release above the range exists yet.
 below=4.0.6
-above=4.1.5
+just_below=4.1.0
 
 # shellcheck source=scripts/checks.sh
 . "$repo/scripts/checks.sh"
 
-app="$work/app"
-mkdir "$app"
-echo '{ "name": "consumer-app", "private": true, "type": "module" }' >"$app/package.json"
-cp scripts/consumer/app.ts scripts/consumer/app.test.ts "$app/"
-
 pack() { scripts/pack.sh "$work/packs"; }
+# One app per end of the range: `$effect` is the effect, `@effect/platform-node` and `@effect/vitest`
+# release it is installed with (the lowest end pins its own; the newest takes the newest in range).
 install() {
-  cd "$app" && npm_install "$work"/packs/*.tgz "effect@$range" "@effect/platform-node@$range" \
-    "$(dev typescript)" "$(dev vitest)" "$(dev @effect/vitest)" "$(dev @types/node)"
+  cd "$app" && npm_install "$work"/packs/*.tgz "effect@$effect" "@effect/platform-node@$effect" \
+    "@effect/vitest@$effect" "$(dev typescript)" "$(dev vitest)" "$(dev @types/node)"
 }
 one_effect() {
   cd "$app"
@@ -153,18 +151,26 @@ check "pack the three packages (scripts/pack.sh)" pack
 # The range the packages declare support for (their peer range, as a test in the repository checks).
 range="$(node --input-type=module -e 'console.log((await import(process.argv[1])).range)' \
   "$repo/packages/skills-core/dist/src/EffectSupport.js")"
-check "npm install the tarballs with effect@$range and @effect/platform-node@$range from the registry" install
-check "exactly one copy of effect is installed" one_effect
-check "npm ls --all is clean" npm_ls
-check "write modules.ts from the installed exports" modules
-check "extract the README examples" readmes
-check "type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes true)" typecheck true
-check "type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes false)" typecheck false
-check "public declaration files import no internal module" public_declarations
-check "run a server, a client and a property test in the app (vitest)" run_tests
-check "mcp-skills --help and mcp-skills-server --help" bins
-check "internal subpaths fail with ERR_PACKAGE_PATH_NOT_EXPORTED" internals
+# Both ends of the range: its lowest release, and the newest the registry has in it.
+lowest="$(sed -E 's/^>=([0-9.]+) .*/\1/' <<<"$range")"
+for effect in "$lowest" "$range"; do
+  app="$work/app-${effect//[^0-9.]/_}"
+  mkdir "$app"
+  echo '{ "name": "consumer-app", "private": true, "type": "module" }' >"$app/package.json"
+  cp scripts/consumer/app.ts scripts/consumer/app.test.ts "$app/"
+  check "npm install the tarballs with effect@$effect, @effect/platform-node@$effect and @effect/vitest@$effect from the registry" install
+  check "[effect@$effect] exactly one copy of effect is installed" one_effect
+  check "[effect@$effect] npm ls --all is clean" npm_ls
+  check "[effect@$effect] write modules.ts from the installed exports" modules
+  check "[effect@$effect] extract the README examples" readmes
+  check "[effect@$effect] type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes true)" typecheck true
+  check "[effect@$effect] type-check the app and README examples (skipLibCheck false, exactOptionalPropertyTypes false)" typecheck false
+  check "[effect@$effect] public declaration files import no internal module" public_declarations
+  check "[effect@$effect] run a server, a client and a property test in the app (vitest)" run_tests
+  check "[effect@$effect] mcp-skills --help and mcp-skills-server --help" bins
+  check "[effect@$effect] internal subpaths fail with ERR_PACKAGE_PATH_NOT_EXPORTED" internals
+done
 check "effect@$below with @mcp-skills/core is refused as a peer conflict" conflict "$below"
-check "effect@$above with @mcp-skills/core is refused as a peer conflict" conflict "$above"
+check "effect@$just_below with @mcp-skills/core is refused as a peer conflict" conflict "$just_below"
 
 report "consumer test" "$results"

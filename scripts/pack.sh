@@ -3,7 +3,7 @@
 # and packs them into DIR (default: packs/), printing the path of each tarball. Install all three
 # in one `npm install` (the server and the client depend on the core, which is not on a registry):
 #
-#   npm install effect@4.1.0 @effect/platform-node@4.1.0 DIR/mcp-skills-*.tgz
+#   npm install effect@4.1.5 @effect/platform-node@4.1.5 DIR/mcp-skills-*.tgz
 set -euo pipefail
 
 # DIR is taken from where the script is run; the default is packs/ in the repository.

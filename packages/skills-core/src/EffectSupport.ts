@@ -12,15 +12,15 @@ import * as Version from "effect/Version"
 
 /**
  * The effect versions the packages support: the `effect` and `@effect/platform-node` peer range
- * of every `@mcp-skills` package. effect 4.1.5 answers the Skills extension itself (its
- * `McpServer` has skills of its own), where `SkillsServer` must be the one answerer of a server:
- * on it, `SkillsServer.layer` stops with `AnswererConflictError`, so the range ends before it and
- * npm refuses the pair at install instead.
+ * of every `@mcp-skills` package. It starts at 4.1.2, the first release with the Skills extension
+ * in effect's own `McpServer` (4.1.1) that also has an `@effect/platform-node` of its own (4.1.1
+ * has none, and `@effect/platform-node` 4.1.0 resolves a shared package that wants effect 4.1.5),
+ * and ends before the next minor, whose internals are not verified.
  *
  * @since 0.1.0
  * @category utils
  */
-export const range = ">=4.1.0 <4.1.5"
+export const range = ">=4.1.2 <4.2.0"
 
 /**
  * The installed effect lacks a hook a package relies on: `missing` names each one.
