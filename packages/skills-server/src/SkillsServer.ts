@@ -40,6 +40,7 @@ import * as Answer from "./internal/surface/answer.js"
 import * as GetSkillSurface from "./internal/surface/getSkill.js"
 import * as ListResources from "./internal/surface/listResources.js"
 import * as ListSkillsSurface from "./internal/surface/listSkills.js"
+import * as NativeSurface from "./internal/surface/native.js"
 import * as ReadDirectory from "./internal/surface/readDirectory.js"
 import * as ReadResource from "./internal/surface/readResource.js"
 import * as Request from "./internal/surface/request.js"
@@ -207,6 +208,17 @@ export const protocols = <const P extends ReadonlyArray<McpProtocol.ProtocolAdap
       "resources/unsubscribe": Subscriptions.unsubscribe
     },
     seen: Notices.remember,
+    claimed: (server, effectSkills) => {
+      const state = Request.stateFor({ server } as Port.RequestInfo)
+      if (state === undefined || effectSkills.length === 0) return Effect.void
+      return Effect.flatMap(state.registry.snapshot, (snapshot) => {
+        const problems = NativeSurface.clashes(snapshot, effectSkills)
+        if (problems.length === 0) return Effect.void
+        const error = new SkillRegistry.RegistrationError({ problems })
+        // A defect of the server's start: said in the log too, as the run may not report it.
+        return Effect.andThen(Effect.logError(error.message), Effect.die(error))
+      })
+    },
     notices: Notices.listen
   }
   return adapters.map((adapter) => Port.wrapAdapter(adapter, extension, answeredElsewhere)) as unknown as P
@@ -238,12 +250,12 @@ export class DuplicateRegistryError extends Schema.TaggedError<DuplicateRegistry
 }
 
 /**
- * The `McpServer` already answers the Skills extension's methods: effect's own skills (an effect
- * whose `McpServer` has skills of its own, such as `McpServer.skill` on effect's main branch) or a
- * protocol adapter that carries them. Two answerers of `skills/list` on one server would each
- * hide the other's catalogue, so the skills layer refuses to be the second, naming the first and
- * what to do. Raised when the layer is built (it sees the server's adapters when it is one of the
- * server's `registrations`), and as a defect when the server starts otherwise.
+ * The `McpServer` already answers the Skills extension's methods through a protocol adapter other
+ * than effect's own (effect's own adapters answer from effect's skills, which the skills layer
+ * serves with its own), such as an adapter wrapped twice. Two answerers of `skills/list` on one
+ * server would each hide the other's catalogue, so the skills layer refuses to be the second,
+ * naming the first. Raised when the layer is built (it sees the server's adapters when it is one
+ * of the server's `registrations`), and as a defect when the server starts otherwise.
  *
  * @since 0.1.0
  * @category errors
@@ -254,9 +266,8 @@ export class AnswererConflictError extends Schema.TaggedError<AnswererConflictEr
 }) {
   override get message(): string {
     return `${this.methods.join(", ")} ${this.methods.length === 1 ? "is" : "are"} already answered on this McpServer by ` +
-      `${this.answerer}, and one server has one answerer of the Skills extension: serve these skills with ` +
-      `SkillsServer on an effect whose McpServer has no skills of its own (effect ${EffectSupport.range}), or register ` +
-      `them with effect's own McpServer skills and leave out SkillsServer.protocols and SkillsServer.layer`
+      `${this.answerer}, and one server has one answerer of the Skills extension: pass effect's own protocol ` +
+      `adapters to SkillsServer.protocols, once`
   }
 }
 
@@ -395,7 +406,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       ? Effect.provideContext(options.skills as Effect.Effect<Iterable<Skill.Definition>, SE, SR>, yield* Effect.context<SR>())
       : options.skills
     const server = yield* McpServer.McpServer
-    const other = Port.otherAnswerer(server, yield* Effect.context<never>(), Port.methods)
+    const other = Port.otherAnswerer(yield* Effect.context<never>(), Port.methods)
     if (other !== undefined) return yield* answeredElsewhere(other)
     // Clients learn about a changed catalogue from the registry's commits, each listener judging
     // what of each it may hear (`Notices`); the registry lives in this layer's scope, so closing

@@ -1,10 +1,8 @@
 /**
- * One answerer of the Skills extension per server: when effect's `McpServer` already answers the
- * skills methods (an effect with skills of its own, or an adapter that carries them), building the
- * skills layer fails with `AnswererConflictError` naming the other answerer and what to do, and a
- * server that could not be refused then does not start. The stand-ins below behave as such an
- * effect would: an adapter whose own methods include `skills/list`, and an `McpServer` service with
- * skills of its own.
+ * One answerer of the Skills extension per server: when an adapter other than effect's own already
+ * answers the skills methods, building the skills layer fails with `AnswererConflictError` naming
+ * it, and a server that could not be refused then does not start. effect's own adapters answer
+ * from effect's skills, which the layer takes over (`SkillsServer.effect-skills.test.ts`).
  */
 import { NodeServices } from "@effect/platform-node"
 import { assert, describe, expect, it } from "@effect/vitest"
@@ -65,20 +63,7 @@ describe("one answerer of the skills methods", () => {
       expect(error.answerer).toContain("2026-07-28")
       // What to do, named.
       expect(error.message).toContain("skills/list is already answered")
-      expect(error.message).toContain("SkillsServer.layer")
-    }))
-
-  it.effect("an McpServer with skills of its own: the skills layer fails with AnswererConflictError naming it", () =>
-    Effect.gen(function*() {
-      const withSkills = Layer.effect(McpServer.McpServer)(
-        Effect.map(McpServer.McpServer.make, (service) => Object.assign(service, { addSkill: () => Effect.void }))
-      )
-      const exit = yield* Layer.build(skills.pipe(Layer.provide([withSkills, NodeServices.layer]))).pipe(Effect.scoped, Effect.exit)
-      const error = failureOf(exit)
-      assert.instanceOf(error, SkillsServer.AnswererConflictError)
-      if (!(error instanceof SkillsServer.AnswererConflictError)) return
-      assert.deepStrictEqual(error.methods, ["skills/list", "skills/get", "resources/directory/read"])
-      expect(error.answerer).toContain("addSkill")
+      expect(error.message).toContain("SkillsServer.protocols")
     }))
 
   it.effect("a skills layer provided on top cannot see the adapters: the server logs the conflict and does not start", () =>
@@ -100,7 +85,7 @@ describe("one answerer of the skills methods", () => {
       expect(line).toContain("2026-07-28")
     }))
 
-  it.effect("effect's own adapters answer no skills method: the layer builds", () =>
+  it.effect("effect's own adapters, which answer from effect's skills: the layer takes them over and builds", () =>
     Effect.gen(function*() {
       const exit = yield* Layer.build(
         McpServer.layerHttp({

@@ -63,7 +63,8 @@ const renderFor = (snapshot: Snapshot.Snapshot, renderings: Kind.RenderCache, te
       renderings,
       faults,
       renders: new Map(),
-      services: Effect.succeed(Context.empty())
+      services: Effect.succeed(Context.empty()),
+      admits: () => true
     }, snapshot.skills[0] as Snapshot.RenderedSkill)),
     (rendering) => String(rendering.manifest.frontmatter.description)
   )

@@ -369,7 +369,8 @@ export const collisions = (
   uris: Iterable<string>
 ): Array<{ readonly skill: string; readonly reason: string }> => {
   const problems: Array<{ skill: string; reason: string }> = []
-  const reason = (uri: string) => `serves ${uri}, which is also a resource of its own on the server (McpServer.resource)`
+  const reason = (uri: string) =>
+    `serves ${uri}, which is also a resource of its own on the server (McpServer.resource, or a file of an McpServer.skill)`
   for (const uri of uris) {
     const file = snapshot.files.get(uri)
     const skill = file !== undefined

@@ -33,6 +33,7 @@ import * as ListSkills from "./surface/listSkills.js"
 import * as ReadDirectory from "./surface/readDirectory.js"
 import * as ReadResource from "./surface/readResource.js"
 import type { State } from "./surface/request.js"
+import type * as Snapshot from "../Snapshot.js"
 import type { Check, CheckError } from "../Visibility.js"
 import * as Visibility from "./visibility.js"
 import * as Telemetry from "./telemetry.js"
@@ -168,24 +169,31 @@ export const make = <E extends CheckError, R>(server: object, state: State, chec
   const answerFor = (route: Route, admitted: FastAdmission.Admitted, decision: Visibility.Decision): Outcome => {
     const snapshot = SubscriptionRef.getUnsafe(state.registry.ref)
     const visible = Visibility.visibleFor(snapshot, decision, check !== undefined)
-    let result: Answer.Answer | undefined
-    switch (admitted.method) {
-      case "skills/list":
-        result = ListSkills.answerStatic(state, snapshot, visible, admitted.cursor)
-        break
-      case "skills/get":
-        result = GetSkill.answerStatic(state, snapshot, visible, admitted.uri)
-        break
-      case "resources/read":
-        result = ReadResource.answerStatic(state, snapshot, visible, admitted.uri)
-        break
-      case "resources/directory/read":
-        result = ReadDirectory.answerStatic(state, snapshot, visible, admitted.uri, admitted.cursor)
-        break
-    }
+    // A listing or a folder may hold skills of effect's own (`McpServer.skill`), which effect's
+    // visibility decides per request on effect's path; `skills/get` and reads of the layer's
+    // skills are the layer's alone.
+    const mixed = (admitted.method === "skills/list" || admitted.method === "resources/directory/read") && Port.holdsNative(server)
+    const result = mixed ? undefined : staticAnswer(admitted, snapshot, visible)
     if (result !== undefined) return respond(admitted.id, route.toBytes(result))
     // effect answers, with the decision made here: the check runs once per request.
     return check === undefined ? undefined : { method: admitted.method, decision }
+  }
+
+  const staticAnswer = (
+    admitted: FastAdmission.Admitted,
+    snapshot: Snapshot.Snapshot,
+    visible: Visibility.Visible
+  ): Answer.Answer | undefined => {
+    switch (admitted.method) {
+      case "skills/list":
+        return ListSkills.answerStatic(state, snapshot, visible, admitted.cursor)
+      case "skills/get":
+        return GetSkill.answerStatic(state, snapshot, visible, admitted.uri)
+      case "resources/read":
+        return ReadResource.answerStatic(state, snapshot, visible, admitted.uri)
+      case "resources/directory/read":
+        return ReadDirectory.answerStatic(state, snapshot, visible, admitted.uri, admitted.cursor)
+    }
   }
 
   const decide = (

@@ -39,6 +39,7 @@ import * as Registry from "./registry.js"
 import { requestOf } from "./visibility.js"
 import type { Method, Visible } from "./visibility.js"
 import type * as Snapshot from "../Snapshot.js"
+import type { SkillInfo } from "../Visibility.js"
 import * as ServerLimits from "../ServerLimits.js"
 
 /** One rendering of a rendered skill for one request (or for callers sharing its `shareKey`). */
@@ -69,6 +70,11 @@ export interface Call extends OnDemand.Reader {
    * check sees them), for a family's `list` and `render`; captured once per request, on first use.
    */
   readonly services: Effect.Effect<Context.Context<never>, WireError>
+  /**
+   * The request's one decision on a skill the snapshot does not hold (one registered through
+   * effect's own `McpServer.skill`), as its check sees a skill.
+   */
+  readonly admits: (skill: SkillInfo) => boolean
 }
 
 /** One child of a directory, with the URI it sorts and pages by. */

@@ -40,7 +40,8 @@ import { verifyInstallation } from "./hooks.js"
 import * as Learning from "./learning.js"
 import * as ListenPacing from "./listenPacing.js"
 import type { Notice } from "./listenPacing.js"
-import { answererIn, exposeSessionEnd, markAnswered } from "./server.js"
+import * as Native from "./native.js"
+import { answererIn, exposeNative, exposeSessionEnd, markAnswered } from "./server.js"
 import type { Answerer } from "./server.js"
 import type { Connection, Extension, Handler, Method, RequestInfo } from "./shapes.js"
 import { effectRequest } from "./visibility.js"
@@ -101,6 +102,7 @@ interface Stateless {
 const requestInfo = (
   modern: boolean,
   core: any,
+  hint: RequestInfo["native"]["hint"],
   server: object,
   serverInfo: Readonly<Record<string, unknown>>,
   connectionOf: (clientId: number) => Connection | undefined,
@@ -123,7 +125,8 @@ const requestInfo = (
       server,
       connection: modern || Option.isSome(httpRequest) ? undefined : connectionOf(requestContext.clientId),
       serverInfo,
-      effect: effectRequest(core, requestContext, Option.getOrUndefined(serverClient))
+      effect: effectRequest(core, requestContext, Option.getOrUndefined(serverClient)),
+      native: Native.forRequest(core, requestContext, Option.getOrUndefined(serverClient), hint)
     } satisfies RequestInfo
   })
 
@@ -188,11 +191,20 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(
           : undefined
         const connections = Connections.connectionsOf(target)
         const connectionOf = (clientId: number) => connections.get(clientId)?.connection
+        // effect's hint of its own skills' results (`McpServer.layerHttp({ cacheHints })`).
+        const skillsHint = info.cacheHints?.skills
+        const hint = skillsHint === undefined
+          ? { ttlMs: 0, cacheScope: "private" as const }
+          : { ttlMs: skillsHint.ttlMs, cacheScope: skillsHint.cacheScope === "public" ? "public" as const : "private" as const }
+        yield* exposeNative(server, () => Native.holds(core))
         const currentRequest = Effect.tap(
-          requestInfo(modern, core, server, serverInfo, connectionOf, stateless),
+          requestInfo(modern, core, hint, server, serverInfo, connectionOf, stateless),
           (request) => extension.seen(request)
         )
         const context = target.context
+        // effect's own handlers of the extension's methods (4.1.1 and later): they answer alone on
+        // a server whose skills layer is missing, so `McpServer.skill` keeps working there.
+        const effectHandlers: Record<string, (params: unknown, options: unknown) => Effect.Effect<unknown, unknown>> = {}
         const run: Connections.Run = {
           server,
           protocolVersion: base.protocolVersion,
@@ -210,6 +222,9 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(
           context: modern ? listening(context, extension, currentRequest) : context,
           install: (protocol: unknown, group: unknown, handlers: Record<string, any>) => {
             const replaced: Record<string, any> = { ...handlers }
+            for (const method of served) {
+              if (typeof handlers[method] === "function") effectHandlers[method] = handlers[method]
+            }
             const listen = handlers["subscriptions/listen"]
             if (modern && typeof listen === "function") {
               replaced["subscriptions/listen"] = (params: { readonly notifications?: unknown }, options: unknown) =>
@@ -217,12 +232,20 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(
             }
             const discover = handlers["server/discover"]
             if (modern && typeof discover === "function") {
+              // effect writes `{ directoryRead: true }` over the extension's entry once it holds a
+              // skill of its own: the layer that answers declares its own capability.
               replaced["server/discover"] = (...args: ReadonlyArray<unknown>) =>
-                Effect.map(discover(...args) as Effect.Effect<any, unknown>, (result) =>
-                  extension.served(server) ? result : {
-                    ...result,
-                    capabilities: { ...result.capabilities, extensions: withoutCapability(result.capabilities?.extensions) }
-                  })
+                Effect.map(discover(...args) as Effect.Effect<any, unknown>, (result) => ({
+                  ...result,
+                  capabilities: {
+                    ...result.capabilities,
+                    extensions: extension.served(server)
+                      ? withCapability(result.capabilities?.extensions)
+                      : Native.holds(core)
+                      ? result.capabilities?.extensions
+                      : withoutCapability(result.capabilities?.extensions)
+                  }
+                }))
             }
             for (const [method, interceptor] of Object.entries(extension.intercept)) {
               const original = handlers[method]
@@ -269,10 +292,16 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(
         const handlers: Record<string, unknown> = {}
         for (const method of served) {
           const handler: Handler = extension.handlers[method]!
-          handlers[method] = (params: unknown, options?: { readonly requestId?: unknown }) =>
-            Effect.flatMap(currentRequest, (request) => Telemetry.serve(method, params, requestOf(request, options), handler(params, request)))
+          handlers[method] = (params: unknown, options?: { readonly requestId?: unknown }) => {
+            const alone = effectHandlers[method]
+            if (alone !== undefined && !extension.served(server)) return alone(params, options)
+            return Effect.flatMap(currentRequest, (request) => Telemetry.serve(method, params, requestOf(request, options), handler(params, request)))
+          }
         }
         yield* target.install(base, ours, handlers)
+        // effect's skills registered by now (the server's registrations are built before it
+        // starts) must not take a URI or a folder of the layer's skills.
+        yield* extension.claimed(server, Native.skillUris(core, (server as McpServer.McpServer["Service"]).resources.map((entry) => entry.resource.uri)))
       })
   }
   return markAnswered(wrapped, base, methods) as A

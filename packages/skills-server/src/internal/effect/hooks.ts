@@ -1,12 +1,12 @@
 /**
- * Every undocumented name of effect 4.1.0 this folder reads, said once, and the check that the
+ * Every undocumented name of effect 4.1.x this folder reads, said once, and the check that the
  * installed effect still has each one (`verify` when the skills layer is built, `verifyInstallation`
  * when the server starts): a server whose effect lacks one stops with
  * `EffectSupport.UnsupportedEffect` naming it, instead of answering requests with errors.
  *
  * Read from effect's own source: `src/ai/internal/mcpRuntime.ts` (`installHandlers`, the
  * lifecycle, the HTTP admission reading `handlerRpcs`), `mcpProtocolRegistry.ts` (`handlerTarget`),
- * `mcpCore.ts` (`core.resources.read`), `mcpProtocol/v2026_07_28.ts` and `v2025_11_25.ts`
+ * `mcpCore.ts` (`core.resources.read`, `core.skills`, `core.registrationPresence`), `mcpProtocol/v2026_07_28.ts` and `v2025_11_25.ts`
  * (handlers keyed by method, `registrationPresence`, `serverInfo.extensions`), `McpServer.ts`
  * (`runMiddleware`'s failure annotation, the MCP runtime service) and `http/HttpRouter.ts` (route
  * middleware in a layer's context).
@@ -105,6 +105,11 @@ export const verifyInstallation = (modern: boolean, core: any, lifecycle: any, t
   const context = target?.context
   return EffectSupport.verify(Package, {
     "installHandlers core.resources.read": isFunction(core?.resources?.read),
+    "installHandlers core.skills.list": isFunction(core?.skills?.list),
+    "installHandlers core.skills.get": isFunction(core?.skills?.get),
+    "installHandlers core.skills.readDirectory": isFunction(core?.skills?.readDirectory),
+    "installHandlers core.skills.ownsFile": isFunction(core?.skills?.ownsFile),
+    "installHandlers core.registrationPresence": Effect.isEffect(core?.registrationPresence),
     "installHandlers target.install": isFunction(target?.install),
     "installHandlers target.context.serverInfo": typeof context?.serverInfo === "object" && context.serverInfo !== null,
     ...(modern

@@ -16,8 +16,11 @@
  *   and `addResource` patched so a later resource cannot take a skill's URI.
  * - `endpointOf` (`server.ts`): the route middleware provided around the endpoint, read from
  *   `HttpRouter`'s context keys.
- * - `otherAnswerer` (`server.ts`): whether effect's `McpServer` or an adapter already answers the
- *   extension's methods (a later effect with skills of its own): one answerer per server.
+ * - `otherAnswerer` (`server.ts`): whether an adapter other than effect's own already answers the
+ *   extension's methods: one answerer per server.
+ * - `RequestInfo.native`, `holdsNative` (`native.ts`, `server.ts`): the skills registered through
+ *   effect's own `McpServer.skill` (4.1.1 and later), read per request through effect's skills
+ *   core, so the layer answers for both; whether there are any, for the fast route.
  * - `registerVisibility` (`visibility.ts`): the visibility check inside effect's MCP middleware.
  *   It still needs a hidden resource: effect 4.1.0 runs middleware only around its own
  *   registrations, and offers no call that runs an effect inside them (see that module).
@@ -36,6 +39,9 @@
  */
 export type {
   Connection,
+  NativeChild,
+  NativeEntry,
+  NativeSkills,
   EffectRequest,
   Extension,
   Handler,
@@ -49,7 +55,7 @@ export type {
 export { isWireError } from "./shapes.js"
 export { methods, wrapAdapter } from "./adapter.js"
 export { verify } from "./hooks.js"
-export { attach, attached, endHttpSession, endpointOf, guardRegistrations, otherAnswerer } from "./server.js"
+export { attach, attached, endHttpSession, endpointOf, guardRegistrations, holdsNative, otherAnswerer } from "./server.js"
 export type { Answerer, Endpoint } from "./server.js"
 export { register as registerVisibility } from "./visibility.js"
 export type { Bridge, Check, Verdict } from "./visibility.js"

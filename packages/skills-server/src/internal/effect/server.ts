@@ -3,8 +3,8 @@
  * the layer context around it: its state attached to the service (`attach`), the end of an HTTP
  * session in effect's own records (`endHttpSession`), a resource registered later at a skill's URI
  * refused (`guardRegistrations`, a patch of `addResource`), the route middleware around the
- * endpoint (`endpointOf`), and whether something else already answers the extension's methods
- * (`otherAnswerer`).
+ * endpoint (`endpointOf`), whether something else already answers the extension's methods
+ * (`otherAnswerer`), and whether effect's own registrations hold skills (`holdsNative`).
  *
  * @internal
  */
@@ -40,6 +40,25 @@ export const attach = <S>(server: object, state: S): Effect.Effect<void, { reado
 
 /** The state attached to `server` by `attach`, if any. */
 export const attached = <S>(server: object): S | undefined => (server as Record<symbol, S | undefined>)[Attached]
+
+const NativeHeld = Symbol.for("@mcp-skills/server/NativeHeld")
+
+/**
+ * Run by the wrapped adapters' `installHandlers`, for as long as the run's scope is open: leaves
+ * on the server whether effect's own registrations hold a skill, for `holdsNative`.
+ */
+export const exposeNative = (server: object, holds: () => boolean) =>
+  Object.hasOwn(server, NativeHeld) ? Effect.void : Effect.acquireRelease(
+    Effect.sync(() => Object.defineProperty(server, NativeHeld, { value: holds, configurable: true, enumerable: false })),
+    () => Effect.sync(() => delete (server as Record<symbol, unknown>)[NativeHeld])
+  )
+
+/**
+ * Whether effect's own registrations (`McpServer.skill`) on `server` hold a skill: answers that
+ * list them are effect's path's to make, since they ask effect's visibility per request.
+ */
+export const holdsNative = (server: object): boolean =>
+  (server as Record<symbol, (() => boolean) | undefined>)[NativeHeld]?.() ?? false
 
 const SessionEnd = Symbol.for("@mcp-skills/server/SessionEnd")
 
@@ -132,30 +151,33 @@ export const markAnswered = <A extends object>(wrapped: A, base: object, methods
 const answeredBy = (adapter: unknown, methods: ReadonlyArray<string>): ReadonlyArray<string> => {
   const marked = (adapter as Record<symbol, ReadonlyArray<string> | undefined> | undefined)?.[Answered]
   if (marked !== undefined) return marked
+  if (effectAdapters.has(adapter)) return []
   const requests = (adapter as { readonly clientRpcs?: { readonly requests?: ReadonlyMap<string, unknown> } } | undefined)
     ?.clientRpcs?.requests
   return requests === undefined ? [] : methods.filter((method) => requests.has(method))
 }
 
-// What an `McpServer` service with skills of its own would hold (effect's main branch adds
-// `McpServer.skill` and `registerSkill`, unreleased): its registrations, and the verbs adding them.
-const NativeSkillMembers = ["skills", "addSkill", "registerSkill"] as const
+// effect's own adapters answer the extension's methods from effect's skills core (4.1.1 and
+// later): the skills layer takes those methods over and serves effect's skills with its own
+// (`native.ts`), so they are no second answerer. Any other adapter that carries them is.
+const effectAdapters: ReadonlySet<unknown> = new Set([
+  McpProtocol.v2026_07_28,
+  McpProtocol.v2025_11_25,
+  McpProtocol.v2025_06_18,
+  McpProtocol.v2025_03_26,
+  McpProtocol.v2024_11_05
+])
 
 /**
- * Another answerer of `methods` on `server`, if any: an `McpServer` service that has skills of its
- * own, or a protocol adapter of the server (read from the layer's context when the skills layer is
- * one of the server's registrations, else the installed effect's own adapters) whose methods
- * already include them.
+ * Another answerer of `methods` on the server of `context`, if any: a protocol adapter of the
+ * server (read from the layer's context when the skills layer is one of the server's
+ * registrations) other than effect's own whose methods already include them, or one wrapped twice.
  */
 export const otherAnswerer = (
-  server: object,
   context: Context.Context<never>,
   methods: ReadonlyArray<string>
 ): Answerer | undefined => {
-  const member = NativeSkillMembers.find((name) => name in server)
-  if (member !== undefined) return { answerer: `effect's McpServer, which has skills of its own (its \`${member}\`)`, methods }
-  const adapters = runtimeOf(context)?.protocols ?? [McpProtocol.v2026_07_28, McpProtocol.v2025_11_25]
-  for (const adapter of adapters) {
+  for (const adapter of runtimeOf(context)?.protocols ?? []) {
     const answered = answeredBy(adapter, methods)
     if (answered.length > 0) return { answerer: describeAdapter(adapter), methods: answered }
   }

@@ -50,6 +50,38 @@ export interface RequestInfo {
   /** The server's `Implementation` for 2026-07-28 `_meta["io.modelcontextprotocol/serverInfo"]`. */
   readonly serverInfo: Readonly<Record<string, unknown>>
   readonly effect: EffectRequest
+  /** The skills the app registered through effect's own API (`McpServer.skill`), for this request. */
+  readonly native: NativeSkills
+}
+
+/** A `skills/list` / `skills/get` entry of one of effect's own skills, as effect builds it. */
+export interface NativeEntry {
+  readonly uri: string
+  readonly frontmatter: Readonly<Record<string, unknown>>
+  readonly resources: ReadonlyArray<{ readonly uri: string; readonly digest: string; readonly size: number }> | "dynamic"
+}
+
+/** A `resources/directory/read` child of one of effect's own skills. */
+export interface NativeChild {
+  readonly uri: string
+  readonly name: string
+  readonly description?: string | undefined
+  readonly mimeType: string
+  readonly size?: number | undefined
+}
+
+/**
+ * effect's own skills as one request sees them, each decided by effect's visibility for that
+ * request; `undefined` where effect serves no such skill or directory.
+ */
+export interface NativeSkills {
+  /** Whether effect holds any skill now (nothing else is asked otherwise). */
+  readonly present: Effect.Effect<boolean>
+  readonly list: Effect.Effect<ReadonlyArray<NativeEntry>, WireError>
+  readonly get: (uri: string) => Effect.Effect<NativeEntry | undefined, WireError>
+  readonly directory: (uri: string) => Effect.Effect<ReadonlyArray<NativeChild> | undefined, WireError>
+  /** The cache hint effect gives its skills' results (`cacheHints.skills`, else `ttlMs: 0`, private). */
+  readonly hint: { readonly ttlMs: number; readonly cacheScope: "public" | "private" }
 }
 
 /** One method's handler: the decoded params in, the wire result (or a JSON-RPC error) out. */
@@ -104,6 +136,12 @@ export interface Extension {
    * decided by its latest request.
    */
   readonly seen: (request: RequestInfo) => Effect.Effect<void>
+  /**
+   * Told, when the server starts, of the `SKILL.md` URIs of the skills registered through
+   * effect's own API: one that shares a URI or a folder with the layer's skills is refused (a
+   * defect naming both, stopping the server).
+   */
+  readonly claimed: (server: object, effectSkills: ReadonlyArray<string>) => Effect.Effect<void>
   /** The notices `listener` may hear, from now until the scope closes. */
   readonly notices: (listener: Listener) => Effect.Effect<Stream.Stream<Notice>, never, Scope.Scope>
 }

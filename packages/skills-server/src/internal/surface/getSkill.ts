@@ -12,6 +12,7 @@ import type { RequestInfo } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
+import * as Native from "./native.js"
 import { resolveInstance } from "./owner.js"
 import { begin, hintOf, invalidParams, stateFor } from "./request.js"
 import type { State } from "./request.js"
@@ -56,7 +57,11 @@ export const getSkill = Effect.fnUntraced(function*(params: { readonly uri: stri
   }
   // A family instance its family says does not exist (or is not the caller's) is absent too.
   const entry = skill === undefined ? undefined : yield* Kind.kindOf(skill).entry(call, skill)
-  if (skill === undefined || entry === undefined) return yield* Effect.fail(absent(params.uri))
+  if (skill === undefined || entry === undefined) {
+    const theirs = indexed === undefined ? yield* Native.get(call, params.uri) : undefined
+    if (theirs !== undefined) return Answer.toObject(theirs, request)
+    return yield* Effect.fail(absent(params.uri))
+  }
   return Answer.toObject(Answer.make({ skill: entry }, hintOf(state, skill), call.visible.checked), request)
 })
 

@@ -14,6 +14,7 @@ import type { RequestInfo } from "../effect/port.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
+import * as Native from "./native.js"
 import { begin, eachInstance, eachListed, hintOfAll, unknownCursor } from "./request.js"
 import type { Position, State } from "./request.js"
 import type * as Snapshot from "../../Snapshot.js"
@@ -142,7 +143,7 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
   const { call, state } = yield* begin(request, "skills/list")
   const { snapshot, visible } = call
   const known = answerStatic(state, snapshot, visible, params?.cursor)
-  if (known !== undefined) return Answer.toObject(known, request)
+  if (known !== undefined) return Answer.toObject(yield* Native.withListed(call, params?.cursor, known), request)
   const start = startOf(params?.cursor)
   if (start === undefined) return yield* Effect.fail(unknownCursor)
   const page = selection(state.pageSize)
@@ -163,5 +164,6 @@ export const listSkills = Effect.fnUntraced(function*(params: { readonly cursor?
     skills.push(entry)
     onPage.push(page.selected[i]!)
   }
-  return Answer.toObject(answerOf(state, snapshot, skills, onPage, page.next, visible.checked), request)
+  const answer = answerOf(state, snapshot, skills, onPage, page.next, visible.checked)
+  return Answer.toObject(yield* Native.withListed(call, params?.cursor, answer), request)
 })

@@ -9,10 +9,12 @@ import type { Protocol } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Cursor from "../cursor.js"
 import { isWireError } from "../effect/port.js"
-import type { RequestInfo } from "../effect/port.js"
+import type { RequestInfo, WireError } from "../effect/port.js"
+import type { Call } from "../kind.js"
 import * as Kind from "../kind.js"
 import type * as Visibility from "../visibility.js"
 import * as Answer from "./answer.js"
+import * as Native from "./native.js"
 import { ownerOf } from "./owner.js"
 import { begin, hintOfAll, invalidParams, skillsOf, unknownCursor } from "./request.js"
 import type { State } from "./request.js"
@@ -92,14 +94,39 @@ export const readDirectory = Effect.fnUntraced(function*(
   const { call, state } = yield* begin(request, "resources/directory/read")
   const uri = params.uri
   const known = answerStatic(state, call.snapshot, call.visible, uri, params.cursor)
-  if (known !== undefined) return Answer.toObject(known, request)
+  if (known !== undefined) return Answer.toObject(yield* withTheirs(call, uri, params.cursor, known), request)
   const owner = ownerOf(call, uri, call.snapshot.directories.get(uri), true)
   if (isWireError(owner)) return yield* Effect.fail(owner)
   const children = owner === undefined ? undefined : yield* Kind.kindOf(owner.skill).directory(call, owner.skill, uri)
   if (owner === undefined || children === undefined) {
+    // A directory of effect's own skills alone (`McpServer.skill`): one page, as effect answers it.
+    const theirs = params.cursor === undefined ? yield* Native.directory(call, uri, new Set()) : undefined
+    if (theirs !== undefined) {
+      return Answer.toObject(Answer.make({ resources: theirs as ReadonlyArray<Protocol.ResourceEntry> }, call.request.native.hint, call.visible.checked), request)
+    }
     return yield* Effect.fail(invalidParams(`no directory resource is served at ${uri}`, { uri }))
   }
   const start = startOf(uri, children, params.cursor)
   if (start === undefined) return yield* Effect.fail(unknownCursor)
-  return Answer.toObject(pageOf(state, uri, children, start, owner.owners, call.visible.checked), request)
+  return Answer.toObject(yield* withTheirs(call, uri, params.cursor, pageOf(state, uri, children, start, owner.owners, call.visible.checked)), request)
 })
+
+// A folder above skills of both the layer and effect (`skill://acme` over both): effect's
+// children join the first page.
+const withTheirs = (
+  call: Call,
+  uri: string,
+  cursor: string | undefined,
+  answer: Answer.Answer<Protocol.ReadResourceDirectoryResult>
+): Effect.Effect<Answer.Answer<Protocol.ReadResourceDirectoryResult>, WireError> =>
+  cursor !== undefined ? Effect.succeed(answer) : Effect.map(
+    Native.directory(call, uri, new Set(answer.body.resources.map((resource) => resource.uri))),
+    (theirs) =>
+      theirs === undefined || theirs.length === 0 ? answer : Answer.make(
+        { ...answer.body, resources: [...answer.body.resources, ...theirs as ReadonlyArray<Protocol.ResourceEntry>].sort(byUri) },
+        Native.hintWith(call, answer.hint),
+        answer.checked
+      )
+  )
+
+const byUri = (a: { readonly uri: string }, b: { readonly uri: string }) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0

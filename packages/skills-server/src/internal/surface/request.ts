@@ -111,7 +111,12 @@ export const begin = Effect.fnUntraced(function*(request: RequestInfo, method: V
       services !== undefined
         ? Effect.succeed(services)
         : Effect.map(state.services(request), (captured) => (services = captured))
-    )
+    ),
+    admits: (skill) => {
+      const decision = verdict.decision
+      // A check reads the fields `SkillInfo` names, which every skill has.
+      return typeof decision === "boolean" ? decision : decision(skill as Snapshot.ServedSkill)
+    }
   }
   return { state, call }
 })
