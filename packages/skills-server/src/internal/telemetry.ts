@@ -100,9 +100,16 @@ export const serve = <A, E, R>(
     const clock = fiber.getRef(Clock.Clock)
     const start = clock.currentTimeNanosUnsafe()
     let run: Effect.Effect<A, E, R> = effect
-    if (telemetry.spans) {
+    const ambient = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+    if (telemetry.spans && isRequestSpan(ambient, method)) {
+      // effect 4.1.4 and later open the request's SERVER span themselves (the OpenTelemetry MCP
+      // conventions, `_meta.traceparent` continued): ours are its attributes, not a second span.
+      for (const [key, value] of Object.entries(McpTelemetry.spanAttributes(op))) ambient.attribute(key, value)
+      run = Effect.tapError(effect, (error) => Effect.sync(() => {
+        for (const [key, value] of Object.entries(McpTelemetry.failureAttributes(McpTelemetry.failureOf(error)))) ambient.attribute(key, value)
+      }))
+    } else if (telemetry.spans) {
       const parent = McpTelemetry.remoteParent(op.meta)
-      const ambient = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
       run = Effect.withSpan(
         Effect.tapError(effect, (error) => Effect.annotateCurrentSpan(McpTelemetry.failureAttributes(McpTelemetry.failureOf(error)))),
         McpTelemetry.spanName(op, telemetry.uriInSpanName),
@@ -124,6 +131,10 @@ export const serve = <A, E, R>(
           .updateUnsafe(seconds(start, clock.currentTimeNanosUnsafe()), fiber.context)
       }))
   })
+
+// effect's own span of the request being handled: a SERVER span named for the method.
+const isRequestSpan = (span: Tracer.AnySpan | undefined, method: string): span is Tracer.Span =>
+  span !== undefined && span._tag === "Span" && span.kind === "server" && span.attributes.get("mcp.method.name") === method
 
 /**
  * Spans and times an answer of the fast route. Only answers are recorded (a request it leaves
