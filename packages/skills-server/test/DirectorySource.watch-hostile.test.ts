@@ -63,9 +63,10 @@ describe("serve --watch under hostile input", () => {
 
       expect(waits.length).toBeGreaterThan(10)
       expect(Math.max(...waits)).toBeLessThan(5_000)
-      // Coalesced and quiet: the storm changed nothing served (the last good version stays), so no
-      // reload line; the limit is said a handful of times at most, not once per event.
-      expect(storm.filter((line) => line.startsWith("reloaded ")).length).toBe(0)
+      // Coalesced and quiet: the limit is said a handful of times at most, not once per event. A
+      // rescan may land while the first few hundred files exist, which is a valid skill then
+      // (served and said in one "reloaded" line): a few such lines, never one per file.
+      expect(storm.filter((line) => line.startsWith("reloaded ")).length).toBeLessThan(5)
       expect(storm.filter((line) => line.includes("512")).length).toBeGreaterThan(0)
       expect(storm.length).toBeLessThan(50)
     }))
