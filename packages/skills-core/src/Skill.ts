@@ -8,6 +8,7 @@
  *
  * @since 0.1.0
  */
+import * as McpSchema from "effect/ai/McpSchema"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import { Digest } from "./Digest.js"
@@ -217,3 +218,46 @@ export const limitViolations = (skill: Skill, limits: Limits.Limits = Limits.def
  */
 export const findResource = (skill: Skill, uri: string): SkillResource | undefined =>
   skill.resources === "dynamic" ? undefined : skill.resources.find((resource) => resource.uri === uri)
+
+/**
+ * The entry as effect's `McpSchema.Skill`, for an app that also uses effect's `McpClient` or
+ * `McpServer`. Always succeeds: every entry is one of effect's.
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const toMcpSchema = (skill: Skill): McpSchema.Skill =>
+  new McpSchema.Skill({
+    uri: skill.uri,
+    frontmatter: skill.frontmatter,
+    resources: skill.resources === "dynamic"
+      ? "dynamic"
+      : skill.resources.map((resource) => new McpSchema.SkillResource(resource)),
+    ...(skill._meta === undefined ? {} : { _meta: skill._meta })
+  })
+
+/**
+ * One of effect's `McpSchema.Skill` as an entry, checked as `decode` checks one received (R90):
+ * effect's schema takes any string for a URI and any value in the frontmatter, so this fails with
+ * `InvalidSkillEntry` naming each problem (a URI that is not a `SKILL.md` URI, a name that is not
+ * its folder's, a frontmatter value that is not JSON, a number past ±(2^53−1)).
+ *
+ * @example
+ * ```ts
+ * import { Skill } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ * import { McpSchema } from "effect/ai"
+ *
+ * const theirs = new McpSchema.Skill({ uri: "skill://notes/SKILL.md", frontmatter: { name: "notes", description: "Take notes" }, resources: "dynamic" })
+ * const ours = Skill.fromMcpSchema(theirs) // Success: the entry
+ * Result.map(ours, Skill.toMcpSchema)       // Success: an McpSchema.Skill equal to theirs
+ * ```
+ *
+ * @since 0.2.0
+ * @category codecs
+ */
+export const fromMcpSchema = (skill: McpSchema.Skill): Result.Result<Skill, InvalidSkillEntry> => {
+  // effect's type lets `_meta` be `undefined`; an entry has the key only with a value.
+  const { _meta, ...rest } = skill
+  return decode(_meta === undefined ? rest : { ...rest, _meta })
+}

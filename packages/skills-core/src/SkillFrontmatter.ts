@@ -5,13 +5,16 @@
  * that lets two honest parsers read one file differently is refused with the line it is on
  * (spec §7 item 6): anchors and aliases, tags outside the core schema, several documents,
  * keys that are not strings, duplicate keys, and numbers JSON parsers do not all read alike.
+ * What is left is read as YAML 1.2 reads it, which effect's own reader (the one effect's `McpClient`
+ * checks a `SKILL.md` with) does not always do: `portability` says where, and how to write it.
  *
  * @since 0.1.0
  */
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
 import * as SchemaGetter from "effect/SchemaGetter"
-import { Document as YamlDocument } from "yaml"
+import { Document as YamlDocument, isMap, isNode, isScalar, isSeq, LineCounter, type Node as YamlNode, parseDocument } from "yaml"
+import * as EffectFrontmatter from "./internal/effectFrontmatter.js"
 import * as PlainFrontmatter from "./internal/plainFrontmatter.js"
 import * as YamlFrontmatter from "./internal/yamlFrontmatter.js"
 import { MaxFrontmatterBytes } from "./Limits.js"
@@ -178,7 +181,21 @@ export const parse = (input: Uint8Array | string): Result.Result<Document, Front
       return fail("SKILL.md is not valid UTF-8")
     }
   }
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1)
+  return Result.flatMap(split(text), ({ source, body }) => {
+    // Most frontmatter is a few plain `key: value` lines, which yaml's general machinery takes tens
+    // of microseconds to read: at catalogue scale that is most of start-up. The fast path reads
+    // exactly those and gives up on anything else, which yaml then reads or refuses as before.
+    const plain = PlainFrontmatter.parse(source)
+    const frontmatter = plain === undefined
+      ? Result.mapError(YamlFrontmatter.parse(source, 1), (problem) => new FrontmatterError(problem))
+      : Result.succeed(plain)
+    return Result.map(frontmatter, (frontmatter) => ({ frontmatter, body }))
+  })
+}
+
+// The frontmatter's YAML with LF line ends (its first line is line 2 of the file), and the body.
+const split = (input: string): Result.Result<{ readonly source: string; readonly body: string }, FrontmatterError> => {
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input
   const lineEnd = (from: number) => {
     const at = text.indexOf("\n", from)
     return at === -1 ? text.length : at
@@ -205,17 +222,8 @@ export const parse = (input: Uint8Array | string): Result.Result<Document, Front
   if (bytes > MaxFrontmatterBytes) {
     return fail(`the frontmatter is ${bytes} bytes, over the limit of ${MaxFrontmatterBytes} (Limits.MaxFrontmatterBytes)`, 1)
   }
-  const body = text.slice(closeEnd + 1)
   const lf = raw.replaceAll("\r\n", "\n")
-  const source = lf.endsWith("\r") ? lf.slice(0, -1) : lf
-  // Most frontmatter is a few plain `key: value` lines, which yaml's general machinery takes tens of
-  // microseconds to read: at catalogue scale that is most of start-up. The fast path reads exactly
-  // those and gives up on anything else, which yaml then reads or refuses as before.
-  const plain = PlainFrontmatter.parse(source)
-  const frontmatter = plain === undefined
-    ? Result.mapError(YamlFrontmatter.parse(source, 1), (problem) => new FrontmatterError(problem))
-    : Result.succeed(plain)
-  return Result.map(frontmatter, (frontmatter) => ({ frontmatter, body }))
+  return Result.succeed({ source: lf.endsWith("\r") ? lf.slice(0, -1) : lf, body: text.slice(closeEnd + 1) })
 }
 
 const decodeFrontmatter = Schema.decodeUnknownResult(SkillFrontmatter)
@@ -309,4 +317,186 @@ export const jsonEquals = (a: Schema.Json, b: Schema.Json): boolean => {
   const ob = b as Schema.JsonObject
   const oa = a as Schema.JsonObject
   return ka.every((k) => Object.hasOwn(ob, k) && jsonEquals(oa[k]!, ob[k]!))
+}
+
+/**
+ * One place where effect's reader of `SKILL.md` frontmatter reads other JSON than `parse` (YAML 1.2,
+ * core schema), with how to write it so that both read it alike.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface PortabilityFinding {
+  /** The key concerned: `description`, `metadata.version`, `tags[1]`; empty for the whole frontmatter. */
+  readonly key: string
+  /** 1-based in the whole file, when known. */
+  readonly line?: number
+  /** What `parse` reads there, and so what a listing carries; `undefined`: nothing. */
+  readonly listed: Schema.Json | undefined
+  /** What effect's reader reads there; `undefined`: nothing. */
+  readonly effect: Schema.Json | undefined
+  /** What differs. */
+  readonly reason: string
+  /** How to write it portably. */
+  readonly fix: string
+}
+
+type Path = ReadonlyArray<string | number>
+type Found = Omit<PortabilityFinding, "key" | "line"> & { readonly path: Path }
+
+const isRecord = (value: Schema.Json | undefined): value is Schema.JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+// JSON is YAML 1.2, and effect's reader reads JSON scalars and flow collections as JSON does.
+const asJson = (value: Schema.Json) => {
+  const json = JSON.stringify(value)
+  return json.length <= 60 ? `write it as JSON, which both read alike: ${json}` : "write it as JSON (\"...\", [...] or {...}), which both read alike"
+}
+
+const show = (value: Schema.Json | undefined) => {
+  const json = value === undefined ? "nothing" : JSON.stringify(value)
+  return json.length <= 60 ? json : `${json.slice(0, 57)}...`
+}
+
+const explain = (listed: Schema.Json, effect: Schema.Json): Pick<Found, "reason" | "fix"> => {
+  if (typeof listed === "string" && typeof effect === "string" && listed.startsWith(effect) && /^\n+$/.test(listed.slice(effect.length))) {
+    return {
+      reason: "effect's reader drops the final line break of this block scalar, the frontmatter's last value",
+      fix: "end it with |- or >- (no final line break for either reader), or put another key after it"
+    }
+  }
+  // effect's reader takes no tags: `!!str 1` is that text to it.
+  if (typeof effect === "string" && effect.startsWith("!!")) {
+    return { reason: `effect's reader keeps the tag as text, ${show(effect)}`, fix: `leave the tag out; ${asJson(listed)}` }
+  }
+  if (typeof listed === "number" && typeof effect === "string") {
+    return {
+      reason: `effect's reader reads the string ${show(effect)}, YAML 1.2 the number ${listed}`,
+      fix: `quote it (${JSON.stringify(effect)}) for the string, or write ${listed} for the number`
+    }
+  }
+  if (typeof listed === "string" && typeof effect !== "string" && !isRecord(effect) && !Array.isArray(effect)) {
+    return { reason: `effect's reader reads ${show(effect)}, YAML 1.2 the string ${show(listed)}`, fix: `quote it: ${show(listed)}` }
+  }
+  return { reason: `effect's reader reads ${show(effect)}, YAML 1.2 ${show(listed)}`, fix: asJson(listed) }
+}
+
+// Every place below `path` where the two readings differ, at least one wherever they are not equal.
+// On JSON, `jsonEquals` is effect's `Equal.equals` (what effect's client compares with), without
+// the hashing that makes it cost more than a small frontmatter's whole check.
+const differences = (listed: Schema.Json, effect: Schema.Json, path: Path, out: Array<Found>): void => {
+  if (jsonEquals(listed, effect)) return
+  if (isRecord(listed) && isRecord(effect)) {
+    const missing = Object.keys(listed).filter((key) => !Object.hasOwn(effect, key))
+    for (const key of missing) {
+      out.push({
+        path: [...path, key],
+        listed: listed[key],
+        effect: undefined,
+        reason: key === "<<"
+          ? "effect's reader takes << for a merge key, and merges the mapping under it into this one"
+          : "effect's reader reads this key as another, as it reads keys like values (`_1` as 1)",
+        fix: `quote the key: ${JSON.stringify(key)}:`
+      })
+    }
+    for (const key of Object.keys(listed)) {
+      if (Object.hasOwn(effect, key)) differences(listed[key]!, effect[key]!, [...path, key], out)
+    }
+    // Keys only effect's reader has, where it has every key YAML 1.2 has: reported on their mapping.
+    if (missing.length === 0 && Object.keys(effect).length > Object.keys(listed).length) {
+      out.push({ path, listed, effect, ...explain(listed, effect) })
+    }
+    return
+  }
+  if (Array.isArray(listed) && Array.isArray(effect) && listed.length === effect.length) {
+    listed.forEach((item, index) => differences(item, effect[index]!, [...path, index], out))
+    return
+  }
+  out.push({ path, listed, effect, ...explain(listed, effect) })
+}
+
+const keyOf = (path: Path) =>
+  path.map((segment, index) =>
+    typeof segment === "number"
+      ? `[${segment}]`
+      : `${index === 0 ? "" : "."}${/^[\w-]+$/.test(segment) ? segment : JSON.stringify(segment)}`
+  ).join("")
+
+// The line of each path's last key or item, looked for only once a difference is found.
+const lines = (text: string): (path: Path) => number | undefined => {
+  const located = split(text)
+  if (Result.isFailure(located)) return () => undefined
+  const lineCounter = new LineCounter()
+  const doc = parseDocument(located.success.source, { version: "1.2", schema: "core", merge: false, uniqueKeys: false, lineCounter })
+  // The frontmatter's first line is the file's second.
+  const lineAt = (node: YamlNode) => node.range == null ? undefined : lineCounter.linePos(node.range[0]).line + 1
+  return (path) => {
+    let node: unknown = doc.contents
+    let line: number | undefined
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment)
+        if (!isScalar(pair?.key)) break
+        line = lineAt(pair.key)
+        node = pair.value
+      } else if (isSeq(node) && typeof segment === "number") {
+        const item = node.items[segment]
+        if (!isNode(item)) break
+        line = lineAt(item) ?? line
+        node = item
+      } else {
+        break
+      }
+    }
+    return line
+  }
+}
+
+/**
+ * Where effect's `McpClient` reads `text`, a `SKILL.md`, as other frontmatter than `frontmatter`
+ * (what `parse` reads from it, and a listing carries): effect's client refuses such a skill, since
+ * its two descriptions differ. Empty when effect reads exactly `frontmatter`, equal as effect's
+ * client compares (`Equal.equals`). The two readers differ on a block scalar (`|`, `>`) that is the last
+ * value (effect's drops its final line break), on numbers with leading zeros (`0755`: the number
+ * 755 in YAML 1.2, the string "0755" to effect), on `_` in numbers, on case in `TRUE`-like words,
+ * hexadecimal and octal, on tags, and on `<<`.
+ *
+ * @example
+ * ```ts
+ * import { SkillFrontmatter } from "@mcp-skills/core"
+ * import { Result } from "effect"
+ *
+ * const text = "---\nname: deploy\ndescription: >\n  Deploy the app\nmode: 0755\n---\n"
+ * const { frontmatter } = Result.getOrThrow(SkillFrontmatter.parse(text))
+ * SkillFrontmatter.portability(text, frontmatter)
+ * // [{ key: "mode", line: 5, listed: 755, effect: "0755", reason: "effect's reader reads the string \"0755\", …",
+ * //    fix: "quote it (\"0755\") for the string, or write 755 for the number" }]
+ * ```
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const portability = (text: string, frontmatter: Schema.JsonObject): ReadonlyArray<PortabilityFinding> => {
+  const effect = EffectFrontmatter.read(text)
+  if (Result.isFailure(effect)) {
+    return [{
+      key: "",
+      ...(effect.failure.line === undefined ? {} : { line: effect.failure.line }),
+      listed: frontmatter,
+      effect: undefined,
+      reason: `effect's reader cannot read the frontmatter: ${effect.failure.reason}`,
+      // effect's reader merges under every unquoted `<<`, whatever the value.
+      fix: /merge key/i.test(effect.failure.reason)
+        ? "quote the key: \"<<\":"
+        : "write each key plainly, and its value as JSON (\"...\", [...] or {...}) on the key's line"
+    }]
+  }
+  const found: Array<Found> = []
+  differences(frontmatter, effect.success, [], found)
+  if (found.length === 0) return []
+  const lineOf = lines(text)
+  return found.map(({ path, ...rest }) => {
+    const line = lineOf(path)
+    return { key: keyOf(path), ...(line === undefined ? {} : { line }), ...rest }
+  })
 }

@@ -204,6 +204,25 @@ export interface Loaded {
   readonly skills: ReadonlyArray<LoadedSkill>
   readonly skipped: ReadonlyArray<InvalidSkillDirectory>
   readonly ignored: ReadonlyArray<Ignored>
+  /** Skills served that some clients refuse, one line each (since 0.2.0). */
+  readonly warnings: ReadonlyArray<Warning>
+}
+
+/**
+ * A skill that is served, as this server reads it, but that another reader reads otherwise: a
+ * `SKILL.md` whose frontmatter effect's `McpClient` reads as other values than YAML 1.2 does (see
+ * `SkillFrontmatter.portability` of `@mcp-skills/core`), which it then refuses. `Manifest.describe`
+ * writes it as one line, `path:line: reason`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Warning {
+  /** The `SKILL.md`, relative to the root, `/`-separated. */
+  readonly path: string
+  readonly line?: number
+  /** The skill's URI, what differs and how to write it portably. */
+  readonly reason: string
 }
 
 /**
@@ -284,6 +303,8 @@ export interface Scan {
   readonly fixed: ReadonlyArray<string>
   /** Entries left out that the previous scan did not leave out (or left out for another reason). */
   readonly newIgnored: ReadonlyArray<string>
+  /** Warnings whose line differs from the previous scan's (since 0.2.0). */
+  readonly newWarnings: ReadonlyArray<string>
 }
 
 /**

@@ -34,6 +34,7 @@
  *
  * @since 0.1.0
  */
+import { Manifest } from "@mcp-skills/core"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -73,7 +74,9 @@ export const SignaturesFile = Signatures.File
  * `DirectoryModel`'s). Fails with `SourceDirectoryError` when the root cannot be used, and in
  * `strict` mode with `InvalidSkills` when any skill folder is invalid; otherwise a skill that fails
  * validation (`Manifest.make` of `@mcp-skills/core`: frontmatter, name equals folder name, URI
- * rules, limits) is reported in `skipped` with its typed error while the others are loaded.
+ * rules, limits) is reported in `skipped` with its typed error while the others are loaded. A skill
+ * whose frontmatter effect's `McpClient` reads otherwise than YAML 1.2 (and so refuses) is served,
+ * and reported in `warnings` with the line and the portable way to write it.
  *
  * **Torn files.** Each skill's changed files are read and then stat'ed again; if any changed while
  * it was read (size, modification or change time, inode), or read empty within a second of a write
@@ -97,8 +100,8 @@ export const SignaturesFile = Signatures.File
  * @category constructors
  */
 export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
-  const { skills, skipped, ignored } = yield* loadRoot(emptyState(), 0, root, options)
-  return { skills, skipped, ignored } satisfies Loaded
+  const { skills, skipped, ignored, warnings } = yield* loadRoot(emptyState(), 0, root, options)
+  return { skills, skipped, ignored, warnings } satisfies Loaded
 })
 
 /**
@@ -124,7 +127,7 @@ export const make: (
 
 /**
  * The loaded skills as definitions for `SkillsServer.layer` (or `SkillRegistry.replace`). Skipped
- * folders and ignored entries are logged as warnings; use `strict` to fail instead.
+ * folders, ignored entries and `warnings` are logged as warnings; use `strict` to fail instead.
  *
  * @example
  * ```ts
@@ -148,6 +151,7 @@ export const definitions = (root: string, options: Options = {}) =>
     const loaded = yield* load(root, options)
     for (const skipped of loaded.skipped) yield* Effect.logWarning(skipped.message)
     for (const ignored of loaded.ignored) yield* Effect.logWarning(`ignored ${ignored.path}: ${ignored.reason}`)
+    for (const warning of loaded.warnings) yield* Effect.logWarning(Manifest.describe(warning))
     return toDefinitions(loaded, options)
   })
 

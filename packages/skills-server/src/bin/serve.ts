@@ -107,6 +107,7 @@ export const loadReported = Effect.fnUntraced(function*(
   const loaded = yield* DirectorySource.load(directory, options)
   for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
   for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
+  for (const warning of loaded.warnings) yield* Console.error(`warning: ${Manifest.describe(warning)}`)
   if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${directory}`)
   yield* options.log(
     `${options.verb ?? "loaded"} ${plural(loaded.skills.length, "skill")} from ${directory}` +
@@ -132,6 +133,7 @@ export const openReported = Effect.fnUntraced(function*(
   for (const { root, loaded } of scan.roots) {
     for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
     for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
+    for (const warning of loaded.warnings) yield* Console.error(`warning: ${Manifest.describe(warning)}`)
     if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${root.path}`)
     yield* options.log(
       `loaded ${plural(loaded.skills.length, "skill")} from ${root.path}` +

@@ -2,7 +2,7 @@
  * Loading one root: what was found under it (kept between scans, walked again whole or only where
  * a watcher saw changes), and each skill read, validated and kept as its last good version.
  */
-import { Limits, Manifest, type Signing, SkillUri } from "@mcp-skills/core"
+import { Extension, Limits, Manifest, type Signing, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
@@ -47,6 +47,8 @@ export interface State {
   readonly good: Map<number, Map<string, DirectoryModel.LoadedSkill>>
   /** The bytes of the signatures file each loaded skill's signatures were decoded from. */
   readonly signedWith: WeakMap<DirectoryModel.LoadedSkill, Uint8Array | undefined>
+  /** The warning of each manifest served, once made (`undefined`: none). */
+  readonly warned: WeakMap<Skill.ManifestView, DirectoryModel.Warning | undefined>
   readonly counters: Counters & { scans: number; lookedAt: number }
 }
 
@@ -54,6 +56,7 @@ export const emptyState = (): State => ({
   roots: new Map(),
   good: new Map(),
   signedWith: new WeakMap(),
+  warned: new WeakMap(),
   counters: { scans: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
 })
 
@@ -275,6 +278,31 @@ const withoutBytesOf = (files: Manifest.Files, disk: ReadonlyArray<Skill.DiskFil
   return files.withoutBytes((index) => located.has(files.path(index)))
 }
 
+const utf8 = new TextDecoder()
+
+// effect's `McpClient` reads a `SKILL.md`'s frontmatter again with its own reader and refuses the
+// skill when that reading is not the listed one. The skill is still served: its bytes are the
+// author's, and YAML 1.2 reads them as listed. The author hears of it once for each version.
+const warningOf = (state: State, skill: DirectoryModel.LoadedSkill): DirectoryModel.Warning | undefined => {
+  const { manifest } = skill
+  if (state.warned.has(manifest)) return state.warned.get(manifest)
+  const bytes = manifest.files.bytes(0)
+  const findings = bytes === undefined ? [] : SkillFrontmatter.portability(utf8.decode(bytes), manifest.frontmatter)
+  const first = findings[0]
+  const warning = first === undefined ? undefined : {
+    path: skill.directory === "." ? Extension.SkillFileName : `${skill.directory}/${Extension.SkillFileName}`,
+    ...(first.line === undefined ? {} : { line: first.line }),
+    reason: `served, but effect's McpClient refuses ${manifest.uri}, as its reader reads the frontmatter otherwise: ${
+      findings.map((finding) =>
+        `${finding.key === "" ? "the frontmatter" : finding.key}${finding.line === undefined ? "" : ` (line ${finding.line})`}: ` +
+        `${finding.reason}; ${finding.fix}`
+      ).join("; ")
+    }`
+  }
+  state.warned.set(manifest, warning)
+  return warning
+}
+
 /** One root's result: like `Loaded`, plus the folders that keep their last good version. */
 export interface RootResult extends DirectoryModel.Loaded {
   readonly kept: ReadonlyArray<InvalidSkillDirectory>
@@ -471,7 +499,10 @@ export const loadRoot = Effect.fnUntraced(function*(
   for (const folder of dirty === "all" ? folders.keys() : dirty) {
     const members = folders.get(folder)
     if (members === undefined) continue
-    tree.outcomes.set(folder, loadSkill(folder, members))
+    const outcome = loadSkill(folder, members)
+    tree.outcomes.set(folder, outcome)
+    // Made here, where the loop yields, rather than for every new skill at once below.
+    if (Result.isSuccess(outcome)) warningOf(state, outcome.success)
     if (++done % ServerLimits.LoadSlice.skills === 0) yield* Effect.yieldNow
   }
   if (dirty === "all") {
@@ -511,5 +542,10 @@ export const loadRoot = Effect.fnUntraced(function*(
   }
   ignored.push(...hints)
   ignored.sort(Order.mapInput(Order.String, (entry: { readonly path: string }) => entry.path))
-  return { skills, skipped, ignored, kept: kept.map((entry) => entry.problem) } satisfies RootResult
+  const warnings: Array<DirectoryModel.Warning> = []
+  for (const skill of skills) {
+    const warning = warningOf(state, skill)
+    if (warning !== undefined) warnings.push(warning)
+  }
+  return { skills, skipped, ignored, warnings, kept: kept.map((entry) => entry.problem) } satisfies RootResult
 })

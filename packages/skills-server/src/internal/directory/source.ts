@@ -1,8 +1,8 @@
 /**
  * A source over several roots: one scan at a time over shared state, URI collisions between roots,
- * problems and left-out entries reported once each, and the stamp check a watcher runs.
+ * problems, left-out entries and warnings reported once each, and the stamp check a watcher runs.
  */
-import { McpTelemetry } from "@mcp-skills/core"
+import { Manifest, McpTelemetry } from "@mcp-skills/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Semaphore from "effect/Semaphore"
@@ -31,6 +31,7 @@ export const make = Effect.fnUntraced(function*(
   const resolved = roots.map((root) => NodePath.resolve(root.path))
   let reported = new Map<string, string>()
   let reportedIgnored = new Map<string, string>()
+  let reportedWarnings = new Map<string, string>()
   const lock = yield* Semaphore.make(1)
   const defined = new WeakMap<DirectoryModel.LoadedSkill, Skill.Static>()
   const log = options.log ?? ((line: string) => Effect.logWarning(line))
@@ -78,6 +79,7 @@ export const make = Effect.fnUntraced(function*(
       }
       const problems = new Map<string, string>()
       const ignored = new Map<string, string>()
+      const warnings = new Map<string, string>()
       for (const [index, { loaded }] of results.entries()) {
         const where = roots.length === 1 ? "" : `${roots[index]!.path}: `
         for (const invalid of loaded.skipped) {
@@ -88,6 +90,9 @@ export const make = Effect.fnUntraced(function*(
         }
         const folder = roots.length === 1 ? "" : `${roots[index]!.path}/`
         for (const entry of loaded.ignored) ignored.set(`${index}\n${entry.path}`, `ignored ${folder}${entry.path}: ${entry.reason}`)
+        for (const warning of loaded.warnings) {
+          warnings.set(`${index}\n${warning.path}`, Manifest.describe({ ...warning, path: `${folder}${warning.path}` }))
+        }
       }
       const newProblems = [...problems].filter(([key, line]) => reported.get(key) !== line).map(([, line]) => line)
       const fixed = [...reported.keys()].filter((key) => !problems.has(key)).map((key) => {
@@ -95,8 +100,10 @@ export const make = Effect.fnUntraced(function*(
         return roots.length === 1 ? directory : `${roots[Number(index)]!.path}/${directory}`
       })
       const newIgnored = [...ignored].filter(([key, line]) => reportedIgnored.get(key) !== line).map(([, line]) => line)
+      const newWarnings = [...warnings].filter(([key, line]) => reportedWarnings.get(key) !== line).map(([, line]) => line)
       reported = problems
       reportedIgnored = ignored
+      reportedWarnings = warnings
       const previous = last
       last = byUri
       return {
@@ -104,12 +111,13 @@ export const make = Effect.fnUntraced(function*(
         previous,
         roots: results.map(({ root, loaded }) => ({
           root,
-          loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored }
+          loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored, warnings: loaded.warnings }
         })),
         definitions,
         newProblems,
         fixed,
-        newIgnored
+        newIgnored,
+        newWarnings
       } satisfies DirectoryModel.Scan & {
         readonly byUri: ReadonlyMap<string, Skill.Static>
         readonly previous: ReadonlyMap<string, Skill.Static>
@@ -158,6 +166,7 @@ export const make = Effect.fnUntraced(function*(
     for (const line of result.newProblems) yield* log(line)
     for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
     for (const line of result.newIgnored) yield* log(line)
+    for (const line of result.newWarnings) yield* log(line)
     return result
   })
 
