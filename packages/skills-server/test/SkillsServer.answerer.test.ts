@@ -59,10 +59,11 @@ describe("one answerer of the skills methods", () => {
       const error = failureOf(exit)
       assert.instanceOf(error, SkillsServer.AnswererConflictError)
       if (!(error instanceof SkillsServer.AnswererConflictError)) return
-      assert.deepStrictEqual(error.methods, ["skills/list"])
+      // A copy of effect's adapter, which carries all three (effect answers them from its skills).
+      assert.deepStrictEqual(error.methods, ["skills/list", "skills/get", "resources/directory/read"])
       expect(error.answerer).toContain("2026-07-28")
       // What to do, named.
-      expect(error.message).toContain("skills/list is already answered")
+      expect(error.message).toContain("skills/list, skills/get, resources/directory/read are already answered")
       expect(error.message).toContain("SkillsServer.protocols")
     }))
 
@@ -81,7 +82,7 @@ describe("one answerer of the skills methods", () => {
         Effect.scoped,
         Effect.provide(Logger.layer([logger]))
       )
-      expect(line).toContain("skills/list is already answered")
+      expect(line).toContain("skills/list, skills/get, resources/directory/read are already answered")
       expect(line).toContain("2026-07-28")
     }))
 
