@@ -25,10 +25,11 @@ const Contents = Schema.Struct({
 })
 const Hint = Schema.Struct({ ttlMs: Schema.Int, cacheScope: Schema.Literals(["public", "private"]) })
 
-const same = (answer: Answer.Answer) =>
+const same = (answer: Answer.Answer): void => {
   expect(decoder.decode(Answer.bytesFor(serverInfo)(answer))).toBe(
     JSON.stringify(Answer.toObject(answer, { modern: true, serverInfo }))
   )
+}
 
 describe("Answer", () => {
   it.prop("toBytes is the JSON of toObject (lists, cursors)", { body: Body, hint: Hint, checked: Schema.Boolean }, ({ body, checked, hint }) =>
