@@ -437,8 +437,12 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       }
     )
     const faults = yield* Faults.make
+    // `McpServer.visibility(...).layer` (and other MCP middleware) provided to this layer decides
+    // each skill too, as it decides effect's own registrations: a check runs for every request.
+    const gates = Port.mcpMiddleware(yield* Effect.context<never>())
     // A check that dies, or fails with anything but an MCP error, is the author's: -32603 and a line.
-    const visibility = options.visibility
+    const visibility: Visibility.Check<E, R> | undefined = options.visibility ??
+      (gates.length > 0 ? () => Effect.succeed(true) : undefined)
     const check = visibility === undefined ? undefined : (request: Visibility.VisibilityRequest) =>
       Faults.guard(faults, "the visibility check", "the visibility check failed", undefined, (error: E): error is E => Port.isWireError(error))(
         Telemetry.visibility(visibility)(request)
@@ -446,7 +450,8 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
     // The check runs inside effect's MCP middleware, so the services it provides reach it.
     const bridge = yield* Port.registerVisibility(
       server,
-      check === undefined ? undefined : (request, method) => check(Visible.requestOf(method as Visible.Method, request))
+      check === undefined ? undefined : (request, method) => check(Visible.requestOf(method as Visible.Method, request)),
+      gates
     )
     const decide = bridge.decide
     const state: Request.State = {

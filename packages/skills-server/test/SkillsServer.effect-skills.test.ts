@@ -198,3 +198,45 @@ describe("a skill of effect's and one of the layer's in one place", () => {
       expect(line).toContain("skill://beta/SKILL.md: has a folder that holds the skill skill://beta/inner/SKILL.md")
     }))
 })
+
+// One visibility written with effect's own API, provided to both sources, hides one skill of each.
+const HideAlphaAndBeta = McpServer.visibility(({ target }) =>
+  Effect.succeed(target !== "skill://alpha/SKILL.md" && target !== "skill://beta/SKILL.md")
+)
+
+describe("an McpServer.visibility provided to both sources", () => {
+  layer(httpServer(Layer.mergeAll(
+    Alpha,
+    McpServer.skill({ uri: "skill://delta/SKILL.md", files: { "SKILL.md": "---\nname: delta\ndescription: Kept\n---\n" } }),
+    SkillsServer.layer({ skills: [simple("beta", { "notes.md": "Beta's notes.\n" }), simple("gamma")] })
+  ).pipe(Layer.provide(HideAlphaAndBeta.layer))))((it) => {
+    for (const revision of ["2026-07-28", "2025-11-25"] as const) {
+      it.effect(`${revision}: hides effect's alpha and the layer's beta on every surface`, () =>
+        Effect.gen(function*() {
+          const url = yield* ServerUrl
+          const client = revision === "2026-07-28" ? modernHttp(url) : yield* legacyHttp(url)
+          // Twice: the second request is one the fast route would answer, had it not stepped aside.
+          for (let round = 0; round < 2; round++) {
+            const listed = yield* client.call("skills/list")
+            assert.deepStrictEqual(listed.skills.map((skill: any) => skill.uri).sort(), [
+              "skill://delta/SKILL.md",
+              "skill://gamma/SKILL.md"
+            ])
+            for (const uri of ["skill://alpha/SKILL.md", "skill://beta/SKILL.md"]) {
+              assert.strictEqual((yield* client.fail("skills/get", { uri })).code, -32602)
+              assert.isDefined((yield* client.send("resources/read", { uri })).body.error)
+            }
+            assert.isDefined((yield* client.send("resources/read", { uri: "skill://beta/notes.md" })).body.error)
+            assert.strictEqual((yield* client.fail("resources/directory/read", { uri: "skill://beta" })).code, -32602)
+            const resources = (yield* client.call("resources/list")).resources.map((resource: any) => resource.uri)
+            assert.notInclude(resources, "skill://beta/SKILL.md")
+            assert.notInclude(resources, "skill://beta/notes.md")
+            assert.notInclude(resources, "skill://alpha/SKILL.md")
+            assert.include(resources, "skill://gamma/SKILL.md")
+            assert.strictEqual((yield* client.call("skills/get", { uri: "skill://gamma/SKILL.md" })).skill.uri, "skill://gamma/SKILL.md")
+            assert.strictEqual((yield* client.call("skills/get", { uri: "skill://delta/SKILL.md" })).skill.uri, "skill://delta/SKILL.md")
+          }
+        }))
+    }
+  })
+})

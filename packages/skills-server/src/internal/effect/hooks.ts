@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as HttpRouter from "effect/http/HttpRouter"
-import { McpProtocol } from "effect/ai"
+import { McpProtocol, McpServer } from "effect/ai"
 
 /** The package named by `UnsupportedEffect`. */
 export const Package = "@mcp-skills/server"
@@ -33,6 +33,10 @@ export const HandlerFailureKey = "effect/ai/McpServer/HandlerFailure"
 // A route middleware provided around a layer is a context entry under this key prefix, holding the
 // stack of middleware functions that `router.add` applies.
 const RouteMiddlewareKeyPrefix = "effect/http/HttpRouter/Middleware-"
+
+// An `McpServer.middleware` or `McpServer.visibility` provided around a layer is a context entry
+// under this key prefix, holding its stack of middleware functions (effect's `MiddlewareImpl`).
+const McpMiddlewareKeyPrefix = "effect/ai/McpServer/Middleware-"
 
 // The MCP runtime service `McpServer.layerHttp` (and `layerStdio`, `layer`) provides to its
 // registrations: the protocol adapters of the server (`protocols`) and, for HTTP sessions,
@@ -61,6 +65,26 @@ export const routeMiddleware = (context: Context.Context<never>): ReadonlyArray<
   return found
 }
 
+/**
+ * The `McpServer` middleware functions provided around the layer that built `context` (its
+ * `.layer`, not `layerGlobal`, which effect keeps in a module-private list), innermost first and
+ * each once, as effect stacks a registration's.
+ */
+export const mcpMiddleware = (context: Context.Context<never>): ReadonlyArray<McpMiddlewareFn> => {
+  const found: Array<McpMiddlewareFn> = []
+  for (const [key, value] of context.mapUnsafe) {
+    if (!key.startsWith(McpMiddlewareKeyPrefix) || !Array.isArray(value)) continue
+    for (const fn of value) if (typeof fn === "function" && !found.includes(fn)) found.push(fn)
+  }
+  return found
+}
+
+/** One of effect's MCP middleware functions: the handler's effect and the request's options in. */
+export type McpMiddlewareFn = (effect: Effect.Effect<unknown, unknown, unknown>, options: unknown) => Effect.Effect<unknown, unknown, unknown>
+
+/** The tag of the failure an `McpServer.visibility` gate raises for a hidden registration. */
+export const HiddenTag = "effect/ai/McpServer/Hidden"
+
 /** Whether `annotations` (a failure's) carry effect's mark of a handler that failed inside middleware. */
 export const isHandlerFailure = (annotations: Context.Context<never>): boolean => annotations.mapUnsafe.has(HandlerFailureKey)
 
@@ -88,6 +112,15 @@ export const hooks: Effect.Effect<Readonly<Record<string, boolean>>, never, Scop
   found["McpProtocol.v2026_07_28.handlerRpcs.merge"] = isFunction(modern?.handlerRpcs?.merge)
   const probe = yield* Layer.build(HttpRouter.middleware((effect) => effect).layer).pipe(Effect.orDie)
   found[`HttpRouter middleware under "${RouteMiddlewareKeyPrefix}"`] = routeMiddleware(probe).length > 0
+  const mcpProbe = yield* Layer.build(McpServer.visibility(() => Effect.succeed(false)).layer).pipe(Effect.orDie)
+  const gate = mcpMiddleware(mcpProbe)[0]
+  found[`McpServer middleware under "${McpMiddlewareKeyPrefix}"`] = gate !== undefined
+  if (gate !== undefined) {
+    found[`McpServer.visibility fails with "${HiddenTag}"`] = yield* Effect.match(gate(Effect.void, {}) as Effect.Effect<unknown, unknown>, {
+      onFailure: (error) => (error as { readonly _tag?: unknown } | undefined)?._tag === HiddenTag,
+      onSuccess: () => false
+    })
+  }
   return found
 })
 

@@ -21,7 +21,9 @@
  * - `RequestInfo.native`, `holdsNative` (`native.ts`, `server.ts`): the skills registered through
  *   effect's own `McpServer.skill` (4.1.1 and later), read per request through effect's skills
  *   core, so the layer answers for both; whether there are any, for the fast route.
- * - `registerVisibility` (`visibility.ts`): the visibility check inside effect's MCP middleware.
+ * - `registerVisibility`, `mcpMiddleware` (`visibility.ts`, `hooks.ts`): the visibility check
+ *   inside effect's MCP middleware, and each skill decided by the `McpServer` middleware provided
+ *   to the layer, read from its context.
  *   It still needs a hidden resource: effect 4.1.0 runs middleware only around its own
  *   registrations, and offers no call that runs an effect inside them (see that module).
  * - `learn`, `withDecision`, `reportBodyLimit`, `markAdmission` (`learning.ts`): what the fast
@@ -54,7 +56,7 @@ export type {
 } from "./shapes.js"
 export { isWireError } from "./shapes.js"
 export { methods, wrapAdapter } from "./adapter.js"
-export { verify } from "./hooks.js"
+export { mcpMiddleware, verify } from "./hooks.js"
 export { attach, attached, endHttpSession, endpointOf, guardRegistrations, holdsNative, otherAnswerer } from "./server.js"
 export type { Answerer, Endpoint } from "./server.js"
 export { register as registerVisibility } from "./visibility.js"

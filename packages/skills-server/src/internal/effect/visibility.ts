@@ -16,6 +16,15 @@
  * The same read tells the fast route whether any `McpServer` middleware runs around the check
  * (`probe`: the handler fails with a marker, which effect annotates when it crossed middleware).
  *
+ * Per skill: `McpServer` middleware provided to the skills layer (`McpServer.visibility(...).layer`)
+ * also decides each skill, as effect's own registrations are decided: its stack runs once per
+ * skill the request asks about, with the request's method and the skill's `SKILL.md` URI as
+ * `target`, and a gate that fails with effect's `Hidden` hides that skill. effect offers no call
+ * that runs a stack with other options, and keeps `layerGlobal` middleware in a private list, so
+ * the stack is read from the layer's context (`Hooks.mcpMiddleware`) and run here, synchronously
+ * inside the bridge's read, with the services the middleware around it provided: a check that
+ * needs to wait (or fails with anything but an MCP error) hides the skill and says so in the log.
+ *
  * @internal
  */
 import * as Cause from "effect/Cause"
@@ -25,7 +34,9 @@ import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import { McpSchema } from "effect/ai"
 import type { McpServer } from "effect/ai"
-import { isHandlerFailure } from "./hooks.js"
+import * as Exit from "effect/Exit"
+import { HiddenTag, isHandlerFailure } from "./hooks.js"
+import type { McpMiddlewareFn } from "./hooks.js"
 import * as Learning from "./learning.js"
 import { isWireError } from "./shapes.js"
 import type { EffectRequest, RequestInfo, WireError } from "./shapes.js"
@@ -117,6 +128,44 @@ const probe = (request: RequestInfo): Effect.Effect<boolean> =>
     })
   )
 
+// Whether `gates`, run around nothing for `uri` as effect runs a registration's stack on a list,
+// let the skill through; each URI is asked once per request.
+const gateOf = (
+  gates: ReadonlyArray<McpMiddlewareFn>,
+  request: RequestInfo,
+  method: string,
+  services: Context.Context<never>
+) => {
+  const known = new Map<string, boolean>()
+  return (uri: string): boolean => {
+    const seen = known.get(uri)
+    if (seen !== undefined) return seen
+    const options = {
+      method,
+      target: uri,
+      payload: undefined,
+      requestContext: request.requestContext,
+      headers: request.headers,
+      sessionId: request.sessionId
+    }
+    const run = gates.reduce((effect: Effect.Effect<unknown, unknown, unknown>, fn) => fn(effect, options), Effect.void)
+    const exit = Effect.runSyncExit(Effect.provideContext(run as Effect.Effect<unknown, unknown>, services))
+    const allowed = Exit.isSuccess(exit)
+    if (Exit.isFailure(exit)) {
+      const failure = Cause.findErrorOption(exit.cause)
+      const hidden = failure._tag === "Some" && (failure.value as { readonly _tag?: unknown } | undefined)?._tag === HiddenTag
+      if (!hidden) {
+        Effect.runFork(Effect.provideContext(
+          Effect.logWarning(`an McpServer middleware around the skills layer failed or waited while deciding ${uri}: the skill is hidden from this request`, exit.cause),
+          services
+        ))
+      }
+    }
+    known.set(uri, allowed)
+    return allowed
+  }
+}
+
 /** One request's decision (`undefined`: effect's own visibility hid the bridge), and its services. */
 export interface Verdict<D> {
   readonly decision: D | undefined
@@ -138,16 +187,28 @@ export interface Bridge<D> {
  */
 export const register = <D>(
   server: McpServer.McpServer["Service"],
-  check: Check<D> | undefined
+  check: Check<D> | undefined,
+  gates: ReadonlyArray<McpMiddlewareFn> = []
 ): Effect.Effect<Bridge<D>, never, Scope.Scope> =>
   Effect.gen(function*() {
+    // The layer's decision narrowed by the stack's, each skill's asked once per request.
+    const gated = (decided: D, request: RequestInfo, method: string, services: Context.Context<never>): D => {
+      const allowed = gateOf(gates, request, method, services)
+      return (typeof decided === "boolean"
+        ? (decided ? (skill: { readonly uri: string }) => allowed(skill.uri) : false)
+        : (skill: { readonly uri: string }) => (decided as (skill: unknown) => boolean)(skill) && allowed(skill.uri)) as D
+    }
     const handle = Effect.gen(function*() {
       const slot = yield* CurrentSlot
       if (slot === undefined) return yield* Effect.die("the skills visibility resource was read outside a skills request")
       if (slot._tag === "Probe") return yield* Effect.fail(new Error(ProbeMarker))
       // What the middleware provided, for a skill family's callbacks.
-      slot.out.services = yield* Effect.context<never>()
-      if (slot._tag === "Decide" && check !== undefined) slot.out.decision = yield* check(slot.request, slot.method)
+      const services = yield* Effect.context<never>()
+      slot.out.services = services
+      if (slot._tag === "Decide" && check !== undefined) {
+        const decided = yield* check(slot.request, slot.method)
+        slot.out.decision = gates.length === 0 ? decided : gated(decided, slot.request, slot.method, services)
+      }
       return { contents: [] }
     })
     yield* server.addResource({
