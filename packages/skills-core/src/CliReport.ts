@@ -22,9 +22,14 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as Runtime from "effect/Runtime"
 import { CliError, CliOutput } from "effect/cli"
 
 // effect's formatter escapes control characters (a flag value may carry any); no colors, as
@@ -116,4 +121,69 @@ export const fail = (program: string) => (message: string): Effect.Effect<void> 
     Effect.sync(() => {
       process.exitCode = 1
     })
+  )
+
+/**
+ * What runs a program as a process's main program, as `NodeRuntime.runMain` of
+ * `@effect/platform-node` does (`Runtime.makeRunMain`).
+ *
+ * @since 0.2.0
+ * @category cli
+ */
+export type MainRunner = <A, E>(effect: Effect.Effect<A, E>, options: {
+  readonly disableErrorReporting: boolean
+  readonly teardown: Runtime.Teardown
+}) => void
+
+const outputs = [process.stdout, process.stderr]
+
+// A write to a pipe nobody reads any more fails with EPIPE, once for every write after it too: the
+// program is interrupted the first time, as SIGPIPE stops a C program, and the rest go unheard.
+const endWhenUnread = (fiber: Fiber.Fiber<unknown, unknown>) => {
+  let unread = false
+  const onError = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EPIPE") throw error
+    if (unread) return
+    unread = true
+    fiber.interruptUnsafe(fiber.id)
+  }
+  for (const stream of outputs) stream.on("error", onError)
+}
+
+// Node queues what a full pipe cannot take yet, and `process.exit` drops the queue; an empty write
+// is answered once every write before it was taken, or failed.
+const flushed = () => Promise.all(outputs.map((stream) => new Promise<void>((resolve) => stream.write("", () => resolve()))))
+
+/**
+ * Runs `effect` as an executable's main program with `runner` (`NodeRuntime.runMain`), and exits
+ * once its output is out: every byte written reaches standard output and standard error first,
+ * into a file, a terminal or a pipe, and a reader that stops early (`| head`) ends the program
+ * quietly. The status is what the program set (`process.exitCode`) when it succeeded, 1 (or its
+ * error's exit code) when it failed, and 0 when it was interrupted (Ctrl-C, SIGTERM, a reader
+ * gone), which is how a server or a `sync` is meant to stop. Every log line, a failure's report
+ * included, goes to standard error (`Logger.LogToStderr`): standard output carries the program's
+ * output, or the protocol of a stdio server, and nothing else.
+ *
+ * @since 0.2.0
+ * @category cli
+ */
+export const runMain = (runner: MainRunner) => <A, E>(effect: Effect.Effect<A, E>): void =>
+  runner(
+    Effect.withFiber((fiber) => {
+      endWhenUnread(fiber)
+      return effect.pipe(
+        // The report runMain would make, made here, where it goes to stderr too.
+        Effect.tapCause((cause) =>
+          Cause.hasInterruptsOnly(cause) || !Runtime.getErrorReported(Cause.squash(cause)) ? Effect.void : Effect.logError(cause)
+        ),
+        Effect.provideService(Logger.LogToStderr, true)
+      )
+    }),
+    {
+      disableErrorReporting: true,
+      teardown: (exit) => {
+        const exitWith = (code: number) => void flushed().then(() => process.exit(code === 0 ? process.exitCode : code))
+        return Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? exitWith(0) : Runtime.defaultTeardown(exit, exitWith)
+      }
+    }
   )

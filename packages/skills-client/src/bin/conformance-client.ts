@@ -3,17 +3,17 @@
  * Client entry for the official conformance suite: maps `MCP_CONFORMANCE_SCENARIO` onto the
  * `mcp-skills` command line, with the mock server URL as the last argument.
  * `sep-2640-client-no-prefetch` lists; `sep-2640-client-verify-*` pulls every skill into a
- * temporary folder, which fails (exit 1) on the first verification failure.
+ * temporary folder, which exits 1 when any skill fails verification.
  *
  * @since 0.1.0
  */
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { CliReport } from "@mcp-skills/core"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import { Command } from "effect/cli"
 import { command } from "../Cli.js"
 
@@ -34,12 +34,9 @@ if (args === undefined) {
   process.exit(2)
 }
 
-NodeRuntime.runMain(
-  Command.runWith(command, { version: "0.1.0" })(args).pipe(Effect.provide(NodeServices.layer)),
-  {
-    teardown: (exit) => {
-      rmSync(into, { recursive: true, force: true })
-      process.exit(Exit.isSuccess(exit) ? (typeof process.exitCode === "number" ? process.exitCode : 0) : 1)
-    }
-  }
+CliReport.runMain(NodeRuntime.runMain)(
+  Command.runWith(command, { version: "0.1.0" })(args).pipe(
+    Effect.provide(NodeServices.layer),
+    Effect.ensuring(Effect.sync(() => rmSync(into, { recursive: true, force: true })))
+  )
 )

@@ -9,14 +9,11 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { CliReport, McpTelemetry } from "@mcp-skills/core"
 import * as ByteSize from "effect/ByteSize"
-import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
-import * as Runtime from "effect/Runtime"
 import { Argument, Command, Flag } from "effect/cli"
 import * as DirectorySource from "../DirectorySource.js"
 import * as Heap from "./heap.js"
@@ -406,9 +403,5 @@ Command.make("mcp-skills-server").pipe(
   ]),
   Command.run({ version: Serve.serverInfo.version }),
   Effect.provide([CliReport.layerPresenter, NodeServices.layer]),
-  NodeRuntime.runMain({
-    // Ctrl-C or SIGTERM is how a server is meant to stop: exit status 0, not 130.
-    teardown: (exit, onExit) =>
-      Exit.isFailure(exit) && Cause.hasInterruptsOnly(exit.cause) ? onExit(0) : Runtime.defaultTeardown(exit, onExit)
-  })
+  CliReport.runMain(NodeRuntime.runMain)
 )
