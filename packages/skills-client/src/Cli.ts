@@ -20,6 +20,7 @@ import * as Install from "./internal/cli/install.js"
 import * as Status from "./internal/cli/status.js"
 import { arity, common, fail, operandsOf, Usage, withTarget } from "./internal/cli/target.js"
 import { counted, sizes } from "./internal/lines.js"
+import { reasonOf } from "./internal/systemError.js"
 import * as PullError from "./PullError.js"
 import * as Verification from "./Verification.js"
 
@@ -153,7 +154,7 @@ const read = Command.make("read", {
         return yield* Effect.try({
           try: () => NodeFs.writeFileSync(out, read.bytes),
           catch: (error) =>
-            new PullError.PullError({ check: "write", file: out, detail: `cannot write ${out}: ${error instanceof Error ? error.message : String(error)}` })
+            new PullError.PullError({ check: "write", file: out, detail: `cannot write ${out}: ${reasonOf(error)}` })
         })
       }
       if (process.stdout.isTTY && isBinary(read.bytes)) {

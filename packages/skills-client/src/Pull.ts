@@ -14,7 +14,7 @@ import * as Names from "./internal/pull/names.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
 import * as Staging from "./internal/pull/stage.js"
-import type { Choices, Layout, Plan, Progress, Staged } from "./PullModel.js"
+import type { Choices, Layout, Plan, Progress, Refused, Staged } from "./PullModel.js"
 import type { Lock } from "./LockFile.js"
 import type { Edits, Error, PullError, UnsafeName } from "./PullError.js"
 import type * as SkillsClient from "./SkillsClient.js"
@@ -49,21 +49,26 @@ export const recover: (dir: string) => Effect.Effect<void, Error, FileSystem.Fil
 
 /**
  * Step 1: the entries to pull. A broken listing fails here, before anything is read or written,
- * and so does `prune` without `all`.
+ * and so does `prune` without `all`. With `all` an invalid entry fails it too; {@link pull} leaves
+ * such an entry out instead, and names it.
  *
  * @since 0.1.0
  * @category pulling
  */
-export const select: (
+export const select = (
   client: SkillsClient.Service,
   options: Pick<Options, "uris" | "all" | "prune">
-) => Effect.Effect<ReadonlyArray<Skill.Skill>, PullError> = Planning.select
+): Effect.Effect<ReadonlyArray<Skill.Skill>, PullError> =>
+  Effect.flatMap(Planning.select(client, options), ({ refused, selected }) =>
+    refused.length === 0 ? Effect.succeed(selected) : Effect.fail(refused[0]!.error))
 
 /**
  * Step 2: everything the entries, the lock file and the folder show, for every skill, before any
  * file is read (R17): limits, folder clashes, signers, changes since the last pull on the server
  * and on disk (every installed file against the lock file: size, then digest), links on the way,
- * and with `all` the skills the server serves no more (asked with `skills/get` first).
+ * and with `all` the skills the server serves no more (asked with `skills/get` first). With `all`
+ * a skill whose entry fails a check of its own (its signature, its limits) is left out, in the
+ * plan's `refused`, rather than failing the plan.
  *
  * @since 0.1.0
  * @category pulling
@@ -77,7 +82,9 @@ export const plan: (
 /**
  * Step 3: reads every file of every skill to add or update, verified, into `staging` (a fresh
  * folder inside the target, so the commit's renames stay on one file system). SKILL.md first:
- * no other file of a skill is requested until it passed.
+ * no other file of a skill is requested until it passed. With the plan's `all`, a skill whose
+ * file fails verification (a digest, a size, its frontmatter) is `refused` and the others staged;
+ * otherwise it fails the step.
  *
  * @since 0.1.0
  * @category pulling
@@ -87,7 +94,11 @@ export const stage: (
   planned: Plan,
   staging: string,
   onProgress?: Options["onProgress"]
-) => Effect.Effect<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> = Staging.stage
+) => Effect.Effect<
+  { readonly staged: ReadonlyArray<Staged>; readonly refused: ReadonlyArray<Refused> },
+  PullError | UnsafeName,
+  FileSystem.FileSystem
+> = Staging.stage
 
 /**
  * Step 4: moves every staged skill into place (an accepted older copy, and a pruned skill, into the
@@ -145,13 +156,15 @@ export type Outcome =
   | { readonly _tag: "Pruned"; readonly uri: string; readonly path: string }
 
 /**
- * What a pull did, per selected skill in selection order, then per skill gone from the server.
+ * What a pull did, per selected skill in selection order, then per skill gone from the server;
+ * and with `all`, the skills it left out, each with why (none were installed or changed).
  *
  * @since 0.1.0
  * @category models
  */
 export interface Summary {
   readonly skills: ReadonlyArray<Outcome>
+  readonly refused: ReadonlyArray<Refused>
 }
 
 /**
@@ -172,6 +185,9 @@ export interface Options extends Choices {
  * failure while committing undoes the renames already done, so the target and
  * `mcp-skills.lock.json` are left as they were; the lock file is renamed into place last. A killed
  * process leaves its journal, and the next pull undoes or finishes that commit first ({@link recover}).
+ * With `all`, a skill that fails verification (an invalid entry, a signature, a file's digest or
+ * size) is left out and named in `refused`, and the others are installed as one commit: one bad
+ * skill of a catalogue does not keep the rest out.
  *
  * Nothing changed on disk since the last pull is overwritten unnoticed: a file edited, deleted or
  * added below an installed skill fails the pull with `LocalChanges` unless `overwriteLocal`, and a
@@ -206,8 +222,8 @@ export const pull = (
   options: Options
 ): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
   Effect.gen(function*() {
-    const selected = yield* select(client, options)
-    return yield* apply(client, yield* plan(client, selected, options), options.onProgress)
+    const { refused, selected } = yield* Planning.select(client, options)
+    return yield* apply(client, yield* Planning.plan(client, selected, options, refused), options.onProgress)
   }).pipe(McpTelemetry.span("mcp_skills.pull"))
 
 // Files and folder as the lock file records them already: a "dynamic" skill read again unchanged.
@@ -233,10 +249,12 @@ export const apply = (
 ): Effect.Effect<Summary, Error, FileSystem.FileSystem> =>
   Effect.scoped(Effect.gen(function*() {
     const staging = yield* Journal.stagingFolder(planned.into)
-    const staged = (yield* stage(client, planned, staging, onProgress)).filter((s) => !sameAsBefore(s))
+    const { refused, staged: verified } = yield* stage(client, planned, staging, onProgress)
+    const staged = verified.filter((s) => !sameAsBefore(s))
     yield* commit(planned, staged, staging)
     const byUri = new Map(staged.map((s) => [s.lock.uri, s]))
-    const skills = planned.steps.map((step): Outcome => {
+    const left = new Set(refused.map((refusal) => refusal.uri))
+    const skills = planned.steps.filter((step) => !left.has(step.skill.uri)).map((step): Outcome => {
       const { uri } = step.skill
       if (step.action === "nested") {
         const within = planned.steps.find((outer) => outer.action !== "nested" && step.folder.startsWith(outer.folder + "/"))
@@ -262,5 +280,5 @@ export const apply = (
       }
     })
     for (const record of planned.gone) skills.push({ _tag: planned.prune ? "Pruned" : "Gone", uri: record.uri, path: record.path })
-    return { skills }
+    return { skills, refused: [...planned.refused, ...refused] }
   }))

@@ -8,7 +8,7 @@
  */
 import type { Skill } from "@mcp-skills/core"
 import type { Lock, LockSkill } from "./LockFile.js"
-import type { Edits } from "./PullError.js"
+import type { Edits, PullError } from "./PullError.js"
 
 /**
  * Where each skill's folder goes below the target. `Tree` (the default): its skill path, under
@@ -102,9 +102,24 @@ export interface Step {
 }
 
 /**
+ * A skill a pull of every listed skill (`all`) left out, and why: its entry is invalid, or it (or
+ * the skill its folder lies in) failed a check of its own, its signature or a file's digest.
+ * What it installed before stays, and the others are installed.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Refused {
+  /** `undefined` for an invalid entry without a URI. */
+  readonly uri: string | undefined
+  readonly error: PullError
+}
+
+/**
  * A pull decided from the entries, the lock file and the folder, before any file is read. `gone`
  * are this server's skills in the lock file that it serves no more (found with `all` only),
- * removed when `prune`.
+ * removed when `prune`. With `all`, `refused` are the skills left out so far (their entries
+ * failed); `steps` hold the others.
  *
  * @example
  * ```ts
@@ -132,6 +147,9 @@ export interface Plan {
   readonly steps: ReadonlyArray<Step>
   readonly gone: ReadonlyArray<LockSkill>
   readonly prune: boolean
+  /** Every listed skill was selected: a skill that fails verification is refused, not the pull. */
+  readonly all: boolean
+  readonly refused: ReadonlyArray<Refused>
 }
 
 /**

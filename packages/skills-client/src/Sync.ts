@@ -7,7 +7,8 @@
  * - A change that fails a check (a digest, a signature, a name, a folder another server's skill
  *   holds) is `Refused`: nothing of it is installed, the installed version stays, and the look
  *   after the next change tries again. So is a change over files edited here (`LocalChanges`),
- *   unless `overwriteLocal`: a sync never overwrites an edit unnoticed.
+ *   unless `overwriteLocal`: a sync never overwrites an edit unnoticed. With `all`, a skill that
+ *   fails verification is refused alone, and the other changes are installed.
  * - Skills the server serves no more are `Gone`, and removed with `prune`.
  * - Interrupted (Ctrl-C), a sync stops between changes or after the commit under way: the folder
  *   holds the old version of a skill or the new one, never a mix (`Pull.commit`).
@@ -25,7 +26,7 @@ import * as Follow from "./Follow.js"
 import { outcomeLine } from "./internal/lines.js"
 import { prefixProblem } from "./internal/pull/names.js"
 import { readLock } from "./internal/pull/paths.js"
-import { selectFrom } from "./internal/pull/plan.js"
+import { plan, selectFrom } from "./internal/pull/plan.js"
 import * as Pull from "./Pull.js"
 import * as PullError from "./PullError.js"
 import type * as PullModel from "./PullModel.js"
@@ -97,8 +98,8 @@ export const look = (
   Effect.gen(function*() {
     const listing = yield* client.listSkills().pipe(Effect.mapError((e) => PullError.toPullError(e)))
     const attempt = Effect.gen(function*() {
-      const { missing, selected } = yield* selectFrom(client, listing, { ...options, missing: "gone" })
-      const planned = yield* Pull.plan(client, selected, { ...options, acceptChanges: true, unlisted: missing })
+      const { missing, refused, selected } = yield* selectFrom(client, listing, { ...options, missing: "gone" })
+      const planned = yield* plan(client, selected, { ...options, acceptChanges: true, unlisted: missing }, refused)
       return yield* Pull.apply(client, planned)
     })
     const done = yield* attempt.pipe(
@@ -111,6 +112,8 @@ export const look = (
     for (const outcome of done?.skills ?? []) {
       if (outcome._tag !== "Unchanged" && outcome._tag !== "Nested") yield* onEvent({ _tag: "Changed", server: client.server, outcome })
     }
+    // After the changes: a skill left out (with `all`) is refused while the others went in.
+    for (const { error } of done?.refused ?? []) yield* onEvent({ _tag: "Refused", server: client.server, error })
     return listing.cacheHint
   })
 
@@ -155,14 +158,14 @@ export const run = (
     const tell = settings.onEvent ?? (() => Effect.void)
     // A refusal, or a skill gone and kept, is found again by every look: each is said once,
     // until something else happens to it.
-    let refused: string | undefined
+    const refused = new Set<string>()
     const gone = new Set<string>()
     const onEvent = (event: Event) => {
       if (event._tag === "Refused") {
-        if (refused === event.error.message) return Effect.void
-        refused = event.error.message
+        if (refused.has(event.error.message)) return Effect.void
+        refused.add(event.error.message)
       } else if (event._tag === "Changed") {
-        refused = undefined
+        refused.clear()
         const { _tag, uri } = event.outcome
         if (_tag === "Gone" && gone.has(uri)) return Effect.void
         if (_tag === "Gone") gone.add(uri)

@@ -203,7 +203,6 @@ describe.concurrent("mcp-skills pull", () => {
     { name: "FrontmatterMismatch", tamper: { changedFrontmatter: true }, check: "frontmatter", reads: [Tamper.SkillUri] },
     { name: "WrongResourceReturned", tamper: { wrongUri: Tamper.InvoiceUri }, check: "uri", file: Tamper.InvoiceUri },
     { name: "InvalidResourceContents", tamper: { badBase64: true }, check: "contents", file: Tamper.LogoUri },
-    { name: "InvalidSkillEntry", tamper: { invalidEntry: true }, check: "entry", reads: [] },
     { name: "LimitExceeded", tamper: { oversize: true }, check: "limit", reads: [] },
     { name: "DynamicSkillRefused", tamper: { dynamic: true }, check: "dynamic", reads: [] },
     { name: "RepeatedCursor", tamper: { repeatedCursor: true }, check: "cursor", reads: [] },
@@ -229,6 +228,28 @@ describe.concurrent("mcp-skills pull", () => {
       expect(await written(dir)).toEqual([])
     })
   }
+
+  it("--all leaves out each skill that fails verification, naming it, installs the rest and exits 1", async (context) => {
+    const s = await server(context, { invalidEntry: true, others: ["alpha", "beta"], flipByte: Tamper.InvoiceUri })
+    const dir = await tempDir(context)
+    const run = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(run.status).toBe(1)
+    expect(run.stdout).toBe(
+      "added skill://alpha/SKILL.md -> alpha (1 file, 47 bytes)\nadded skill://beta/SKILL.md -> beta (1 file, 46 bytes)\n"
+    )
+    const lines = run.stderr.trim().split("\n")
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatch(/^mcp-skills: entry check failed: invalid entry skill:\/\/broken\/SKILL\.md: /)
+    expect(lines[1]).toMatch(new RegExp(`^mcp-skills: digest check failed.*${Tamper.InvoiceUri}`))
+    const lock = JSON.parse(await Fs.readFile(Path.join(dir, "mcp-skills.lock.json"), "utf8"))
+    expect(lock.skills.map((skill: { uri: string }) => skill.uri)).toEqual(["skill://alpha/SKILL.md", "skill://beta/SKILL.md"])
+    expect(await written(dir)).toEqual(["alpha", "alpha/SKILL.md", "beta", "beta/SKILL.md", "mcp-skills.lock.json"])
+    // Repaired, the skill left out goes in beside the others on the next pull.
+    delete s.tamper.flipByte
+    const again = await runCli(["pull", s.url, "--all", "--into", dir])
+    expect(again.stdout).toContain(`added ${Tamper.SkillUri} -> pdf-processing`)
+    expect(again.stderr.trim().split("\n")).toHaveLength(1)
+  })
 
   it("--allow-dynamic pulls a \"dynamic\" skill found through directory reads (R63), marked dynamic in the lock", async (context) => {
     const s = await server(context, { dynamic: true, directoryRead: true })

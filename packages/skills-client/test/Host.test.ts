@@ -139,6 +139,38 @@ describe.concurrent("pull --host --scope puts skills where each host reads them"
   }, 180_000)
 })
 
+describe.concurrent("--scope user needs an absolute home folder that exists", () => {
+  const homes: ReadonlyArray<readonly [string, string, string]> = [
+    ["an empty", "", "HOME is empty"],
+    ["a relative", "home", "HOME is \"home\" (not an absolute path)"],
+    ["a missing", "/nonexistent-mcp-skills-home", "HOME is \"/nonexistent-mcp-skills-home\" (no such file or folder)"]
+  ]
+  for (const [what, home, said] of homes) {
+    it(`${what} HOME: pull, sync and status refuse it in one line naming it, before any server is asked`, async () => {
+      const at = { ...(await places()), home }
+      const nowhere = "http://127.0.0.1:9/mcp"
+      for (const args of [
+        ["pull", nowhere, "--all", "--host", "claude-code", "--scope", "user"],
+        ["sync", nowhere, "--all", "--host", "codex", "--scope", "user"],
+        ["status", "--scope", "user"],
+        ["status"]
+      ]) {
+        const result = await run(args, at)
+        expect(result.stderr).toBe(
+          `mcp-skills: ${said}; the user scope is below the home folder, so set HOME to the absolute path of an existing folder\n`
+        )
+        expect(result.stdout).toBe("")
+        expect(result.status).toBe(1)
+      }
+      // The project scope needs no home.
+      const project = await run(["status", "--scope", "project"], at)
+      expect(project.status).toBe(0)
+      expect(project.stdout).toMatch(/^no skills installed in /)
+      expect(await Fs.readdir(at.cwd)).toEqual([])
+    }, 60_000)
+  }
+})
+
 describe("several servers into one host folder", () => {
   it("a second server's skill of the same name is refused naming both; --prefix gives it folders of its own", async () => {
     const at = await places()

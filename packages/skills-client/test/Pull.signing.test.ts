@@ -2,7 +2,7 @@
  * Signed skills end to end: an author signs a folder offline (`mcp-skills-server keygen`, `sign`),
  * `mcp-skills-server serve` relays the signatures, a loopback proxy between server and client
  * re-hosts the catalogue under another prefix (or strips the signatures), and `mcp-skills pull
- * --trust` installs only what verifies against a trusted key, all or nothing. One test at a time:
+ * --trust` installs only what verifies against a trusted key, naming each skill it leaves out. One test at a time:
  * each runs several programs, which together would crowd two cores.
  */
 import { execFileSync } from "node:child_process"
@@ -186,21 +186,23 @@ describe("signed skills over the wire", () => {
     expect(await installed(into)).not.toContain("refunds/.mcp-skills-signatures.json")
   })
 
-  it("a proxy that strips the signatures: refused, nothing written", async (context) => {
+  it("a proxy that strips the signatures: every skill refused, each named, nothing written", async (context) => {
     const { skills, keys, into } = await authored(context)
     const { url } = await served(context, skills)
     const stripping = await proxy(context, url, { strip: true })
     const pull = await runCli(["pull", stripping, "--all", "--into", into, "--trust", keys.a.publicKey])
     expect(pull.status).toBe(1)
     expect(pull.stderr).toBe(
-      "mcp-skills: signature check failed: skill://mirror/csv/SKILL.md carries no signature, and a signature by a trusted key is required (the server, or something between, may have dropped it)\n"
+      ["csv", "refunds", "refunds/escalation"].map((path) =>
+        `mcp-skills: signature check failed: skill://mirror/${path}/SKILL.md carries no signature, and a signature by a trusted key is required (the server, or something between, may have dropped it)\n`
+      ).join("")
     )
     expect(await installed(into)).toEqual([])
     // Without --trust everything behaves as before.
     expect((await runCli(["pull", stripping, "--all", "--into", into])).status).toBe(0)
   })
 
-  it("a file edited behind the signature: the server warns, the pull is refused and writes nothing; --require-signed leaves it out", async (context) => {
+  it("a file edited behind the signature: the server warns, that skill (and the one inside it) is refused, the rest installed; --require-signed leaves it out", async (context) => {
     const { skills, keys, into } = await authored(context)
     await Fs.appendFile(Path.join(skills, "refunds/references/policy.md"), "Except on Fridays.\n")
     const { url, output } = await served(context, skills)
@@ -210,9 +212,11 @@ describe("signed skills over the wire", () => {
     const pull = await runCli(["pull", url, "--all", "--into", into, "--trust", keys.a.publicKey])
     expect(pull.status).toBe(1)
     expect(pull.stderr).toBe(
-      `mcp-skills: signature check failed: skill://refunds/SKILL.md: the signature by ${keys.a.keyId} does not verify: the signature does not match the skill's name, frontmatter and files\n`
+      `mcp-skills: signature check failed: skill://refunds/SKILL.md: the signature by ${keys.a.keyId} does not verify: the signature does not match the skill's name, frontmatter and files\n` +
+        "mcp-skills: entry check failed: skill://refunds/escalation/SKILL.md lies inside skill://refunds/SKILL.md, which was refused\n"
     )
-    expect(await installed(into)).toEqual([])
+    expect(pull.stdout).toBe("added skill://csv/SKILL.md -> csv (2 files, 68 bytes)\n")
+    expect(await installed(into)).toEqual(["csv", "csv/SKILL.md", "csv/scripts", "csv/scripts/clean.py", "mcp-skills.lock.json"])
     const strict = await served(context, skills, ["--require-signed"])
     expect(strict.output()).toContain("not serving skill://refunds/SKILL.md: its files no longer match its signature")
     const list = await runCli(["list", strict.url, "--trust", keys.a.publicKey])

@@ -120,7 +120,7 @@ describe("Pull never writes outside its target", () => {
 })
 
 describe("Pull refuses content nobody listed", () => {
-  it.live("an answer with an unlisted extra item fails the read and the pull; nothing written, lock unchanged", () =>
+  it.live("an answer with an unlisted extra item fails the read: with all, the skill is refused naming it; nothing written, lock unchanged", () =>
     Effect.gen(function*() {
       const s = yield* Effect.acquireRelease(Effect.promise(() => Tamper.start()), (s) => Effect.promise(() => s.close()))
       const into = Path.join(yield* tempDir("pull-extra-"), "DIR")
@@ -135,10 +135,13 @@ describe("Pull refuses content nobody listed", () => {
         s.url,
         (client) => Pull.pull(client, { into, all: true, acceptChanges: true }).pipe(Effect.provide(NodeFileSystem.layer))
       ).pipe(Effect.exit)
-      assert.isTrue(Exit.isFailure(exit))
-      const error = Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+      assert.isTrue(Exit.isSuccess(exit))
+      const summary = Exit.isSuccess(exit) ? exit.value : undefined
+      assert.deepStrictEqual(summary?.skills, [])
+      assert.deepStrictEqual(summary?.refused.map((refused) => refused.uri), [Tamper.SkillUri])
+      const error = summary?.refused[0]?.error
       assert.deepInclude(error, { _tag: "PullError", check: "unlisted", file: Tamper.InvoiceUri })
-      assert.include(String((error as PullError.PullError).message), "skill://pdf-processing/references/EXTRA.md")
+      assert.include(String(error?.message), "skill://pdf-processing/references/EXTRA.md")
       assert.strictEqual(yield* Effect.promise(() => Fs.readFile(lockPath, "utf8")), lock)
       assert.deepStrictEqual(yield* Effect.promise(() => filesUnder(into)), before)
     }).pipe(Effect.scoped))

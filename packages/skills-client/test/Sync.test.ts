@@ -2,8 +2,8 @@
  * `Sync` over real HTTP: against `mcp-skills-server --watch` on both revisions it hears an add,
  * an edit (a rename, as editors save) and a remove, each installed whole within a bounded time,
  * and goes on across a server restart; against a server that lies, a tampered change is refused
- * and the installed version stays, a change over a file edited here is refused and the edit
- * stays; an interrupt in the middle of a change leaves the old skill or the new one, never a mix.
+ * and the installed version stays (with `all`, that skill alone), a change over a file edited
+ * here is refused and the edit stays; an interrupt in the middle of a change leaves the old skill or the new one, never a mix.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
@@ -178,6 +178,24 @@ describe("Sync against a server that lies", () => {
       delete s.tamper.wrongSize
       yield* sync.changed("Updated", Tamper.SkillUri)
       assert.strictEqual(yield* invoice(into), "# Invoice template v2\n")
+    }).pipe(Effect.scoped), 120_000)
+
+  it.live("with all, a tampered skill is refused alone: the others are installed, then it too once it is honest", () =>
+    Effect.gen(function*() {
+      const s = yield* Effect.acquireRelease(
+        Effect.promise(() => Tamper.start({ ttlMs: 100, others: ["alpha"], flipByte: Tamper.InvoiceUri })),
+        (s) => Effect.promise(() => s.close())
+      )
+      const into = yield* tempDir("sync-one-bad-")
+      const sync = yield* syncing({ transport: Follow.http(s.url), pull: { into, all: true }, recheck: quick })
+      yield* sync.changed("Added", "skill://alpha/SKILL.md")
+      const refused = yield* sync.until("Refused", (event) => event._tag === "Refused" ? event : undefined)
+      assert.strictEqual(refused.error.check, "digest")
+      assert.include(refused.error.message, Tamper.InvoiceUri)
+      assert.deepStrictEqual(yield* listed(into), ["alpha", "mcp-skills.lock.json"])
+      delete s.tamper.flipByte
+      yield* sync.changed("Added", Tamper.SkillUri)
+      assert.deepStrictEqual(yield* listed(into), ["alpha", "mcp-skills.lock.json", "pdf-processing"])
     }).pipe(Effect.scoped), 120_000)
 
   it.live("a change over a file edited here is refused naming it; the edit stays", () =>

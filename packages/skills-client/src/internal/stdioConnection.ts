@@ -5,7 +5,10 @@
  * server closed its output, a write to it failed, it exited), the failure waits for the exit code
  * and the end of stderr, at most `ClientLimits.ExitWait`, and carries `ServerStopped` inside
  * effect's `TransportError`, the only failure effect's McpClient passes on; the client's own
- * requests and its handshake take it out again ({@link lift}).
+ * requests and its handshake take it out again ({@link lift}). The server's output reaches effect's
+ * reader only as whole lines within `maxMessageBytes` (`StdioLines`): effect holds a line whole
+ * before it measures it, so a server writing one line without end held hundreds of MiB. A line
+ * past the bound refuses the connection there, with effect's `LimitError`, and is not read further.
  *
  * @internal
  */
@@ -14,13 +17,14 @@ import * as Effect from "effect/Effect"
 import * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import * as McpClient from "effect/ai/McpClient"
-import { McpClientError, TransportError } from "effect/ai/McpClientError"
+import { LimitError, McpClientError, TransportError } from "effect/ai/McpClientError"
 import type * as McpProtocol from "effect/ai/McpProtocol"
 import type * as ChildProcess from "effect/process/ChildProcess"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type * as Scope from "effect/Scope"
 import { ExitWait, StderrBytes, StderrLines } from "../ClientLimits.js"
 import { ServerNotStarted, type ServerExit, ServerStopped } from "../SkillsClientError.js"
+import * as StdioLines from "./stdioLines.js"
 
 // The last `StderrBytes` bytes written, as lines: a first line cut by the bound is dropped, and
 // terminal escapes and control characters are removed, as the lines go into a message.
@@ -54,6 +58,8 @@ const tail = () => {
     }
   }
 }
+
+const Newline = Uint8Array.of(0x0a)
 
 // Node reports a signal only in the words of effect's error (`receipt of signal: 'SIGKILL'`).
 const exitOf = (exit: Effect.Effect<number, PlatformError.PlatformError>): Effect.Effect<ServerExit> =>
@@ -107,6 +113,34 @@ export const connect = Effect.fnUntraced(function*(
   const stderrEnded = yield* Deferred.make<void>()
   const stderr = tail()
   let spawnFailure: PlatformError.PlatformError | undefined
+  let refused: McpClientError | undefined
+
+  // Whole lines within the bound, each with its newline; the output ends after a line past it.
+  const bounded = (stdout: Stream.Stream<Uint8Array, PlatformError.PlatformError>) =>
+    Stream.suspend(() => {
+      const lines: Array<Uint8Array> = []
+      const push = StdioLines.make(options.maxMessageBytes, {
+        line: (bytes) => void (refused === undefined && lines.push(bytes, Newline)),
+        tooLong: () => {
+          refused ??= new McpClientError({
+            reason: new LimitError({
+              description: `${options.server} wrote a line of more than ${options.maxMessageBytes} bytes, the most one message may have`
+            })
+          })
+        }
+      })
+      return stdout.pipe(
+        Stream.map((chunk) => {
+          push(chunk)
+          const whole = Buffer.concat(lines)
+          lines.length = 0
+          return { whole, last: refused !== undefined }
+        }),
+        Stream.takeUntil(({ last }) => last),
+        Stream.filter(({ whole }) => whole.length > 0),
+        Stream.map(({ whole }) => whole)
+      )
+    })
 
   const watching = ChildProcessSpawner.make((command) =>
     spawner.spawn(command).pipe(
@@ -115,6 +149,7 @@ export const connect = Effect.fnUntraced(function*(
       Effect.map((handle) =>
         ChildProcessSpawner.makeHandle({
           ...handle,
+          stdout: bounded(handle.stdout),
           stderr: handle.stderr.pipe(
             Stream.tap((chunk) => Effect.sync(() => stderr.push(chunk))),
             Stream.ensuring(Deferred.succeed(stderrEnded, undefined))
@@ -132,9 +167,12 @@ export const connect = Effect.fnUntraced(function*(
     )
   )
 
-  // A transport failure is the server's end: what it was, once known, inside effect's error.
+  // A transport failure is the server's end: what it was, once known, inside effect's error;
+  // after a line past the bound, that line.
   const stopped = (error: McpClientError) =>
-    error.reason._tag !== "TransportError"
+    refused !== undefined
+      ? Effect.fail(refused)
+      : error.reason._tag !== "TransportError"
       ? Effect.fail(error)
       : Effect.gen(function*() {
         yield* Effect.timeoutOption(Effect.all([Deferred.await(exit), Deferred.await(stderrEnded)]), ExitWait)

@@ -85,6 +85,8 @@ export interface Tamper {
   metadataKeys?: number
   /** Append this many bytes to the file at this uri, its entry unchanged. */
   padding?: { readonly uri: string; readonly bytes: number }
+  /** More skills of these names, listed after pdf-processing: a SKILL.md each, served honestly. */
+  others?: ReadonlyArray<string>
 }
 
 export interface Recorded {
@@ -131,6 +133,21 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
     }
     return [...files, ...planted()].filter((file) => file.uri !== tamper.removed)
   }
+
+  const others = (): Array<File> =>
+    (tamper.others ?? []).map((name) => ({
+      uri: `skill://${name}/SKILL.md`,
+      bytes: enc.encode(`---\nname: ${name}\ndescription: Another skill\n---\n`),
+      mimeType: "text/markdown",
+      text: true
+    }))
+
+  const otherEntries = () =>
+    others().map((file) => ({
+      uri: file.uri,
+      frontmatter: { name: file.uri.slice("skill://".length, -"/SKILL.md".length), description: "Another skill" },
+      resources: [{ uri: file.uri, digest: digestOf(file.bytes), size: file.bytes.length }]
+    }))
 
   const planted = (): Array<File> =>
     (tamper.plant ?? []).map((path) => ({
@@ -211,7 +228,7 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
           const n = typeof cursor === "string" ? Number(cursor) : 0
           return { result: { ...cache, skills: [], nextCursor: String(n + 1) } }
         }
-        const skills: Array<unknown> = tamper.unlisted === true || tamper.gone === true ? [] : [entry()]
+        const skills: Array<unknown> = [...(tamper.unlisted === true || tamper.gone === true ? [] : [entry()]), ...otherEntries()]
         if (tamper.invalidEntry === true) {
           skills.unshift({ uri: "skill://broken/SKILL.md", frontmatter: { name: "broken", description: "no manifest" } })
         }
@@ -223,11 +240,13 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         if (params.uri === SkillUri && tamper.gone !== true) {
           return { result: { ...cache, skill: tamper.wrongUri === "get" ? { ...entry(), uri: "skill://other/SKILL.md" } : entry() } }
         }
+        const other = otherEntries().find((skill) => skill.uri === params.uri)
+        if (other !== undefined) return { result: { ...cache, skill: other } }
         return { error: { code: -32602, message: `no skill is served at ${String(params.uri)}` } }
       }
       case "resources/read": {
         const uri = String(params.uri)
-        const files = served()
+        const files = [...served(), ...others()]
         const file = files.find((f) => f.uri === uri && f.uri !== tamper.hidden)
         if (file === undefined) return { error: { code: modern ? -32602 : -32002, message: "Resource not found", data: { uri } } }
         if (tamper.wrongUri === uri) {

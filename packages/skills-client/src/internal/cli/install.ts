@@ -16,7 +16,7 @@ import type * as PullError from "../../PullError.js"
 import * as Sync from "../../Sync.js"
 import { outcomeLine } from "../lines.js"
 import { prefixProblem } from "../pull/names.js"
-import { arity, type Common, common, fail, operandsOf, Usage, withReached, withTarget } from "./target.js"
+import { arity, type Common, common, fail, operandsOf, withReached, withTarget } from "./target.js"
 
 const renderProgress = () => {
   let last = ""
@@ -68,17 +68,21 @@ interface Placed {
   readonly scope: Option.Option<Host.Scope>
 }
 
-/** The folder (and layout) of `--into`, `--host` and `--scope`; `--into` wins over the host's folder. */
-export const placeOf = (input: Placed & { readonly prefix?: Option.Option<string> }, places: Host.Places): Host.Target => {
-  const prefix = Option.getOrUndefined(input.prefix ?? Option.none())
-  if (Option.isNone(input.host)) {
+/**
+ * The folder (and layout) of `--into`, `--host` and `--scope`, found before any server is asked;
+ * `--into` wins over the host's folder. A home the user scope cannot be below is one line.
+ */
+export const placed = <A, E, R>(
+  input: Placed & { readonly prefix?: Option.Option<string> },
+  f: (target: Host.Target) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function*() {
+    const prefix = Option.getOrUndefined(input.prefix ?? Option.none())
     // `checked` made sure one of them is given.
-    if (Option.isNone(input.into)) throw new Usage("needs --into DIR or --host HOST")
-    return { into: input.into.value, layout: PullModel.tree(prefix) }
-  }
-  const hosted = Host.target(input.host.value, Option.getOrElse(input.scope, () => "project" as const), places, prefix)
-  return Option.isSome(input.into) ? { ...hosted, into: input.into.value } : hosted
-}
+    if (Option.isNone(input.host)) return { into: Option.getOrThrow(input.into), layout: PullModel.tree(prefix) }
+    const hosted = yield* Host.target(input.host.value, Option.getOrElse(input.scope, () => "project" as const), yield* Host.places, prefix)
+    return Option.isSome(input.into) ? { ...hosted, into: input.into.value } : hosted
+  }).pipe(Effect.matchEffect({ onFailure: (error) => fail(error.message), onSuccess: f }))
 
 const choices = {
   all: Flag.Boolean("all").pipe(Flag.withDescription("Every listed skill"), Flag.withDefault(false)),
@@ -123,33 +127,34 @@ const pull = Command.make("pull", {
     Flag.withDefault(false)
   )
 }, (input) =>
-  withTarget("pull", input, (client, rest) =>
-    Effect.gen(function*() {
-      const { into, layout } = placeOf(input, yield* Host.places)
-      const summary = yield* Pull.pull(client, {
-        into,
-        layout,
-        uris: rest,
-        all: input.all,
-        acceptChanges: input.acceptChanges,
-        acceptSigner: input.acceptSigner,
-        overwriteLocal: input.overwriteLocal,
-        prune: input.prune,
-        onProgress: renderProgress()
-      })
-      for (const outcome of summary.skills) {
-        yield* Console.log(outcomeLine(outcome))
-        if (outcome._tag === "Updated") {
-          for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
-          for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
-          for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
+  placed(input, ({ into, layout }) =>
+    withTarget("pull", input, (client, rest) =>
+      Effect.gen(function*() {
+        const summary = yield* Pull.pull(client, {
+          into,
+          layout,
+          uris: rest,
+          all: input.all,
+          acceptChanges: input.acceptChanges,
+          acceptSigner: input.acceptSigner,
+          overwriteLocal: input.overwriteLocal,
+          prune: input.prune,
+          onProgress: renderProgress()
+        })
+        for (const outcome of summary.skills) {
+          yield* Console.log(outcomeLine(outcome))
+          if (outcome._tag === "Updated") {
+            for (const uri of outcome.added) yield* Console.log(`  + ${uri}`)
+            for (const uri of outcome.removed) yield* Console.log(`  - ${uri}`)
+            for (const uri of outcome.changed) yield* Console.log(`  ~ ${uri}`)
+          }
+          if (outcome._tag === "Updated" || outcome._tag === "Restored") yield* logOverwritten(outcome.path, outcome.local)
         }
-        if (outcome._tag === "Updated" || outcome._tag === "Restored") yield* logOverwritten(outcome.path, outcome.local)
-      }
-    }))).pipe(
+        for (const { error } of summary.refused) yield* fail(error.message)
+      })))).pipe(
   checked("pull"),
   Command.withDescription(
-    "Verify skills into a folder (--into) or where an agent host reads them (--host, --scope), all or nothing, and record them in mcp-skills.lock.json"
+    "Verify skills into a folder (--into) or where an agent host reads them (--host, --scope), all or nothing, and record them in mcp-skills.lock.json; with --all a skill that fails verification is left out and named (exit status 1)"
   ),
   Command.withExamples([
     { command: "mcp-skills pull http://127.0.0.1:3000/mcp --all --into ./skills", description: "every skill the server lists" },
@@ -171,10 +176,9 @@ const sync = Command.make("sync", {
     Flag.withDefault(false)
   )
 }, (input) =>
-  withReached("sync", input, ({ cache, options, rest, transport }) =>
-    Effect.gen(function*() {
-      const { into, layout } = placeOf(input, yield* Host.places)
-      yield* Sync.run({
+  placed(input, ({ into, layout }) =>
+    withReached("sync", input, ({ cache, options, rest, transport }) =>
+      Sync.run({
         transport,
         client: options,
         pull: {
@@ -191,8 +195,7 @@ const sync = Command.make("sync", {
         Effect.provide(Layer.mergeAll(FetchHttpClient.layer, NodeServices.layer, cache)),
         Effect.onInterrupt(() => Console.log(`stopped; ${into} holds what was last installed whole`)),
         Effect.catch((error) => fail(error.message))
-      )
-    }))).pipe(
+      )))).pipe(
   checked("sync"),
   Command.withDescription(
     "Keep a folder in sync with a server until Ctrl-C: each verified change installed whole (add, update, and with --prune remove), one line each; a change that fails a check, or would overwrite a local edit, is refused and what is installed stays"

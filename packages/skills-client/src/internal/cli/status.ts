@@ -75,11 +75,8 @@ const status = Command.make("status", {
     // `--into` is one folder; else every host folder, or those of `--host` and `--scope`.
     const folders = Option.isSome(input.into)
       ? [{ into: input.into.value, label: "--into" }]
-      : Host.every(places)
-        .filter((found) =>
-          Option.match(input.host, { onNone: () => true, onSome: (host) => found.hosts.includes(host) }) &&
-          Option.match(input.scope, { onNone: () => true, onSome: (scope) => found.scope === scope })
-        )
+      : (yield* Host.every(places, Option.getOrUndefined(input.scope)))
+        .filter((found) => Option.match(input.host, { onNone: () => true, onSome: (host) => found.hosts.includes(host) }))
         .map((found) => ({ into: found.into, label: `${found.hosts.join(", ")}, ${found.scope}` }))
     let shown = 0
     for (const { into, label } of folders) {
@@ -132,7 +129,7 @@ const status = Command.make("status", {
     }
     if (shown === 0) yield* Console.log(`no skills installed in ${folders.map((folder) => folder.into).join(", ")}`)
   }).pipe(
-    Effect.catch((error) => fail(PullError.toPullError(error).message)),
+    Effect.catch((error) => fail(error._tag === "HomeFolderError" ? error.message : PullError.toPullError(error).message)),
     Effect.catchDefect((defect) => defect instanceof Usage ? CliReport.usageIn([program, "status"])(defect.message) : Effect.die(defect))
   )).pipe(
     Command.withDescription(

@@ -14,6 +14,7 @@ import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import * as ChildProcessSpawner from "effect/process/ChildProcessSpawner"
 import type { Signal } from "../../FollowChannel.js"
+import * as StdioLines from "../stdioLines.js"
 import { MaxEventBytes, signalOf } from "./listen.js"
 
 /** A spawner that taps its processes, the signals heard, and a writer to the latest process. */
@@ -28,35 +29,6 @@ const MaxPendingSignals = 64
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
-const Newline = 0x0a
-
-// Finds the notifications among the output's lines, keeping at most `MaxEventBytes` of a line.
-const lineReader = (heard: (line: string) => void) => {
-  let pending: Array<Uint8Array> = []
-  let size = 0
-  let skipping = false
-  return (chunk: Uint8Array) => {
-    let start = 0
-    for (let end = chunk.indexOf(Newline); end !== -1; end = chunk.indexOf(Newline, start)) {
-      if (!skipping && size + end - start <= MaxEventBytes) {
-        pending.push(chunk.subarray(start, end))
-        heard(decoder.decode(Buffer.concat(pending)))
-      }
-      pending = []
-      size = 0
-      skipping = false
-      start = end + 1
-    }
-    if (skipping || start === chunk.length) return
-    size += chunk.length - start
-    if (size > MaxEventBytes) {
-      pending = []
-      skipping = true
-    } else {
-      pending.push(chunk.slice(start))
-    }
-  }
-}
 
 /** Wraps `spawner` for one connection (see the module description). */
 export const make = (
@@ -71,16 +43,20 @@ export const make = (
         const merged = yield* Queue.unbounded<Uint8Array, Cause.Done>()
         yield* Stream.fromQueue(merged).pipe(Stream.run(handle.stdin), Effect.ignore, Effect.forkScoped)
         input = merged
-        const read = lineReader((line) => {
-          if (!line.includes("notifications/")) return
-          let message: unknown
-          try {
-            message = JSON.parse(line)
-          } catch {
-            return
+        const read = StdioLines.make(MaxEventBytes, {
+          tooLong: () => {},
+          line: (bytes) => {
+            const line = decoder.decode(bytes)
+            if (!line.includes("notifications/")) return
+            let message: unknown
+            try {
+              message = JSON.parse(line)
+            } catch {
+              return
+            }
+            const signal = signalOf(message)
+            if (signal !== undefined) Queue.offerUnsafe(signals, signal)
           }
-          const signal = signalOf(message)
-          if (signal !== undefined) Queue.offerUnsafe(signals, signal)
         })
         return ChildProcessSpawner.makeHandle({
           ...handle,

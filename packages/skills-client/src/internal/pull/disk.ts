@@ -7,10 +7,12 @@
 import * as Path from "node:path"
 import * as Effect from "effect/Effect"
 import * as FileSystem from "effect/FileSystem"
+import type * as PlatformError from "effect/PlatformError"
 import * as Stream from "effect/Stream"
 import { Digest } from "@mcp-skills/core"
 import type { Lock, LockSkill } from "../../LockFile.js"
 import { type Edits, type Error, MaxDepth, PullError, UnsafePath } from "../../PullError.js"
+import { reasonOf } from "../systemError.js"
 import { infoAt } from "./paths.js"
 
 /**
@@ -32,8 +34,8 @@ export const recordedPaths = (lock: Lock): ReadonlySet<string> => {
   return paths
 }
 
-const readError = (path: string) => (error: { readonly message: string }) =>
-  new PullError({ check: "local", file: path, detail: `cannot read ${path}: ${error.message}` })
+const readError = (path: string) => (error: PlatformError.PlatformError) =>
+  new PullError({ check: "local", file: path, detail: `cannot read ${path}: ${reasonOf(error)}` })
 
 /**
  * The digest of the `size` bytes at `path`, or undefined when it holds another number of bytes

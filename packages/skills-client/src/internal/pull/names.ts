@@ -31,6 +31,15 @@ export const folderOf = (skill: Skill.Skill, layout: Layout = tree()): string =>
   return [...(layout.prefix === undefined ? [] : [layout.prefix]), ...(parsed.scheme === "skill" ? [] : [parsed.scheme]), ...path].join("/")
 }
 
+/** The nearest folder above `folder` (`/`-separated) that `folders` holds, and what it holds there. */
+export const enclosing = <A>(folders: ReadonlyMap<string, A>, folder: string): A | undefined => {
+  for (let at = folder.lastIndexOf("/"); at > 0; at = folder.lastIndexOf("/", at - 1)) {
+    const found = folders.get(folder.slice(0, at))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 /** One file where a pull would put it: `path` below the target, `/`-separated. */
 export interface Placed {
   readonly skill: string

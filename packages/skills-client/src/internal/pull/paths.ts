@@ -9,11 +9,12 @@ import type * as PlatformError from "effect/PlatformError"
 import * as Schema from "effect/Schema"
 import { type Error, PullError, UnsafePath } from "../../PullError.js"
 import { Lock, LockFileName, MaxLockFileBytes } from "../../LockFile.js"
+import { reasonOf } from "../systemError.js"
 
 const isNotFound = (error: PlatformError.PlatformError) => error.reason._tag === "NotFound"
 
 export const writeError = (path: string) => (error: PlatformError.PlatformError) =>
-  new PullError({ check: "write", file: path, detail: `cannot write ${path}: ${error.message}` })
+  new PullError({ check: "write", file: path, detail: `cannot write ${path}: ${reasonOf(error)}` })
 
 // What is at `path` without following a link at it, or undefined when nothing is there.
 export const infoAt = (path: string) =>
@@ -52,7 +53,7 @@ export const readLock = (dir: string): Effect.Effect<Lock, Error, FileSystem.Fil
       })
     }
     const text = yield* fs.readFileString(path).pipe(
-      Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `cannot read ${path}: ${e.message}` }))
+      Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `cannot read ${path}: ${reasonOf(e)}` }))
     )
     return yield* Schema.decodeUnknownEffect(Schema.fromJsonString(Lock))(text).pipe(
       Effect.mapError((e) => new PullError({ check: "lock", file: path, detail: `${path} is not a lock file: ${e.message}` }))

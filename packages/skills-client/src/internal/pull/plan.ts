@@ -5,6 +5,7 @@ import type * as FileSystem from "effect/FileSystem"
 import type { Skill } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
 import {
+  type Check,
   type EditedSkill,
   type Error,
   FolderTaken,
@@ -16,8 +17,8 @@ import {
 import type { LockSkill } from "../../LockFile.js"
 import { inspect, isEdited, noEdits, recordedPaths } from "./disk.js"
 import { recover } from "./journal.js"
-import { checkNames, folderOf, folderTaken, keptFiles, placed, prefixProblem } from "./names.js"
-import { type Choices, type Plan, type Step, tree } from "../../PullModel.js"
+import { checkNames, enclosing, folderOf, folderTaken, keptFiles, placed, prefixProblem } from "./names.js"
+import { type Choices, type Plan, type Refused, type Step, tree } from "../../PullModel.js"
 import { checkPath, readLock } from "./paths.js"
 
 export const filesOf = (skill: Skill.Skill): ReadonlyArray<Skill.SkillResource> => skill.resources === "dynamic" ? [] : skill.resources
@@ -43,37 +44,72 @@ const isEmpty = (diff: Diff) => diff.added.length + diff.removed.length + diff.c
 const describeDiff = (diff: Diff) =>
   [...diff.added.map((uri) => `+${uri}`), ...diff.removed.map((uri) => `-${uri}`), ...diff.changed.map((uri) => `~${uri}`)].join(" ")
 
+// What a skill's own entry or files failed, not the pull: with `all` that skill is left out and
+// named, and the others are installed.
+const Refusable: ReadonlySet<Check> = new Set([
+  "digest",
+  "size",
+  "frontmatter",
+  "unlisted",
+  "outside",
+  "contents",
+  "uri",
+  "limit",
+  "dynamic",
+  "entry",
+  "signature",
+  "not-found",
+  "changed"
+])
+
+/**
+ * Runs the check of one skill: with `all`, a failure of the skill itself is answered as its
+ * refusal (`undefined` and `refused` told), any other fails the pull.
+ */
+export const refusing = <A, E extends Error, R>(all: boolean, uri: string, refused: Array<Refused>) =>
+(check: Effect.Effect<A, E, R>): Effect.Effect<A | undefined, E, R> =>
+  all
+    ? Effect.catch(check, (error) => {
+      const said = toPullError(error)
+      if (!Refusable.has(said.check)) return Effect.fail(error)
+      refused.push({ uri, error: said })
+      return Effect.succeed(undefined)
+    })
+    : check
+
 export const select = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   options: Pick<Choices, "uris" | "all" | "prune">
-): Effect.fn.Return<ReadonlyArray<Skill.Skill>, PullError> {
+): Effect.fn.Return<{ readonly selected: ReadonlyArray<Skill.Skill>; readonly refused: ReadonlyArray<Refused> }, PullError> {
   if (options.prune === true && options.all !== true) {
     return yield* new PullError({ check: "usage", detail: "--prune needs --all: only a pull of every listed skill knows which skills are gone" })
   }
   const listing = yield* client.listSkills().pipe(Effect.mapError((e) => toPullError(e)))
-  const { selected } = yield* selectFrom(client, listing, { ...options, missing: "fail" })
+  const { refused, selected } = yield* selectFrom(client, listing, { ...options, missing: "fail" })
   // An empty catalogue is an answer to `all`: whatever was pulled from it is gone.
   if (selected.length === 0 && options.all !== true) return yield* new PullError({ check: "entry", detail: "no skill selected" })
-  return selected
+  return { selected, refused }
 })
 
 /**
- * The entries of `listing` to pull: every one with `all`, else each of `uris`, fetched with
- * `skills/get` when not listed (R30). A URI the server does not serve fails the selection, or
- * with `missing: "gone"` is answered in `missing` (a sync removes it).
+ * The entries of `listing` to pull: every valid one with `all` (each invalid one `refused`), else
+ * each of `uris`, fetched with `skills/get` when not listed (R30). A URI the server does not serve
+ * fails the selection, or with `missing: "gone"` is answered in `missing` (a sync removes it).
  */
 export const selectFrom = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   listing: SkillsClient.Listing,
   options: Pick<Choices, "uris" | "all"> & { readonly missing: "fail" | "gone" }
-): Effect.fn.Return<{ readonly selected: ReadonlyArray<Skill.Skill>; readonly missing: ReadonlyArray<string> }, PullError> {
+): Effect.fn.Return<
+  { readonly selected: ReadonlyArray<Skill.Skill>; readonly missing: ReadonlyArray<string>; readonly refused: ReadonlyArray<Refused> },
+  PullError
+> {
   const selected: Array<Skill.Skill> = []
   const missing: Array<string> = []
   if (options.all === true) {
-    const invalid = listing.invalid[0]
-    if (invalid !== undefined) return yield* toPullError(invalid)
+    const refused = listing.invalid.map((invalid): Refused => ({ uri: invalid.uri, error: toPullError(invalid) }))
     selected.push(...listing.skills)
-    return { selected, missing }
+    return { selected, missing, refused }
   }
   for (const uri of new Set(options.uris ?? [])) {
     const listed = listing.skills.find((skill) => skill.uri === uri)
@@ -91,13 +127,19 @@ export const selectFrom = Effect.fnUntraced(function*(
     if (fetched === undefined) missing.push(uri)
     else selected.push(fetched)
   }
-  return { selected, missing }
+  return { selected, missing, refused: [] }
 })
+
+/** The refusal of a skill that lies inside the folder of `outer`, a skill refused. */
+export const insideRefused = (uri: string, outer: string) =>
+  new PullError({ check: "entry", skill: uri, detail: `${uri} lies inside ${outer}, which was refused` })
 
 export const plan = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
-  selected: ReadonlyArray<Skill.Skill>,
-  options: Omit<Choices, "uris">
+  listed: ReadonlyArray<Skill.Skill>,
+  options: Omit<Choices, "uris">,
+  // What the selection refused already (invalid entries): none of them is gone.
+  refusedBefore: ReadonlyArray<Refused> = []
 ): Effect.fn.Return<Plan, Error, FileSystem.FileSystem> {
   const into = Path.resolve(options.into)
   const prune = options.prune === true
@@ -109,17 +151,28 @@ export const plan = Effect.fnUntraced(function*(
   // This server's skills in the lock file, by URI (the first record of each, as a search finds).
   const pulled = new Map<string, LockSkill>()
   for (const record of lock.skills) if (record.origin === client.server && !pulled.has(record.uri)) pulled.set(record.uri, record)
+  const all = options.all === true
+  const refused = [...refusedBefore]
   // What changed on the server since the last pull, for every skill pulled before.
   const diffs = new Map<string, Diff>()
-  for (const skill of selected) {
+  for (const skill of listed) {
     const previous = pulled.get(skill.uri)
     if (previous !== undefined) diffs.set(skill.uri, diffFiles(previous.files, filesOf(skill)))
   }
   const changes = (skill: Skill.Skill) => skill.resources === "dynamic" || !isEmpty(diffs.get(skill.uri)!)
   // Every entry is checked, signatures included, before anything is read or written.
   const signers = new Map<string, string | undefined>()
-  for (const skill of selected) {
-    const checked = yield* client.checkEntry(skill).pipe(Effect.mapError((e) => toPullError(e, { skill: skill.uri })))
+  // The skills whose entries were refused, by folder.
+  const leftOut = new Map<string, string>()
+  for (const skill of listed) {
+    const checked = yield* client.checkEntry(skill).pipe(
+      Effect.mapError((e) => toPullError(e, { skill: skill.uri })),
+      refusing(all, skill.uri, refused)
+    )
+    if (checked === undefined) {
+      leftOut.set(folderOf(skill, layout), skill.uri)
+      continue
+    }
     const recorded = pulled.get(skill.uri)?.signer
     if (checked.signers === undefined) {
       // Without trust no signature was checked: a skill pinned to a signer may stay as it was
@@ -140,6 +193,16 @@ export const plan = Effect.fnUntraced(function*(
     }
     signers.set(skill.uri, signer)
   }
+  // A skill inside one left out goes with it: its folder would be made inside a folder no pull wrote.
+  const refusedUris = new Set(refused.map((refusal) => refusal.uri))
+  const selected = listed.filter((skill) => {
+    if (refusedUris.has(skill.uri)) return false
+    const within = enclosing(leftOut, folderOf(skill, layout))
+    if (within === undefined) return true
+    refused.push({ uri: skill.uri, error: insideRefused(skill.uri, within) })
+    refusedUris.add(skill.uri)
+    return false
+  })
   // Without trust, what the lock file recorded stays: the files are the ones it signed.
   const signerOf = (skill: Skill.Skill, previous: LockSkill | undefined) =>
     signers.has(skill.uri) ? signers.get(skill.uri) : previous?.signer
@@ -156,13 +219,7 @@ export const plan = Effect.fnUntraced(function*(
     byFolder.set(folder, skill.uri)
   }
   // Nested: a folder above the skill's is another selected skill's.
-  const isNested = (skill: Skill.Skill) => {
-    const folder = folders.get(skill.uri)!
-    for (let at = folder.lastIndexOf("/"); at > 0; at = folder.lastIndexOf("/", at - 1)) {
-      if (byFolder.has(folder.slice(0, at))) return true
-    }
-    return false
-  }
+  const isNested = (skill: Skill.Skill) => enclosing(byFolder, folders.get(skill.uri)!) !== undefined
   // A folder the lock file gives another skill, of this server or another, is refused naming both
   // (before the names of their files are compared, which would say less).
   for (const skill of selected) {
@@ -242,7 +299,7 @@ export const plan = Effect.fnUntraced(function*(
     ? [...pulled.values()]
     : (options.unlisted ?? []).flatMap((uri) => pulled.get(uri) ?? [])
   for (const record of candidates) {
-    if (folders.has(record.uri)) continue
+    if (folders.has(record.uri) || refusedUris.has(record.uri)) continue
     const served = yield* client.getSkill(record.uri).pipe(
       Effect.as(true),
       Effect.catchTag("SkillNotFound", () => Effect.succeed(false)),
@@ -257,6 +314,6 @@ export const plan = Effect.fnUntraced(function*(
     if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
   }
   if (edited.length > 0 && options.overwriteLocal !== true) return yield* new LocalChanges({ skills: edited })
-  const result: Plan = { into, origin: client.server, lock, steps, gone, prune }
+  const result: Plan = { into, origin: client.server, lock, steps, gone, prune, all, refused }
   return result
 })

@@ -7,22 +7,28 @@ import { Digest, Extension, type Skill, SkillUri } from "@mcp-skills/core"
 import type * as SkillsClient from "../../SkillsClient.js"
 import { PullError, toPullError, type UnsafeName } from "../../PullError.js"
 import type { LockFile } from "../../LockFile.js"
-import { checkNames, keptFiles, placed } from "./names.js"
+import { checkNames, enclosing, keptFiles, placed } from "./names.js"
 import { writeError } from "./paths.js"
-import { filesOf } from "./plan.js"
-import type { Plan, Progress, Staged } from "../../PullModel.js"
+import { filesOf, insideRefused, refusing } from "./plan.js"
+import type { Plan, Progress, Refused, Staged, Step } from "../../PullModel.js"
 
 export const stage = Effect.fnUntraced(function*(
   client: SkillsClient.Service,
   planned: Plan,
   staging: string,
   onProgress?: ((progress: Progress) => void) | undefined
-): Effect.fn.Return<ReadonlyArray<Staged>, PullError | UnsafeName, FileSystem.FileSystem> {
+): Effect.fn.Return<
+  { readonly staged: ReadonlyArray<Staged>; readonly refused: ReadonlyArray<Refused> },
+  PullError | UnsafeName,
+  FileSystem.FileSystem
+> {
   const fs = yield* FileSystem.FileSystem
   const staged: Array<Staged> = []
+  const refused: Array<Refused> = []
+  // The skills refused here, by folder: a nested skill staged inside one goes with it.
+  const leftOut = new Map<string, string>()
   const verifiedAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-  for (const [index, step] of planned.steps.entries()) {
-    if (step.action === "unchanged") continue
+  const stageOne = Effect.fnUntraced(function*(index: number, step: Step) {
     const { skill } = step
     const root = step.action === "nested" ? Path.join(staging, ".nested", String(index)) : Path.join(staging, step.folder)
     const total = filesOf(skill).reduce((sum, f) => sum + f.size, 0)
@@ -77,7 +83,7 @@ export const stage = Effect.fnUntraced(function*(
     }
     yield* mkdirs(others)
     yield* Effect.forEach(others, fetch, { concurrency: 4, discard: true })
-    staged.push({
+    return {
       step,
       bytes,
       lock: {
@@ -90,9 +96,20 @@ export const stage = Effect.fnUntraced(function*(
         verifiedAt: step.action === "restore" ? step.previous?.verifiedAt ?? verifiedAt : verifiedAt,
         files: lockFiles.sort((a, b) => a.uri < b.uri ? -1 : a.uri > b.uri ? 1 : 0)
       }
-    })
+    }
+  })
+  for (const [index, step] of planned.steps.entries()) {
+    if (step.action === "unchanged") continue
+    const done = yield* stageOne(index, step).pipe(refusing(planned.all, step.skill.uri, refused))
+    if (done !== undefined) staged.push(done)
+    else if (step.action !== "nested") leftOut.set(step.folder, step.skill.uri)
   }
-  return staged
+  const kept = staged.filter(({ step }) => {
+    const within = step.action === "nested" ? enclosing(leftOut, step.folder) : undefined
+    if (within !== undefined) refused.push({ uri: step.skill.uri, error: insideRefused(step.skill.uri, within) })
+    return within === undefined
+  })
+  return { staged: kept, refused }
 })
 
 // A `"dynamic"` skill has no manifest: its files are found by directory reads when the server
