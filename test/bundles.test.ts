@@ -45,3 +45,20 @@ for (
     })
   })
 }
+
+// A Node that reports an older version than `engines` asks for (as Node 20 on a user's PATH).
+const oldNode = `data:text/javascript,${encodeURIComponent(`Object.defineProperty(process.versions, "node", { value: "20.20.2" })`)}`
+
+for (const [name, bin] of [
+  ["mcp-skills-server", "packages/skills-server/bin/mcp-skills-server.js"],
+  ["mcp-skills", "packages/skills-client/bin/mcp-skills.js"]
+] as const) {
+  it(`${name} on a Node older than engines: one line naming the Node it needs, exit 1`, () => {
+    for (const args of [["--version"], ["--help"], ["list", "http://127.0.0.1:9/mcp"]]) {
+      const run = spawnSync(process.execPath, ["--import", oldNode, path.join(root, bin), ...args], { encoding: "utf8" })
+      expect(run.status).toBe(1)
+      expect(run.stdout).toBe("")
+      expect(run.stderr).toBe(`${name}: needs Node 22.19.0 or later, but runs on Node 20.20.2; install a newer Node\n`)
+    }
+  })
+}

@@ -5,6 +5,15 @@
 import * as Module from "node:module"
 import { setFlagsFromString } from "node:v8"
 
+// A Node older than `engines` fails inside the built code with an error that names no version:
+// say which Node is needed instead, in one line.
+const needed = Module.createRequire(import.meta.url)("../package.json").engines.node.replace(/^>=/, "")
+const [have, want] = [process.versions.node, needed].map((version) => version.split(".").map(Number))
+if ((have[0] - want[0] || have[1] - want[1] || have[2] - want[2]) < 0) {
+  console.error(`mcp-skills-server: needs Node ${needed} or later, but runs on Node ${process.versions.node}; install a newer Node`)
+  process.exit(1)
+}
+
 const serving = process.argv.slice(2).find((arg) => !arg.startsWith("-")) === "serve"
 
 // `serve` over HTTP runs with one glibc malloc arena (MALLOC_ARENA_MAX=1), unless the operator tunes
