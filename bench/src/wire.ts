@@ -4,11 +4,13 @@
  * envelope), and the checks that a response is correct: HTTP 200, a JSON-RPC result, and content
  * equal to the catalogue (digests of every byte read).
  */
+import { ServerLimits } from "@mcp-skills/server"
 import type { Catalogue, SkillSpec } from "./catalogue.js"
 import { sha256 } from "./catalogue.js"
 
 export const ProtocolVersion = "2026-07-28"
-export const PageSize = 50
+// Our server's default page size; the SDK's server is started with the same.
+export const PageSize = ServerLimits.PageSize
 
 export const clientInfo = { name: "mcp-skills-bench", version: "0.1.0" }
 

@@ -19,14 +19,35 @@ import type { Limits } from "@mcp-skills/core"
 export const Timeout: Duration.Duration = Duration.seconds(60)
 
 /**
- * The most `skills/list` pages one listing follows (`SkillsClient.Options.maxPages`): 100, 5,000
- * skills at a page size of 50. A server whose cursors never end is stopped there
- * (`RunawayListing`) instead of being followed for as long as it likes.
+ * The most entries one listing holds (`SkillsClient.Options.maxEntries`): 250,000 skills, four
+ * times the largest public registry known (61,452), whatever the server's page size. A server
+ * whose cursors never end is stopped there (`RunawayListing`) instead of being followed for as
+ * long as it likes.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category defaults
  */
-export const MaxPages = 100
+export const MaxEntries = 250_000
+
+/**
+ * The most bytes of pages one listing holds (`SkillsClient.Options.maxListingBytes`): 1 GiB, the
+ * JSON of 250,000 entries of about 4 KiB each (a manifest of a few dozen files). It stops a server
+ * paging forever with empty or huge pages, which the entry count alone would not.
+ *
+ * @since 0.2.0
+ * @category defaults
+ */
+export const MaxListingBytes = 1024 * 1024 * 1024
+
+/**
+ * Pages in a row without an entry after which a listing is a runaway: 100. A server fills its
+ * pages; one that keeps answering empty pages with new cursors would otherwise be followed until
+ * its pages' bytes reach `MaxListingBytes`, millions of requests later.
+ *
+ * @since 0.2.0
+ * @category bounds
+ */
+export const MaxEmptyPages = 100
 
 /**
  * Sockets of the `"lean"` HTTP sender (`layerHttp`'s `maxConnections`), which bound the requests in

@@ -82,8 +82,13 @@ export interface Options {
    * largest message follows from them (`ClientLimits.maxMessageBytes`).
    */
   readonly limits?: Limits.Limits | undefined
-  /** The most `skills/list` pages one listing follows. Default `ClientLimits.MaxPages` (100). */
-  readonly maxPages?: number | undefined
+  /**
+   * The most entries one listing (`skills/list`, a directory read) holds, whatever the server's
+   * page size. Default `ClientLimits.MaxEntries` (250,000).
+   */
+  readonly maxEntries?: number | undefined
+  /** The most bytes of pages one listing holds. Default `ClientLimits.MaxListingBytes` (1 GiB). */
+  readonly maxListingBytes?: number | undefined
   /** Load `"dynamic"` skills, which carry no digests (R12, R141). Default false. */
   readonly allowDynamic?: boolean | undefined
   /**
@@ -298,7 +303,10 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  const walk = Paging.walker(request, options.maxPages ?? ClientLimits.MaxPages)
+  const walk = Paging.walker(request, {
+    maxEntries: options.maxEntries ?? ClientLimits.MaxEntries,
+    maxBytes: options.maxListingBytes ?? ClientLimits.MaxListingBytes
+  })
 
   const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic: options.allowDynamic ?? false, trust })
 
@@ -318,6 +326,7 @@ const makeWith = Effect.fnUntraced(function*(
         if (invalidMode === "fail" && page.invalid.length > 0) return yield* page.invalid[0]!
         skills.push(...page.skills)
         invalid.push(...page.invalid)
+        return page.skills.length + page.invalid.length
       }),
       // skills/list takes no parameter but the cursor: a refusal without one is a protocol fault.
       (error) => error
@@ -366,6 +375,7 @@ const makeWith = Effect.fnUntraced(function*(
         const { children: found, outside } = Results.directChildren(uri, result.resources)
         if (outside.length > 0) return yield* new WrongResourceReturned({ uri, returned: outside })
         children.push(...found)
+        return found.length
       }),
       (error) => new DirectoryNotFound({ uri, detail: error.message })
     )

@@ -372,16 +372,29 @@ export class RepeatedCursor extends Schema.TaggedError<RepeatedCursor>()("Repeat
 }
 
 /**
- * `skills/list` kept paging beyond `maxPages`.
+ * A listing (`skills/list`, a directory read) kept going past what the client holds of one:
+ * more entries than `maxEntries`, more bytes of pages than `maxListingBytes`, or
+ * `ClientLimits.MaxEmptyPages` pages in a row without an entry (`bound` says which), after
+ * `pages` pages.
  *
  * @since 0.1.0
  * @category errors
  */
 export class RunawayListing extends Schema.TaggedError<RunawayListing>()("RunawayListing", {
-  maxPages: Schema.Int
+  method: Schema.String,
+  bound: Schema.Literals(["maxEntries", "maxListingBytes", "emptyPages"]),
+  limit: Schema.Int,
+  pages: Schema.Int,
+  entries: Schema.Int,
+  bytes: Schema.Int
 }) {
   override get message(): string {
-    return `skills/list did not end within ${this.maxPages} pages`
+    const past = this.bound === "maxEntries"
+      ? `${this.entries} entries, past the bound of ${this.limit} (maxEntries)`
+      : this.bound === "maxListingBytes"
+      ? `${this.bytes} bytes of pages, past the bound of ${this.limit} (maxListingBytes)`
+      : `${this.limit} pages in a row without an entry`
+    return `${this.method} did not end: ${past}, after ${this.pages} pages`
   }
 }
 

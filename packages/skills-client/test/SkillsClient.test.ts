@@ -5,7 +5,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { SkillCache, type SkillsClient, type SkillsClientError } from "@mcp-skills/client"
+import { ClientLimits, SkillCache, type SkillsClient, type SkillsClientError } from "@mcp-skills/client"
 import { withClient, versions } from "./support/helpers.js"
 import * as Tamper from "./support/TamperServer.js"
 
@@ -319,12 +319,28 @@ describe("typed errors against a tampering server", () => {
       assert.deepInclude(error, { cursor: "again", page: 2 })
     }))
 
-  it.live("RunawayListing stops at maxPages", () =>
+  it.live("RunawayListing: endless empty pages stop after MaxEmptyPages", () =>
     Effect.gen(function*() {
-      const { error, s } = yield* fails({ runawayPages: true }, (c) => c.listSkills(), { maxPages: 7 })
+      const { error, s } = yield* fails({ runawayPages: true }, (c) => c.listSkills())
       assert.strictEqual(error._tag, "RunawayListing")
-      assert.strictEqual(error.maxPages, 7)
+      assert.deepInclude(error, { bound: "emptyPages", limit: ClientLimits.MaxEmptyPages, pages: ClientLimits.MaxEmptyPages })
+      assert.strictEqual(s.requests.filter((r) => r.method === "skills/list").length, ClientLimits.MaxEmptyPages)
+    }))
+
+  it.live("RunawayListing: endless pages of entries stop past maxEntries, whatever the page count", () =>
+    Effect.gen(function*() {
+      const { error, s } = yield* fails({ runawayPages: true, runawayEntries: 3 }, (c) => c.listSkills(), { maxEntries: 20 })
+      assert.strictEqual(error._tag, "RunawayListing")
+      assert.deepInclude(error, { bound: "maxEntries", limit: 20, entries: 21, pages: 7 })
       assert.strictEqual(s.requests.filter((r) => r.method === "skills/list").length, 7)
+    }))
+
+  it.live("RunawayListing: pages past maxListingBytes", () =>
+    Effect.gen(function*() {
+      const { error } = yield* fails({ runawayPages: true, runawayEntries: 3 }, (c) => c.listSkills(), { maxListingBytes: 4096 })
+      assert.strictEqual(error._tag, "RunawayListing")
+      assert.deepInclude(error, { bound: "maxListingBytes", limit: 4096 })
+      assert.isAbove(error.bytes, 4096)
     }))
 
   it.live("a server that stops answering gives a timeout, not a hang", () =>

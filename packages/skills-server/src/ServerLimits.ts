@@ -81,12 +81,14 @@ export const MaxCursorLength = 2 * Limits.MaxUriLength
 
 /**
  * Entries per page of `skills/list` and `resources/directory/read` (`SkillsServer.Options.pageSize`,
- * `--page-size`): 50, a page of entries a client verifies in one go, a few KiB to a few hundred KiB.
+ * `--page-size`): 100, a page of entries a client verifies in one go, a few KiB to a few hundred
+ * KiB. effect's `McpClient` follows at most 100 pages and 10,000 items of a listing by default:
+ * at 100 a page it lists 10,000 skills with its defaults (at 50 it stopped at 5,000).
  *
  * @since 0.1.0
  * @category defaults
  */
-export const PageSize = 50
+export const PageSize = 100
 
 /**
  * Time a family's `render` or `list` may take when the family sets no `timeout`: 10 seconds, past

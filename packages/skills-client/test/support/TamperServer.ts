@@ -48,6 +48,8 @@ export interface Tamper {
   badBase64?: boolean
   repeatedCursor?: boolean
   runawayPages?: boolean
+  /** With `runawayPages`: entries on each endless page (copies of the skill under new URIs). */
+  runawayEntries?: number
   /** Put an entry without `resources` first in the listing. */
   invalidEntry?: boolean
   /** List the skill on both pages. */
@@ -226,7 +228,11 @@ export const start = async (tamper: Tamper = {}): Promise<TamperServer> => {
         }
         if (tamper.runawayPages === true) {
           const n = typeof cursor === "string" ? Number(cursor) : 0
-          return { result: { ...cache, skills: [], nextCursor: String(n + 1) } }
+          const copies = Array.from({ length: tamper.runawayEntries ?? 0 }, (_, i) => {
+            const copy = entry() as { readonly uri: string }
+            return { ...copy, uri: copy.uri.replace("/SKILL.md", `-${n}-${i}/SKILL.md`) }
+          })
+          return { result: { ...cache, skills: copies, nextCursor: String(n + 1) } }
         }
         const skills: Array<unknown> = [...(tamper.unlisted === true || tamper.gone === true ? [] : [entry()]), ...otherEntries()]
         if (tamper.invalidEntry === true) {

@@ -251,7 +251,7 @@ export interface HttpOptions {
   readonly watch?: Watch | undefined
   /** Join other replicas on a change bus (the revision is then logged at start-up and on every change). */
   readonly replication?: Replication.Options | undefined
-  /** Entries per page of `skills/list` and directory reads (default 50). */
+  /** Entries per page of `skills/list` and directory reads (default 100). */
   readonly pageSize?: number | undefined
   /** Largest request body accepted (default `ServerLimits.MaxBodySize`). */
   readonly maxBodySize?: ByteSize.Input | undefined

@@ -35,6 +35,12 @@ export const common = {
     Flag.withDescription(`Seconds to wait for each request (default ${Duration.toSeconds(ClientLimits.Timeout)})`),
     Flag.withDefault(Duration.toSeconds(ClientLimits.Timeout))
   ),
+  maxEntries: Flag.Int("max-entries").pipe(
+    Flag.withDescription(
+      `The most skills one listing holds, whatever the server's page size (default ${ClientLimits.MaxEntries.toLocaleString("en-US")})`
+    ),
+    Flag.withDefault(ClientLimits.MaxEntries)
+  ),
   protocol: Flag.Literals("protocol", ["auto", "2026-07-28", "2025-11-25"]).pipe(
     Flag.withDescription("MCP protocol revision; auto tries 2026-07-28, then 2025-11-25 (default auto)"),
     Flag.withDefault("auto")
@@ -100,6 +106,7 @@ export const arity = <I extends Common>(command: string, check: (operands: Reado
 export interface Common {
   readonly stdio: Option.Option<string>
   readonly timeout: number
+  readonly maxEntries: number
   readonly protocol: SkillsClient.ProtocolChoice
   readonly header: ReadonlyArray<string>
   readonly cache: Option.Option<string>
@@ -159,11 +166,13 @@ export const trustOf = (input: Common): Verification.Trust | undefined => {
 export const target = (input: Common, token: Option.Option<Redacted.Redacted<string>>) => {
   const rest = operands(input)
   if (!(input.timeout > 0)) throw new Usage("--timeout must be a positive number of seconds")
+  if (!(input.maxEntries > 0)) throw new Usage("--max-entries must be a positive integer")
   const bound = { maxBytes: Option.getOrUndefined(input.cacheMaxSize) }
   const cache = Option.isSome(input.cache) ? SkillCache.layerDisk(input.cache.value, bound) : SkillCache.layerMemory(bound)
   const trust = trustOf(input)
   const options = {
     timeout: `${input.timeout} seconds` as const,
+    maxEntries: input.maxEntries,
     protocolVersion: input.protocol,
     allowDynamic: input.allowDynamic,
     trust
