@@ -82,10 +82,7 @@ export interface Options {
    * largest message follows from them (`ClientLimits.maxMessageBytes`).
    */
   readonly limits?: Limits.Limits | undefined
-  /**
-   * The most entries one listing (`skills/list`, a directory read) holds, whatever the server's
-   * page size. Default `ClientLimits.MaxEntries` (250,000).
-   */
+  /** The most entries one listing holds, whatever the page size. Default `ClientLimits.MaxEntries`. */
   readonly maxEntries?: number | undefined
   /** The most bytes of pages one listing holds. Default `ClientLimits.MaxListingBytes` (1 GiB). */
   readonly maxListingBytes?: number | undefined
@@ -303,10 +300,7 @@ const makeWith = Effect.fnUntraced(function*(
     ? Effect.fail(new ExtensionNotSupported({ server }))
     : Effect.void
 
-  const walk = Paging.walker(request, {
-    maxEntries: options.maxEntries ?? ClientLimits.MaxEntries,
-    maxBytes: options.maxListingBytes ?? ClientLimits.MaxListingBytes
-  })
+  const walk = Paging.walker(request, options)
 
   const { remember, isFresh, checkedOf } = Entries.make({ limits, allowDynamic: options.allowDynamic ?? false, trust })
 
@@ -335,13 +329,12 @@ const makeWith = Effect.fnUntraced(function*(
     if (invalidMode === "fail" && repeated.length > 0) return yield* repeated[0]!
     invalid.push(...repeated)
     yield* remember(skills, CacheHint.fromResult(pages[0]!))
-    const listing: Listing = {
+    return {
       skills: unique,
       invalid,
       cacheHint: CacheHint.fromResult(pages[0]!),
       ...(listOptions.onePage === true || listOptions.cursor !== undefined ? { nextCursor } : {})
-    }
-    return listing
+    } satisfies Listing as Listing
   })
 
   const fetchSkill = Effect.fnUntraced(function*(uri: string) {

@@ -5,10 +5,10 @@ import { CursorRejected, RepeatedCursor, RunawayListing, type ServerStopped } fr
 import * as ClientLimits from "../ClientLimits.js"
 import { refusedWith } from "./results.js"
 
-/** What one listing may hold: its entries and the bytes of its pages (their JSON). */
+/** What one listing may hold: its entries and the bytes of its pages (their JSON); the defaults are `ClientLimits`'. */
 export interface Bounds {
-  readonly maxEntries: number
-  readonly maxBytes: number
+  readonly maxEntries?: number | undefined
+  readonly maxListingBytes?: number | undefined
 }
 
 // Follows cursors with a repeated-cursor guard (R34, R35) and a bound on what the listing holds,
@@ -19,8 +19,10 @@ export interface Bounds {
 export const walker = (
   request: (method: string, params: Record<string, unknown>) => Effect.Effect<unknown, McpClientError | ServerStopped>,
   bounds: Bounds
-) =>
-  Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(
+) => {
+  const maxEntries = bounds.maxEntries ?? ClientLimits.MaxEntries
+  const maxBytes = bounds.maxListingBytes ?? ClientLimits.MaxListingBytes
+  return Effect.fnUntraced(function*<P extends { readonly nextCursor?: string }, E, F>(
     method: string,
     params: Record<string, unknown>,
     start: string | undefined,
@@ -48,10 +50,10 @@ export const walker = (
       const held = yield* page(result)
       entries += held
       empty = held === 0 ? empty + 1 : 0
-      const bound = entries > bounds.maxEntries
-        ? { bound: "maxEntries" as const, limit: bounds.maxEntries }
-        : bytes > bounds.maxBytes
-        ? { bound: "maxListingBytes" as const, limit: bounds.maxBytes }
+      const bound = entries > maxEntries
+        ? { bound: "maxEntries" as const, limit: maxEntries }
+        : bytes > maxBytes
+        ? { bound: "maxListingBytes" as const, limit: maxBytes }
         : empty >= ClientLimits.MaxEmptyPages && next !== undefined
         ? { bound: "emptyPages" as const, limit: ClientLimits.MaxEmptyPages }
         : undefined
@@ -63,3 +65,4 @@ export const walker = (
       cursor = next
     }
   })
+}
