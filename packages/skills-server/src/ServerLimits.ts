@@ -521,13 +521,20 @@ export const UpstreamBackoff = { base: Duration.millis(500), cap: Duration.secon
 export const UpstreamSettle: Duration.Duration = Duration.millis(50)
 
 /**
- * How long `UpstreamSource.make` waits for each upstream's first look (`startup`): 10 seconds; one
- * that takes longer joins when it answers, without holding the server's start.
+ * One deadline for all upstreams' first looks, spawning to verifying (`UpstreamSource.make`'s `startup`): 10 seconds.
  *
  * @since 0.1.0
  * @category defaults
  */
 export const UpstreamStartup: Duration.Duration = Duration.seconds(10)
+
+/**
+ * Refusals of an upstream `serve`'s start-up line quotes with their reasons: 3, then a count.
+ *
+ * @since 0.2.0
+ * @category bounds
+ */
+export const UpstreamRefusalsQuoted = 3
 
 /**
  * Skills of one upstream verified at once: 4. Each reads its files `UpstreamFileConcurrency` at a

@@ -134,8 +134,10 @@ export interface Options {
   /** Deadline of every request to an upstream (default `ServerLimits.UpstreamTimeout`, 30 seconds). */
   readonly timeout?: Duration.Input | undefined
   /**
-   * How long `make` waits for each upstream's first look (default `ServerLimits.UpstreamStartup`, 10 seconds): one that takes
-   * longer (a hanging upstream) starts with no skills and joins the catalogue when it answers.
+   * How long `make` waits for the upstreams' first looks (default `ServerLimits.UpstreamStartup`, 10 seconds): one deadline
+   * from the call for all of them, covering spawning or connecting, the handshake, the listing and
+   * verifying every file. One that takes longer (a hanging upstream) starts with no skills and joins
+   * the catalogue when it answers.
    */
   readonly startup?: Duration.Input | undefined
   /** Most get-only skills held per upstream; the least recently asked for goes first (default `ServerLimits.UpstreamMaxUnlisted`, 256). */
@@ -238,9 +240,9 @@ const check = (upstream: Upstream, names: Set<string>): Result.Result<ReadonlyAr
 }
 
 /**
- * Starts following `upstreams` in the current scope and waits for each one's first connection
- * attempt (up to `startup`), so the catalogue starts with what they serve: an upstream
- * unreachable at start-up starts with no skill (logged) and keeps being reconnected. Needs an `HttpClient` for HTTP
+ * Starts following `upstreams` in the current scope and waits for each one's first look, all
+ * within one deadline (`startup`), so the catalogue starts with what they serve: an upstream
+ * unreachable or silent at start-up starts with no skill (logged) and keeps being reconnected. Needs an `HttpClient` for HTTP
  * upstreams and a `ChildProcessSpawner` for stdio ones (`NodeServices.layer`).
  *
  * @example

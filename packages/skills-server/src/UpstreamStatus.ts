@@ -1,8 +1,8 @@
 /**
  * How one upstream of a gateway (`UpstreamSource`) is doing: reachable or why not, how many
- * verified skills it gives, how many the admit list does not name, and whether its notifications
- * are heard. It lives here so that the gateway's internals name it without importing the module
- * that runs them.
+ * verified skills it gives, which it offers were refused and why, how many the admit list does
+ * not name, and whether its notifications are heard. It lives here so that the gateway's internals
+ * name it without importing the module that runs them.
  *
  * @since 0.1.0
  */
@@ -50,8 +50,29 @@ export interface Status {
   /** Verified versions the admit list does not name: hidden in `admit` mode, served in `observe`. */
   readonly unadmitted: number
   /**
+   * The entries it offers that are not served for a check they failed, each with why, in the
+   * order they were refused. One whose previous version is still served is among them.
+   *
+   * @since 0.2.0
+   */
+  readonly refused: ReadonlyArray<Refused>
+  /**
    * Its notifications: heard (`open`), not offered by the upstream (`unsupported`: only `ttlMs`
    * re-checks), or not heard right now (`closed`).
    */
   readonly notifications: Follow.Notifications
+}
+
+/**
+ * An entry of an upstream that is not served, and why (the line the gateway logged for it).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Refused {
+  /** Its URI at the upstream. */
+  readonly uri: string
+  /** The check it failed (`FrontmatterMismatch`, `DigestMismatch`, `Collision`, ...): the metric's label. */
+  readonly check: string
+  readonly reason: string
 }

@@ -6,9 +6,10 @@
  * and the end of stderr, at most `ClientLimits.ExitWait`, and carries `ServerStopped` inside
  * effect's `TransportError`, the only failure effect's McpClient passes on; the client's own
  * requests and its handshake take it out again ({@link lift}). The server's output reaches effect's
- * reader only as whole lines within `maxMessageBytes` (`StdioLines`): effect holds a line whole
- * before it measures it, so a server writing one line without end held hundreds of MiB. A line
- * past the bound refuses the connection there, with effect's `LimitError`, and is not read further.
+ * reader only as whole lines within `maxMessageBytes` (`StdioLines`): effect gathers a line in a
+ * string flattened anew at each chunk, so one line of 100 MiB took a gateway past 600 MiB before it
+ * was refused. A line past the bound refuses the connection there, with effect's `LimitError`, and
+ * is not read further.
  *
  * @internal
  */
@@ -120,7 +121,9 @@ export const connect = Effect.fnUntraced(function*(
     Stream.suspend(() => {
       const lines: Array<Uint8Array> = []
       const push = StdioLines.make(options.maxMessageBytes, {
-        line: (bytes) => void (refused === undefined && lines.push(bytes, Newline)),
+        line: (bytes) => {
+          if (refused === undefined) lines.push(bytes, Newline)
+        },
         tooLong: () => {
           refused ??= new McpClientError({
             reason: new LimitError({

@@ -9,6 +9,7 @@
 import { Signing } from "@mcp-skills/core"
 import { Verification } from "@mcp-skills/client"
 import * as Console from "effect/Console"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as FetchHttpClient from "effect/http/FetchHttpClient"
@@ -18,7 +19,9 @@ import { Command, Flag } from "effect/cli"
 import * as NodeFs from "node:fs"
 import * as V8 from "node:v8"
 import * as AdmitList from "../AdmitList.js"
+import * as ServerLimits from "../ServerLimits.js"
 import * as UpstreamSource from "../UpstreamSource.js"
+import type * as UpstreamStatus from "../UpstreamStatus.js"
 
 /**
  * The flags, to spread into the `serve` command's.
@@ -169,6 +172,17 @@ const follow = (gateway: Gateway) =>
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
+// ", 2 refused (skill://a/SKILL.md: why; skill://b/SKILL.md: why)", the first few and a count.
+const refusals = (refused: ReadonlyArray<UpstreamStatus.Refused>) => {
+  if (refused.length === 0) return ""
+  // A client error's message often starts with the URI already.
+  const quoted = refused.slice(0, ServerLimits.UpstreamRefusalsQuoted).map(({ reason, uri }) =>
+    reason.startsWith(`${uri}: `) ? reason : `${uri}: ${reason}`
+  )
+  const more = refused.length - quoted.length
+  return `, ${refused.length} refused (${quoted.join("; ")}${more === 0 ? "" : `; and ${more} more`})`
+}
+
 /**
  * The server `serve` makes of the upstreams it follows, reporting on `log` what each one serves:
  * they are followed for as long as the server layer lives, inside it, so what is provided to it
@@ -187,8 +201,11 @@ export const serving = <A, E, R>(
       yield* options.log(
         `following upstream ${status.name}: ${plural(status.skills, "verified skill")}` +
           (status.unadmitted === 0 ? "" : `, ${status.unadmitted} not in the admit list`) +
+          refusals(status.refused) +
           (!status.reachable
-            ? ` (unreachable: ${status.problem ?? "connecting"})`
+            ? status.problem === undefined
+              ? ` (not seen yet: no answer within ${Duration.format(ServerLimits.UpstreamStartup)}; it joins when it answers)`
+              : ` (unreachable: ${status.problem})`
             : status.looked
             ? ""
             : " so far (its first look is still running; the rest is served once verified)")

@@ -11,6 +11,7 @@
  */
 import type { CacheHint, Skill as CoreSkill, SkillUri } from "@mcp-skills/core"
 import { Follow, type SkillsClient } from "@mcp-skills/client"
+import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -19,6 +20,7 @@ import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
+import { McpClientError } from "effect/ai/McpClientError"
 import * as AdmitList from "../../AdmitList.js"
 import type * as Skill from "../../Skill.js"
 import type * as SkillRegistry from "../../SkillRegistry.js"
@@ -79,6 +81,12 @@ const sameHint = (a: CacheHint.CacheHint, b: CacheHint.CacheHint) => a.ttlMs ===
 
 const describeCause = Follow.describeCause
 
+// A message past the client's bound: the upstream was reached, and is refused for what it wrote.
+const oversized = (cause: Cause.Cause<unknown>) => {
+  const error = Cause.squash(cause)
+  return error instanceof McpClientError && error.reason._tag === "LimitError"
+}
+
 /** One entry the upstream serves now, with the hint of the answer that gave it. */
 interface Wanted {
   readonly entry: CoreSkill.Skill
@@ -109,8 +117,11 @@ export const make = (
     let notifications: Status["notifications"] = "closed"
     // The scheme of the upstream's URIs (get-only skills are asked for under it).
     let scheme = "skill"
-    // What was last said of each refused entry: said and counted once per version and reason.
-    const reported = new Map<string, string>()
+    // Each entry refused now, by upstream URI, with what was said of it: said and counted once per
+    // version and reason.
+    const refused = new Map<string, { readonly refusal: Verify.Refusal; readonly said: string }>()
+    // What was said of each version the admit list does not name: said once.
+    const unnamed = new Map<string, string>()
     // Get-only skills, least recently asked for first.
     const unlisted = new Map<string, true>()
     const lock = yield* Semaphore.make(1)
@@ -131,8 +142,9 @@ export const make = (
     const refuse = (refusal: Verify.Refusal, entry?: CoreSkill.Skill) =>
       Effect.gen(function*() {
         const said = `${entry === undefined ? "" : Verify.canonical(entry)} ${refusal.reason}`
-        if (reported.get(refusal.uri) === said) return
-        reported.set(refusal.uri, said)
+        const before = refused.get(refusal.uri)
+        refused.set(refusal.uri, { refusal, said })
+        if (before?.said === said) return
         const previous = served.get(refusal.uri)
         yield* Telemetry.refused(name, refusal.check)
         yield* log(
@@ -156,9 +168,8 @@ export const make = (
           }
           hidden++
           if (admission.mode === "observe") serve.set(uri, skill)
-          const said = `admit ${skill.canonical}`
-          if (reported.get(`admit ${uri}`) === said) continue
-          reported.set(`admit ${uri}`, said)
+          if (unnamed.get(uri) === skill.canonical) continue
+          unnamed.set(uri, skill.canonical)
           yield* log(
             `upstream ${name}: ${uri} (${AdmitList.digestSet(skill.entry)}) is not in the admit list; ` +
               (admission.mode === "observe" ? "serving it (observe)" : "not serving it until it is admitted")
@@ -252,7 +263,7 @@ export const make = (
             const previous = held.get(entry.uri)
             if (previous !== undefined) next.set(entry.uri, previous)
           } else {
-            reported.delete(entry.uri)
+            refused.delete(entry.uri)
             next.set(entry.uri, result)
           }
         }
@@ -272,12 +283,16 @@ export const make = (
     const look = (client: SkillsClient.Service) =>
       lock.withPermits(1)(Effect.gen(function*() {
         const listing = yield* client.listSkills()
-        for (const invalid of listing.invalid) {
-          yield* refuse({ _tag: "Refusal", uri: invalid.uri ?? "(an entry without a uri)", check: "InvalidSkillEntry", reason: invalid.message })
+        const listed = new Set(listing.skills.map((entry) => entry.uri))
+        const invalid = listing.invalid.map((entry) => ({ uri: entry.uri ?? "(an entry without a uri)", reason: entry.message }))
+        // An entry the upstream no longer offers is no longer one it is refused.
+        const offered = new Set([...listed, ...invalid.map(({ uri }) => uri)])
+        for (const uri of refused.keys()) {
+          if (!offered.has(uri) && held.get(uri)?.listed !== false) refused.delete(uri)
         }
+        for (const { uri, reason } of invalid) yield* refuse({ _tag: "Refusal", uri, check: "InvalidSkillEntry", reason })
         const first = listing.skills[0]?.uri
         if (first !== undefined) scheme = first.slice(0, first.indexOf("://"))
-        const listed = new Set(listing.skills.map((entry) => entry.uri))
         // A get-only skill the upstream now lists is no longer one to keep within `maxUnlisted`.
         for (const uri of listed) unlisted.delete(uri)
         const wanted: Array<Wanted> = listing.skills.map((entry) => ({ entry, hint: listing.cacheHint, listed: true }))
@@ -364,7 +379,8 @@ export const make = (
               yield* Telemetry.up(name, false)
               if (problem === undefined) {
                 yield* log(
-                  `upstream ${name} is unreachable: ${event.reason}; still serving its ${served.size} verified skills, reconnecting with backoff`
+                  `upstream ${name} is ${oversized(event.cause) ? "refused" : "unreachable"}: ${event.reason}; ` +
+                    `still serving its ${served.size} verified skills, reconnecting with backoff`
                 )
               }
               problem = event.reason
@@ -387,6 +403,7 @@ export const make = (
         skills: served.size,
         looked,
         unadmitted,
+        refused: Array.from(refused.values(), ({ refusal }) => refusal),
         notifications
       })),
       inventory: Effect.sync(() => [...held.values()].map((skill) => AdmitList.entryOf(name, skill.entry))),

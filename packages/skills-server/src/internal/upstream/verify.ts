@@ -18,6 +18,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import type * as Skill from "../../Skill.js"
+import type { Refused } from "../../UpstreamStatus.js"
 import { viewOf } from "../registry.js"
 import * as Namespace from "./namespace.js"
 import * as ServerLimits from "../../ServerLimits.js"
@@ -53,13 +54,9 @@ export interface Held {
   readonly hint: CacheHint.CacheHint
 }
 
-/** A skill the gateway will not serve, and why. */
-export interface Refusal {
+/** A skill the gateway will not serve, and why (`check`: a client error's tag, `Manifest`, `Namespace`). */
+export interface Refusal extends Refused {
   readonly _tag: "Refusal"
-  readonly uri: string
-  /** The check that failed (a client error's tag, `Manifest`, `Namespace`): a metric label. */
-  readonly check: string
-  readonly reason: string
 }
 
 /** No connection to the upstream right now (a dynamic read while it is down). */
