@@ -24,6 +24,8 @@
  * the stack is read from the layer's context (`Hooks.mcpMiddleware`) and run here, synchronously
  * inside the bridge's read, with the services the middleware around it provided: a check that
  * needs to wait (or fails with anything but an MCP error) hides the skill and says so in the log.
+ * A public effect call that runs a registration's middleware for a given method and target (the
+ * `visible` effect keeps private in `makeInvoke`) would let this and the hidden resource go.
  *
  * @internal
  */
