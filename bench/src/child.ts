@@ -126,6 +126,9 @@ export const checkout = (dir: string): Checkout => {
   return { dir, bin, commit }
 }
 
-/** The server of `checkout` over `dir`, as `before`: the same command line as ours. */
-export const before = (checkout: Checkout, dir: string) =>
-  start("before", [checkout.bin, "serve", dir, ...loopback])
+/**
+ * The server of `checkout` over `dir`, as `before`: the same command line as ours, with our
+ * default page size (`pageSize`), which an older checkout's default may differ from.
+ */
+export const before = (checkout: Checkout, dir: string, pageSize: number) =>
+  start("before", [checkout.bin, "serve", dir, ...loopback, "--page-size", String(pageSize)])

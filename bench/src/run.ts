@@ -181,7 +181,7 @@ const throughput = async () => {
       await started(() => Children.sdk(dir, Wire.PageSize)),
       await started(() => Children.floor(answers)),
       await started(() => Children.oursRouteOff(dir)),
-      ...(against === undefined ? [] : [await started(() => Children.before(against, dir))])
+      ...(against === undefined ? [] : [await started(() => Children.before(against, dir, Wire.PageSize))])
     ]
     : [ours]
   const memoryAtStart = Object.fromEntries(servers.map((s) => [s.name, Children.memoryOf(s.process.pid!)]))
