@@ -389,6 +389,6 @@ describe.concurrent("mcp-skills text", () => {
     expect(serve).toMatch(/--port integer .*\(default 3000\)/)
     expect(serve).toMatch(/--path string .*\(default \/mcp\)/)
     expect(serve).toMatch(/--watch-check number .*\(default 5\)/)
-    expect(serve).toMatch(/--page-size integer .*\(default 50\)/)
+    expect(serve).toMatch(/--page-size integer .*\(default 100\)/)
   })
 })
