@@ -84,6 +84,11 @@ export * as Snapshot from "./Snapshot.js"
 export * as StdioFraming from "./StdioFraming.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as ToolLimits from "./ToolLimits.js"
+
+/**
  * @since 0.1.0
  */
 export * as UpstreamSource from "./UpstreamSource.js"
