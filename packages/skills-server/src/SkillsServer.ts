@@ -45,6 +45,8 @@ import * as ReadDirectory from "./internal/surface/readDirectory.js"
 import * as ReadResource from "./internal/surface/readResource.js"
 import * as Request from "./internal/surface/request.js"
 import * as Subscriptions from "./internal/surface/subscriptions.js"
+import * as Tools from "./internal/surface/tools.js"
+import * as Search from "./internal/search.js"
 import * as Visible from "./internal/visibility.js"
 import * as Telemetry from "./internal/telemetry.js"
 
@@ -91,6 +93,11 @@ export interface Options<E extends Visibility.CheckError, R, SE, SR> {
    * of effect's dispatch (default `true`). Results are the same either way; see "Fast route".
    */
   readonly fastRoute?: boolean | undefined
+  /**
+   * Also serve the catalogue as read-only tools (`search_skills`, `load_skill`, `read_skill_file`)
+   * for hosts without the extension, under the same visibility (default `false`); see "Tools".
+   */
+  readonly tools?: boolean | undefined
 }
 
 /**
@@ -357,6 +364,10 @@ const describeRegistry = (snapshot: Snapshot.Snapshot) => {
  *   stdio connections, `subscriptions/listen` streams, and 2025-11-25 HTTP sessions,
  *   whose GET stream (405 in effect) and subscriptions this layer adds, with caps and an idle
  *   timeout (`sessions`).
+ * - Tools: `tools: true` registers `search_skills`, `load_skill` and `read_skill_file` (an effect
+ *   toolkit), each call decided as the method it stands for (`skills/list`, `skills/get`,
+ *   `resources/read`), so a hidden skill is as absent there; `McpServer` middleware provided to
+ *   this layer runs around them as around any tool.
  * - Fast route: with an `HttpRouter`, stateless 2026-07-28 reads of static skills are answered
  *   from answers encoded once per snapshot, the same results effect's path gives; `fastRoute:
  *   false` turns it off. Without an `HttpAdmission` on the endpoint, its admission (4 MiB body
@@ -469,6 +480,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       renderings: yield* Kind.makeRenderCache,
       faults,
       answers: Answer.makeMemo(),
+      searchIndex: Search.makeMemo(),
       resolver: Option.getOrUndefined(yield* Effect.serviceOption(SkillResolver.SkillResolver))
     }
     yield* Telemetry.observe(
@@ -499,6 +511,7 @@ export const layer = <E extends Visibility.CheckError = never, R = never, SE = n
       Port.attach(server, state),
       ({ existing }) => new DuplicateRegistryError({ first: existing.label, second: state.label })
     )
+    if (options.tools === true) yield* Tools.register
     // A resource effect registers after the skills layer (a later `McpServer.resource` layer, or
     // `addResource` at run time) at a URI a skill serves is refused too: a read could answer only
     // one of the two, and `resources/list` would list both.

@@ -11,7 +11,10 @@ import type * as Headers from "effect/http/Headers"
 import type * as Snapshot from "./Snapshot.js"
 
 /**
- * The methods a visibility decision is made for.
+ * The methods a visibility decision is made for. A call of the skills tools (`tools: true`) is
+ * decided as the method it stands for: `search_skills` as `skills/list`, `load_skill` as
+ * `skills/get`, `read_skill_file` as `resources/read`; so a check written for the extension
+ * decides the tools alike, and nothing it hides there is shown through them.
  *
  * @since 0.1.0
  * @category models

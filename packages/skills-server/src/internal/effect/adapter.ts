@@ -81,6 +81,24 @@ export const methods: ReadonlyArray<Method> = Object.keys(rpcs) as Array<Method>
 // effect 4.1.0 `subscriptions/listen` copies a notification's `metadata` into the `_meta` it sends.
 const PacedKey = "@mcp-skills/server/paced"
 
+/**
+ * The request a `tools/call` is answered for, as every other skills request sees it: effect runs a
+ * tool's handler inside its `tools/call` handler, in the same fiber, so the handler finds it here
+ * (`toolRequest`). Held unevaluated: a call to any other tool builds nothing.
+ */
+const ToolRequest = Context.Reference<Effect.Effect<RequestInfo, never, any> | undefined>("@mcp-skills/server/ToolRequest", {
+  defaultValue: () => undefined
+})
+
+/**
+ * The request of the `tools/call` being handled, `undefined` outside one or on a server whose
+ * adapters are not wrapped (`SkillsServer.protocols`).
+ */
+export const toolRequest: Effect.Effect<RequestInfo | undefined> = Effect.gen(function*() {
+  const request = yield* ToolRequest
+  return request === undefined ? undefined : yield* (request as Effect.Effect<RequestInfo>)
+})
+
 /** The params of the `subscriptions/listen` request being handled (provided around its handler). */
 class ListenParams extends Context.Service<ListenParams, { readonly notifications?: unknown }>()(
   "@mcp-skills/server/ListenParams"
@@ -229,6 +247,11 @@ export const wrapAdapter = <A extends McpProtocol.ProtocolAdapter>(
             if (modern && typeof listen === "function") {
               replaced["subscriptions/listen"] = (params: { readonly notifications?: unknown }, options: unknown) =>
                 Effect.provideService(listen(params, options) as Effect.Effect<unknown, unknown>, ListenParams, params)
+            }
+            const call = handlers["tools/call"]
+            if (typeof call === "function") {
+              replaced["tools/call"] = (params: unknown, options: unknown) =>
+                Effect.provideService(call(params, options) as Effect.Effect<unknown, unknown>, ToolRequest, currentRequest)
             }
             const discover = handlers["server/discover"]
             if (modern && typeof discover === "function") {

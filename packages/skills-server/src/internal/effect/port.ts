@@ -10,6 +10,8 @@
  *   capability and interceptors on an adapter, through `installHandlers` (typed `any`),
  *   `target.install`, `target.context`, `lifecycle`, `handlerRpcs`, `projectNotification`; listen
  *   streams paced under effect's 64 pending notifications; stdio connections told of changes.
+ * - `toolRequest` (`adapter.ts`): the request of a `tools/call`, carried from effect's handler of
+ *   it into the skills tools' handlers, so a tool call is decided as every skills request is.
  * - `verify` (`hooks.ts`): the layer's check of those hooks.
  * - `attach` / `attached`, `endHttpSession`, `guardRegistrations` (`server.ts`): state kept on the
  *   `McpServer` service, an HTTP session ended in effect's own records (its MCP runtime service),
@@ -55,7 +57,7 @@ export type {
   WireError
 } from "./shapes.js"
 export { isWireError } from "./shapes.js"
-export { methods, wrapAdapter } from "./adapter.js"
+export { methods, toolRequest, wrapAdapter } from "./adapter.js"
 export { mcpMiddleware, verify } from "./hooks.js"
 export { attach, attached, endHttpSession, endpointOf, guardRegistrations, holdsNative, otherAnswerer } from "./server.js"
 export type { Answerer, Endpoint } from "./server.js"

@@ -22,6 +22,7 @@ import * as Kind from "../kind.js"
 import type { Call } from "../kind.js"
 import type * as Sessions from "../sessions.js"
 import * as Visibility from "../visibility.js"
+import type * as Search from "../search.js"
 import type * as Answer from "./answer.js"
 import type * as Snapshot from "../../Snapshot.js"
 import * as ServerLimits from "../../ServerLimits.js"
@@ -52,6 +53,8 @@ export interface State {
   readonly faults: Faults.Faults
   /** Answers that depend on the snapshot alone, kept with it (`answer.ts`). */
   readonly answers: Answer.Memo
+  /** The search index of a snapshot, kept with it (`search.ts`). */
+  readonly searchIndex: (snapshot: Snapshot.Snapshot) => Search.Index
   /** Asked for a `skills/get` URI no snapshot holds (`SkillResolver`), when one is provided. */
   readonly resolver: SkillResolver.SkillResolver["Service"] | undefined
 }
