@@ -14,6 +14,8 @@
  *    to listening, interleaved: the fixed cost of starting, as ratios of bare node.
  * 6. gateway: skills/list, skills/get, resources/read through `serve --upstream` against our server
  *    directly, and the time from an upstream change to the gateway's list_changed.
+ * 8. search: `search_skills`'s search at 50,000 skills, p50 and p99, from the index and by a linear
+ *    scan over every skill in the same run.
  *
  * `--against=DIR` adds the server of another checkout (built, e.g. a `git worktree` of an older
  * commit) to the throughput rounds as `before`: the code before a change measured in the same run
@@ -38,7 +40,7 @@ import * as Wire from "./wire.js"
 const argv = process.argv.slice(2)
 const quick = argv.includes("--quick")
 const onlyArg = argv.find((a) => a.startsWith("--only="))?.slice("--only=".length) ?? (argv.includes("--only") ? argv[argv.indexOf("--only") + 1] : undefined)
-const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway,fixed").split(","))
+const sections = new Set((onlyArg ?? "throughput,growth,startup,client,upsert,metrics,gateway,fixed,search").split(","))
 
 // `--against=DIR`: a built checkout whose server joins the throughput rounds as `before`.
 const againstArg = argv.find((a) => a.startsWith("--against="))?.slice("--against=".length)
@@ -396,6 +398,18 @@ const upsert = (skills: number) => {
   return figures
 }
 
+const search = (skills: number) => {
+  log(`search: ${quick ? 100 : 400} queries over ${skills} skills, from the index and by a linear scan (in process)`)
+  const result = spawnSync(process.execPath, [Path.join(Children.repoRoot, "bench/dist/servers/search.js"), String(skills), quick ? "100" : "400"], {
+    encoding: "utf8",
+    timeout: 900_000
+  })
+  if (result.status !== 0) return { skills, error: `search child failed: ${result.stderr.slice(-500)}` }
+  const figures = JSON.parse(result.stdout.trim().split("\n").at(-1)!)
+  log(`  index p50 ${figures.indexP50Ms.toFixed(3)} ms, p99 ${figures.indexP99Ms.toFixed(3)} ms; scan p50 ${figures.scanP50Ms.toFixed(1)} ms`)
+  return figures
+}
+
 // The fixed cost of starting: bare node, both `--help`, and `serve` of 10 skills, interleaved.
 const fixedCost = async () => {
   const runs = quick ? 5 : 11
@@ -434,6 +448,7 @@ const main = async () => {
   if (sections.has("metrics")) results["metrics"] = await metricsBench()
   if (sections.has("gateway")) results["gateway"] = await gatewayBench()
   if (sections.has("fixed")) results["fixed"] = await fixedCost()
+  if (sections.has("search")) results["search"] = search(50_000)
   results["elapsedSeconds"] = (performance.now() - t0) / 1000
   ;(results["machine"] as Record<string, unknown>)["loadAverageAtEnd"] = Os.loadavg()
   report()
@@ -635,6 +650,18 @@ const report = () => {
       check("upsert of one skill into 10,000 skills <= 5 ms", `${num(large.upsertMedianMs, 3)} ms`, large.upsertMedianMs <= 5)
       const ratio = large.upsertMedianMs / small.upsertMedianMs
       check("upsert at 10,000 skills within 2x of 10 skills", x(ratio), ratio <= 2)
+    }
+  }
+  const found = results["search"] as any
+  if (found !== undefined) {
+    lines.push("")
+    lines.push(`Search: ${found.queries} queries (a name, a word, two words with typos, two words), 20 hits a page; the index built once per snapshot`)
+    if (found.error !== undefined) lines.push(`  ${found.skills} skills: ${found.error}`)
+    else {
+      lines.push(`  ${pad(`${found.skills} skills`, 14)} index p50 ${num(found.indexP50Ms, 3)} ms  p99 ${num(found.indexP99Ms, 3)} ms  linear scan p50 ${num(found.scanP50Ms, 1)} ms  p99 ${num(found.scanP99Ms, 1)} ms  index built in ${num(found.indexBuildMs)} ms`)
+      check(`search p50 at ${found.skills.toLocaleString("en")} skills <= 5 ms`, `${num(found.indexP50Ms, 3)} ms`, found.indexP50Ms <= 5)
+      check(`search p99 at ${found.skills.toLocaleString("en")} skills <= 20 ms`, `${num(found.indexP99Ms, 3)} ms`, found.indexP99Ms <= 20)
+      check("search: the index's pages are the linear scan's", `${found.mismatches} of ${found.scanned} differ`, found.mismatches === 0)
     }
   }
   lines.push("")
