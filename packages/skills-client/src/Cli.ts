@@ -1,5 +1,5 @@
 /**
- * The `mcp-skills` command line: list, inspect, read and install skills from an MCP server,
+ * The `mcp-skills` command line: list, search, inspect, read and install skills from an MCP server,
  * verifying every file against its entry; install them where agent hosts read them and keep them
  * in sync; say what is installed where.
  *
@@ -17,6 +17,7 @@ import { CliReport } from "@mcp-skills/core"
 import { isUtf8 } from "node:buffer"
 import * as NodeFs from "node:fs"
 import * as Install from "./internal/cli/install.js"
+import * as Search from "./internal/cli/search.js"
 import * as Status from "./internal/cli/status.js"
 import { arity, common, fail, operandsOf, Usage, withTarget } from "./internal/cli/target.js"
 import { counted, sizes } from "./internal/lines.js"
@@ -189,7 +190,7 @@ const read = Command.make("read", {
  */
 export const command = Command.make("mcp-skills").pipe(
   Command.withDescription("List, read, install and keep in sync MCP skills (SEP-2640) with verification"),
-  Command.withSubcommands([list, get, read, ...Install.commands, Status.command]),
+  Command.withSubcommands([list, Search.command, get, read, ...Install.commands, Status.command]),
   Command.withExamples([
     { command: "mcp-skills list http://127.0.0.1:3000/mcp", description: "what a server offers" },
     { command: "mcp-skills pull --help", description: "every option of pull" }

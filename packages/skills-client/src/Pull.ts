@@ -13,6 +13,7 @@ import * as Journal from "./internal/pull/journal.js"
 import * as Names from "./internal/pull/names.js"
 import * as Paths from "./internal/pull/paths.js"
 import * as Planning from "./internal/pull/plan.js"
+import * as SkillsLockRecord from "./internal/pull/skillsLock.js"
 import * as Staging from "./internal/pull/stage.js"
 import type { Choices, Layout, Plan, Progress, Refused, Staged } from "./PullModel.js"
 import type { Lock } from "./LockFile.js"
@@ -280,5 +281,6 @@ export const apply = (
       }
     })
     for (const record of planned.gone) skills.push({ _tag: planned.prune ? "Pruned" : "Gone", uri: record.uri, path: record.path })
+    yield* SkillsLockRecord.record(planned, skills)
     return { skills, refused: [...planned.refused, ...refused] }
   }))

@@ -80,6 +80,12 @@ export interface Choices {
    * asked for with `skills/get`, and gone when not served (removed with `prune`).
    */
   readonly unlisted?: ReadonlyArray<string> | undefined
+  /**
+   * The project whose `skills-lock.json` (the `npx skills` lock, `SkillsLock`) records the skills
+   * of the flat layout this pull installs, updates or prunes, beside `mcp-skills.lock.json`:
+   * `pull --host` and `sync --host` set it to the current folder with the project scope.
+   */
+  readonly skillsLock?: string | undefined
 }
 
 /**
@@ -150,6 +156,8 @@ export interface Plan {
   /** Every listed skill was selected: a skill that fails verification is refused, not the pull. */
   readonly all: boolean
   readonly refused: ReadonlyArray<Refused>
+  /** The project whose `skills-lock.json` records this pull's skills too (`Choices.skillsLock`). */
+  readonly skillsLock?: string | undefined
 }
 
 /**

@@ -55,6 +55,11 @@ export * as Sync from "./Sync.js"
 export * as LockFile from "./LockFile.js"
 
 /**
+ * @since 0.2.0
+ */
+export * as SkillsLock from "./SkillsLock.js"
+
+/**
  * @since 0.1.0
  */
 export * as Verification from "./Verification.js"

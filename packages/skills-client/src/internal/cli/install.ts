@@ -70,18 +70,23 @@ interface Placed {
 
 /**
  * The folder (and layout) of `--into`, `--host` and `--scope`, found before any server is asked;
- * `--into` wins over the host's folder. A home the user scope cannot be below is one line.
+ * `--into` wins over the host's folder. A host's folder of the project scope is recorded in the
+ * project's `skills-lock.json` too (`skillsLock`), where `npx skills` looks. A home the user scope
+ * cannot be below is one line.
  */
 export const placed = <A, E, R>(
   input: Placed & { readonly prefix?: Option.Option<string> },
-  f: (target: Host.Target) => Effect.Effect<A, E, R>
+  f: (target: Host.Target & { readonly skillsLock?: string }) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function*() {
     const prefix = Option.getOrUndefined(input.prefix ?? Option.none())
     // `checked` made sure one of them is given.
     if (Option.isNone(input.host)) return { into: Option.getOrThrow(input.into), layout: PullModel.tree(prefix) }
-    const hosted = yield* Host.target(input.host.value, Option.getOrElse(input.scope, () => "project" as const), yield* Host.places, prefix)
-    return Option.isSome(input.into) ? { ...hosted, into: input.into.value } : hosted
+    const scope = Option.getOrElse(input.scope, () => "project" as const)
+    const places = yield* Host.places
+    const hosted = yield* Host.target(input.host.value, scope, places, prefix)
+    if (Option.isSome(input.into)) return { ...hosted, into: input.into.value }
+    return scope === "project" ? { ...hosted, skillsLock: places.cwd } : hosted
   }).pipe(Effect.matchEffect({ onFailure: (error) => fail(error.message), onSuccess: f }))
 
 const choices = {
@@ -127,12 +132,13 @@ const pull = Command.make("pull", {
     Flag.withDefault(false)
   )
 }, (input) =>
-  placed(input, ({ into, layout }) =>
+  placed(input, ({ into, layout, skillsLock }) =>
     withTarget("pull", input, (client, rest) =>
       Effect.gen(function*() {
         const summary = yield* Pull.pull(client, {
           into,
           layout,
+          skillsLock,
           uris: rest,
           all: input.all,
           acceptChanges: input.acceptChanges,
@@ -154,7 +160,7 @@ const pull = Command.make("pull", {
       })))).pipe(
   checked("pull"),
   Command.withDescription(
-    "Verify skills into a folder (--into) or where an agent host reads them (--host, --scope), all or nothing, and record them in mcp-skills.lock.json; with --all a skill that fails verification is left out and named (exit status 1)"
+    "Verify skills into a folder (--into) or where an agent host reads them (--host, --scope), all or nothing, and record them in mcp-skills.lock.json (and in a project's skills-lock.json, as npx skills does); with --all a skill that fails verification is left out and named (exit status 1)"
   ),
   Command.withExamples([
     { command: "mcp-skills pull http://127.0.0.1:3000/mcp --all --into ./skills", description: "every skill the server lists" },
@@ -176,7 +182,7 @@ const sync = Command.make("sync", {
     Flag.withDefault(false)
   )
 }, (input) =>
-  placed(input, ({ into, layout }) =>
+  placed(input, ({ into, layout, skillsLock }) =>
     withReached("sync", input, ({ cache, options, rest, transport }) =>
       Sync.run({
         transport,
@@ -184,6 +190,7 @@ const sync = Command.make("sync", {
         pull: {
           into,
           layout,
+          skillsLock,
           uris: rest,
           all: input.all,
           acceptSigner: input.acceptSigner,

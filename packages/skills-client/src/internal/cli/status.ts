@@ -1,8 +1,10 @@
 /**
  * `mcp-skills status`: what is installed where (every host folder, or the one of `--host`,
  * `--scope` or `--into`), from which server, verified when, edited here or not, and, asking each
- * server once (unless `--offline`), what is out of date or gone.
+ * server once (unless `--offline`), what is out of date or gone; in the project's host folders,
+ * the skills `npx skills` installed too (its `skills-lock.json`).
  */
+import * as Path from "node:path"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -20,11 +22,30 @@ import type { LockSkill } from "../../LockFile.js"
 import * as PullError from "../../PullError.js"
 import * as SkillCache from "../../SkillCache.js"
 import * as SkillsClient from "../../SkillsClient.js"
+import * as SkillsLock from "../../SkillsLock.js"
 import { counted } from "../lines.js"
 import { inspect, isEdited, recordedPaths } from "../pull/disk.js"
 import { readLock } from "../pull/paths.js"
 import { place } from "./install.js"
 import { commandLine, fail, program, Usage } from "./target.js"
+
+// The skills of a project's host folder that `npx skills` installed (its `skills-lock.json`, entries
+// not a pull's), one line each: edited here when the folder's hash is no longer the one recorded.
+const installedByNpxSkills = (into: string, project: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const lock = yield* SkillsLock.read(project)
+    const lines: Array<string> = []
+    for (const [name, entry] of Object.entries(lock.skills)) {
+      if (entry["sourceType"] === SkillsLock.SourceType || name.includes("/") || name.startsWith(".")) continue
+      const folder = Path.join(into, name)
+      if (!(yield* fs.exists(Path.join(folder, "SKILL.md")))) continue
+      const hash = yield* SkillsLock.computedHash(folder)
+      const source = `${String(entry["source"])}${typeof entry["sourceType"] === "string" ? ` (${entry["sourceType"]})` : ""}`
+      lines.push(`  ${name}\tinstalled by npx skills\tfrom ${source}\t${hash === entry["computedHash"] ? "as installed" : "edited here (its computedHash differs)"}`)
+    }
+    return lines
+  }).pipe(Effect.catch((error) => Effect.succeed([`  ${Path.join(project, SkillsLock.FileName)}: ${error.message}`])))
 
 type Freshness = "up to date" | "out of date" | "gone from the server" | "dynamic: not comparable"
 
@@ -73,17 +94,22 @@ const status = Command.make("status", {
     const token = yield* Config.option(Config.Redacted("MCP_SKILLS_TOKEN")).pipe(Effect.orDie)
     const places = yield* Host.places
     // `--into` is one folder; else every host folder, or those of `--host` and `--scope`.
-    const folders = Option.isSome(input.into)
+    const folders: ReadonlyArray<{ readonly into: string; readonly label: string; readonly project?: string }> = Option.isSome(input.into)
       ? [{ into: input.into.value, label: "--into" }]
       : (yield* Host.every(places, Option.getOrUndefined(input.scope)))
         .filter((found) => Option.match(input.host, { onNone: () => true, onSome: (host) => found.hosts.includes(host) }))
-        .map((found) => ({ into: found.into, label: `${found.hosts.join(", ")}, ${found.scope}` }))
+        .map((found) => ({
+          into: found.into,
+          label: `${found.hosts.join(", ")}, ${found.scope}`,
+          ...(found.scope === "project" ? { project: places.cwd } : {})
+        }))
     let shown = 0
-    for (const { into, label } of folders) {
+    for (const { into, label, project } of folders) {
       if (!(yield* fs.exists(into).pipe(Effect.orElseSucceed(() => false)))) continue
       const lock = yield* readLock(into)
+      const theirs = project === undefined ? [] : yield* installedByNpxSkills(into, project)
       shown++
-      yield* Console.log(`${into} (${label}): ${counted(lock.skills.length, "skill")}`)
+      yield* Console.log(`${into} (${label}): ${counted(lock.skills.length + theirs.length, "skill")}`)
       const recorded = recordedPaths(lock)
       const origins = [...new Set(lock.skills.map((skill) => skill.origin))]
       // By server and URI: two servers may serve a skill of one URI into one folder (with --prefix).
@@ -126,6 +152,7 @@ const status = Command.make("status", {
             `${record.signer === undefined ? "" : `\tsigned by ${record.signer}`}\t${fresh.get(`${record.origin} ${record.uri}`) ?? "not checked"}${edited}`
         )
       }
+      for (const skill of theirs) yield* Console.log(skill)
     }
     if (shown === 0) yield* Console.log(`no skills installed in ${folders.map((folder) => folder.into).join(", ")}`)
   }).pipe(

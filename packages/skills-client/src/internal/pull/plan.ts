@@ -314,6 +314,16 @@ export const plan = Effect.fnUntraced(function*(
     if (isEdited(lost)) edited.push({ uri: record.uri, path: record.path, edits: lost })
   }
   if (edited.length > 0 && options.overwriteLocal !== true) return yield* new LocalChanges({ skills: edited })
-  const result: Plan = { into, origin: client.server, lock, steps, gone, prune, all, refused }
+  const result: Plan = {
+    into,
+    origin: client.server,
+    lock,
+    steps,
+    gone,
+    prune,
+    all,
+    refused,
+    ...(options.skillsLock === undefined ? {} : { skillsLock: Path.resolve(options.skillsLock) })
+  }
   return result
 })
