@@ -178,7 +178,11 @@ export interface Ignored {
 export interface LoadedSkill {
   /** The skill folder relative to the root, `/`-separated (`.` for the root itself). */
   readonly directory: string
-  /** The decoded skill-path segments: prefix, then the folder path. */
+  /**
+   * The decoded skill-path segments: prefix, then the folder path without the container holding it
+   * (`skills/`, `.claude/skills`), and with `lenient` the skill's name below it when that is not the
+   * folder's, or a segment of its own when another folder would have the same path.
+   */
   readonly path: ReadonlyArray<string>
   /**
    * The validated skill: frontmatter and every file with its path, digest and size, and the bytes
@@ -206,6 +210,8 @@ export interface Loaded {
   readonly ignored: ReadonlyArray<Ignored>
   /** Skills served that some clients refuse, one line each (since 0.2.0). */
   readonly warnings: ReadonlyArray<Warning>
+  /** What was repaired to serve a skill as found, and URIs given so that none is shared (since 0.2.0). */
+  readonly repairs: ReadonlyArray<Repaired>
 }
 
 /**
@@ -226,6 +232,130 @@ export interface Warning {
 }
 
 /**
+ * One repair the loader made so that a skill is served as found (`lenient`), or a URI it gave a skill
+ * so that no two share one. A tagged union: each kind carries what its line says.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Repair = Schema.Union([
+  /** The folder is not the skill's name: served under the name its `SKILL.md` gives. */
+  Schema.TaggedStruct("Renamed", { folder: Schema.String, name: Schema.String }),
+  /** A top-level `key: value` line YAML refuses (a `: ` in a plain value, `| text`): read as its text. */
+  Schema.TaggedStruct("LiteralValue", { key: Schema.String, refused: Schema.String }),
+  /** A line under no key, after a value: read as the end of that value. */
+  Schema.TaggedStruct("JoinedLine", { key: Schema.String }),
+  /** A `metadata` value that is not a string: served as its JSON text. */
+  Schema.TaggedStruct("MetadataAsJson", { key: Schema.String }),
+  /** A name that is not a slug (`Terraform Cloud`): served as one (`terraform-cloud`). */
+  Schema.TaggedStruct("NameAsSlug", { from: Schema.String, to: Schema.String }),
+  /** A description over 1,024 characters: cut at a word boundary, and marked so. */
+  Schema.TaggedStruct("DescriptionCut", { from: Schema.Int, to: Schema.Int }),
+  /** Two skills would have one URI (`skills/x` and `.claude/skills/x`): each gets its own. */
+  Schema.TaggedStruct("SharedUri", { uri: Schema.String, with: Schema.Array(Schema.String) })
+])
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Repair = typeof Repair.Type
+
+/**
+ * A repair of one skill, where it was made: the file (relative to the root), its line, and the URI
+ * the skill is served under.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Repaired = Schema.Struct({
+  path: Schema.String,
+  line: Schema.optionalKey(Schema.Int),
+  uri: Schema.String,
+  repair: Repair
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Repaired = typeof Repaired.Type
+
+/**
+ * What a repair did, in words (without its place).
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const describeRepair = (repair: Repair): string => {
+  switch (repair._tag) {
+    case "Renamed":
+      return `the folder ${repair.folder} is not the skill's name; served under its name, ${repair.name}`
+    case "LiteralValue":
+      return `${repair.key}: YAML refuses it (${repair.refused}); read as its literal text`
+    case "JoinedLine":
+      return `a line under no key; read as the end of ${repair.key}`
+    case "MetadataAsJson":
+      return `metadata.${repair.key} is not a string; served as its JSON text`
+    case "NameAsSlug":
+      return `the name ${JSON.stringify(repair.from)} is not a skill name; served as ${repair.to}`
+    case "DescriptionCut":
+      return `the description has ${repair.from} characters, over 1024; cut at a word boundary to ${repair.to}`
+    case "SharedUri":
+      return `${repair.uri} would also be the URI of ${repair.with.join(", ")}; each gets its own`
+  }
+}
+
+/**
+ * One line for a repair: `skills/x/SKILL.md:3: description: ... (served as skill://x/SKILL.md)`.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const describeRepaired = (repaired: Repaired): string =>
+  `${repaired.path}${repaired.line === undefined ? "" : `:${repaired.line}`}: ${describeRepair(repaired.repair)} (served as ${repaired.uri})`
+
+/**
+ * Where discovery found a skill, as the `npx skills` installer looks: the folder given itself
+ * (`Root`), one of its containers (`skills/`, `skills/.curated/`, an agent's folder such as
+ * `.claude/skills`), a folder a plugin manifest names (`.claude-plugin/marketplace.json`,
+ * `plugin.json`), or elsewhere in the tree.
+ *
+ * @since 0.2.0
+ * @category schemas
+ */
+export const Found = Schema.Union([
+  Schema.TaggedStruct("Root", {}),
+  Schema.TaggedStruct("Container", { container: Schema.String }),
+  Schema.TaggedStruct("Manifest", { manifest: Schema.String }),
+  Schema.TaggedStruct("Tree", {})
+])
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type Found = typeof Found.Type
+
+/**
+ * What `serve` would make of a folder (`DirectorySource.check`): each skill served, with where it
+ * was found; what was repaired, refused, left out and warned of; and the counts of each kind.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Check {
+  readonly root: string
+  readonly served: ReadonlyArray<{ readonly uri: string; readonly directory: string; readonly found: Found }>
+  readonly repairs: ReadonlyArray<Repaired>
+  readonly refused: ReadonlyArray<InvalidSkillDirectory>
+  readonly ignored: ReadonlyArray<Ignored>
+  readonly warnings: ReadonlyArray<Warning>
+  /** How many of each: `served`, `refused`, `ignored`, `warnings`, and each repair kind found. */
+  readonly counts: Readonly<Record<string, number>>
+}
+
+/**
  * Options of {@link DirectorySource.load}.
  *
  * @since 0.1.0
@@ -238,6 +368,14 @@ export interface Options {
   readonly scheme?: string | undefined
   /** Fail the whole load when any skill folder is invalid, instead of skipping it. Default `false`. */
   readonly strict?: boolean | undefined
+  /**
+   * Serve a skill as found where its meaning is unambiguous (since 0.2.0): a folder that is not the
+   * skill's name, frontmatter YAML refuses line by line, `metadata` values that are not strings, a
+   * name that is not a slug, a description over 1,024 characters; each repair is in `repairs`, and
+   * the `SKILL.md` served has its frontmatter written back in a canonical form (the body byte for
+   * byte). A signed skill is never rewritten: one that needs a repair is refused. Default `false`.
+   */
+  readonly lenient?: boolean | undefined
   /** Per-skill limits (R15, R16). Default: those of the specification. */
   readonly limits?: Limits.Limits | undefined
   /**
@@ -305,6 +443,8 @@ export interface Scan {
   readonly newIgnored: ReadonlyArray<string>
   /** Warnings whose line differs from the previous scan's (since 0.2.0). */
   readonly newWarnings: ReadonlyArray<string>
+  /** Repairs whose line differs from the previous scan's (since 0.2.0). */
+  readonly newRepairs: ReadonlyArray<string>
 }
 
 /**

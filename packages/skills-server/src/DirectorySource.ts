@@ -7,10 +7,18 @@
  * including the files of skills nested inside it (R10). If the root itself holds a `SKILL.md`, the
  * root is one skill named after its folder.
  *
+ * A cloned skills repository is read as the `npx skills` installer reads it (since 0.2.0): the
+ * hidden containers it searches (`skills/.curated`, `.claude/skills` and the other agents' folders)
+ * are walked, the folders `.claude-plugin/*.json` name are said where found (`check`), and a
+ * container is not part of a URI, so `serve REPO` and `serve REPO/skills` name a skill alike. Two
+ * folders that would have one URI both get their own (`Repair` `SharedUri`); `lenient` serves a skill
+ * as found where its meaning is plain (see `Options.lenient`).
+ *
  * What is never served:
  * - hidden entries: any file or folder whose name starts with `.` (`.git`, `.env`, `.DS_Store`), and
- *   everything below a hidden folder; a skill's signatures ({@link SignaturesFileName}) are read
- *   from one and relayed in its entry's `_meta`;
+ *   everything below a hidden folder, but for the installer's containers (a hidden folder holding
+ *   skills is listed in `ignored`, with how to serve it); `node_modules`; a skill's signatures
+ *   ({@link SignaturesFileName}) are read from one and relayed in its entry's `_meta`;
  * - symbolic links to folders: never followed, so a link can neither loop nor make one file
  *   appear under two paths;
  * - symbolic links to files whose real path is outside the root, or inside it under a hidden name;
@@ -39,14 +47,16 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as NodePath from "node:path"
-import { emptyState, loadRoot } from "./internal/directory/load.js"
+import { loadRoot } from "./internal/directory/load.js"
 import * as Signatures from "./internal/directory/signatures.js"
 import * as Sources from "./internal/directory/source.js"
 import * as Watcher from "./internal/directory/watch.js"
 import * as Skill from "./Skill.js"
 import * as SkillRegistry from "./SkillRegistry.js"
 import * as SkillsServer from "./SkillsServer.js"
-import type { Loaded, Options, Root, Source } from "./DirectoryModel.js"
+import { type Check, describeRepaired, type Loaded, type Options, type Root, type Source } from "./DirectoryModel.js"
+import * as Layout from "./internal/directory/layout.js"
+import { emptyState, realRootOf } from "./internal/directory/refresh.js"
 import type * as Snapshot from "./Snapshot.js"
 import * as ServerLimits from "./ServerLimits.js"
 
@@ -100,8 +110,51 @@ export const SignaturesFile = Signatures.File
  * @category constructors
  */
 export const load = Effect.fnUntraced(function*(root: string, options: Options = {}) {
-  const { skills, skipped, ignored, warnings } = yield* loadRoot(emptyState(), 0, root, options)
-  return { skills, skipped, ignored, warnings } satisfies Loaded
+  const { skills, skipped, ignored, warnings, repairs } = yield* loadRoot(emptyState(), 0, root, options)
+  return { skills, skipped, ignored, warnings, repairs } satisfies Loaded
+})
+
+/**
+ * What `serve` would serve, repair and refuse under `root`, without serving it (what
+ * `mcp-skills-server check` prints): each skill with where discovery found it, every repair (with
+ * `lenient`), every folder refused with its reason, every entry left out, and the counts of each
+ * kind. Nothing refused is what a CI check asks for: `counts.refused === 0`.
+ *
+ * @example
+ * ```ts
+ * import { DirectorySource } from "@mcp-skills/server"
+ * import { Effect } from "effect"
+ *
+ * const refused = DirectorySource.check("./repo", { lenient: true }).pipe(Effect.map((check) => check.counts.refused))
+ * ```
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const check = Effect.fnUntraced(function*(root: string, options: Omit<Options, "strict"> = {}) {
+  const loaded = yield* load(root, { ...options, strict: false })
+  const manifests = Layout.readManifests(yield* realRootOf(root))
+  const counts: Record<string, number> = {
+    served: loaded.skills.length,
+    refused: loaded.skipped.length,
+    ignored: loaded.ignored.length,
+    warnings: loaded.warnings.length
+  }
+  for (const repaired of loaded.repairs) counts[repaired.repair._tag] = (counts[repaired.repair._tag] ?? 0) + 1
+  const result: Check = {
+    root,
+    served: loaded.skills.map((skill) => ({
+      uri: skill.manifest.uri,
+      directory: skill.directory,
+      found: Layout.foundIn(skill.directory, manifests)
+    })),
+    repairs: loaded.repairs,
+    refused: loaded.skipped,
+    ignored: loaded.ignored,
+    warnings: loaded.warnings,
+    counts
+  }
+  return result
 })
 
 /**
@@ -152,6 +205,7 @@ export const definitions = (root: string, options: Options = {}) =>
     for (const skipped of loaded.skipped) yield* Effect.logWarning(skipped.message)
     for (const ignored of loaded.ignored) yield* Effect.logWarning(`ignored ${ignored.path}: ${ignored.reason}`)
     for (const warning of loaded.warnings) yield* Effect.logWarning(Manifest.describe(warning))
+    for (const repaired of loaded.repairs) yield* Effect.logInfo(`repaired ${describeRepaired(repaired)}`)
     return toDefinitions(loaded, options)
   })
 

@@ -589,3 +589,11 @@ export const AdmitListMaxBytes = 64 * 1024 * 1024
  * @category bounds
  */
 export const AdmitListSettle: Duration.Duration = WatchDebounce
+
+/**
+ * Discovery's bounds: plugin manifests read to 1 MiB; a hidden folder searched 5 levels, 1,000 folders deep.
+ *
+ * @since 0.2.0
+ * @category bounds
+ */
+export const Discovery = { manifestBytes: 1024 * 1024, hiddenDepth: 5, hiddenFolders: 1000 } as const

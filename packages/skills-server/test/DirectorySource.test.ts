@@ -258,7 +258,7 @@ layer(NodeServices.layer)("DirectorySource", (it) => {
     it.effect("an empty root loads nothing", () =>
       Effect.gen(function*() {
         const loaded = yield* DirectorySource.load(tree({ "README.md": "not a skill" }))
-        expect(loaded).toEqual({ skills: [], skipped: [], ignored: [], warnings: [] })
+        expect(loaded).toEqual({ skills: [], skipped: [], ignored: [], warnings: [], repairs: [] })
       }))
   })
 })

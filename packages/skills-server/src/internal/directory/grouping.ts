@@ -1,15 +1,19 @@
 /**
  * Grouping: which files belong to which skill. Every folder holding a `SKILL.md` is a skill, and
- * its files are every file below it, the files of skills nested inside it included (R10). A
+ * its files are every file below it, the files of skills nested inside it included (R10), but for
+ * those below a hidden folder (a container such as `skills/.curated`). A
  * signatures file belongs to the skill of its folder only, and to no manifest.
  */
-import { Extension } from "@mcp-skills/core"
+import { Extension, SkillUri } from "@mcp-skills/core"
 import * as Order from "effect/Order"
 import type { Left } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type { FoundFiles } from "./found.js"
 
 const suffix = `/${Extension.SkillFileName}`
+
+/** The last segment of a `/`-separated path. */
+export const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
 
 /**
  * Skill folders (relative, `""` for the root) with their files (slots in the root's
@@ -63,6 +67,14 @@ export const group = (found: FoundFiles): Grouped => {
   })
   const signatures = new Map<string, number>()
   const hints: Array<Left> = []
+  // A hidden container (`skills/.curated`) is walked for the skills in it, but its files are no
+  // part of a skill above it: no skill serves a path with a hidden segment.
+  const hidden = new Map<number, boolean>()
+  const isHidden = (folder: number) => {
+    let known = hidden.get(folder)
+    if (known === undefined) hidden.set(folder, known = SkillUri.isHidden(baseName(found.folderPath(folder))))
+    return known
+  }
   found.forEach((file) => {
     const name = found.name(file)
     if (name === Signatures.FileName) {
@@ -76,6 +88,7 @@ export const group = (found: FoundFiles): Grouped => {
         members.push(file)
         enclosed = true
       }
+      if (isHidden(folder)) break
     }
     if (enclosed) return
     // A "skill.md" outside every skill is almost certainly a skill with a misspelt file name.

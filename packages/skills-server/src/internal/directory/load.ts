@@ -1,237 +1,29 @@
 /**
- * Loading one root: what was found under it (kept between scans, walked again whole or only where
- * a watcher saw changes), and each skill read, validated and kept as its last good version.
+ * Loading one root: each skill of what was found under it (`refresh`) read, named (`naming`),
+ * validated and kept as its last good version.
  */
 import { Extension, Limits, Manifest, type Signing, SkillFrontmatter, SkillUri } from "@mcp-skills/core"
 import * as Effect from "effect/Effect"
 import * as Order from "effect/Order"
 import * as Result from "effect/Result"
 import * as NodePath from "node:path"
-import type * as DirectoryModel from "../../DirectoryModel.js"
-import {
-  InvalidSkillDirectory,
-  InvalidSkills,
-  SourceDirectoryError,
-  UnreadableFile,
-  UnreadableFolder
-} from "../../DirectoryModel.js"
+import * as DirectoryModel from "../../DirectoryModel.js"
+import { InvalidSkillDirectory, InvalidSkills, UnreadableFile, UnreadableFolder } from "../../DirectoryModel.js"
 import { viewOf } from "../registry.js"
 import { SignaturesMaxBytes } from "../../ServerLimits.js"
-import { group, type Grouped, place, signedFolder } from "./grouping.js"
-import { classify, realFolder, type Stamp } from "./guard.js"
-import { isWalkedPath, type Unreadable, walk } from "./scan.js"
+import { signedFolder } from "./grouping.js"
+import type { Unreadable } from "./scan.js"
 import * as Signatures from "./signatures.js"
 import type * as Skill from "../../Skill.js"
-import { FoundFiles } from "./found.js"
-import { type Content, type Counters, readSkill, stampFound } from "./stamps.js"
+import * as Naming from "./naming.js"
+import { refresh, type State, type Tree } from "./refresh.js"
+import * as Repair from "./repair.js"
+import { type Content, readSkill, stampFound } from "./stamps.js"
 import * as ServerLimits from "../../ServerLimits.js"
-
-/**
- * What the last scan of one root found: its files and folders (each file with what was last read of
- * it), entries left out, entries that cannot be read, the skills they group into, and each skill
- * folder's last outcome.
- */
-export interface Tree {
-  readonly realRoot: string
-  readonly files: FoundFiles
-  readonly ignored: Map<string, string>
-  readonly unreadable: Map<string, Unreadable>
-  grouped: Grouped
-  readonly outcomes: Map<string, Result.Result<DirectoryModel.LoadedSkill, DirectoryModel.SkillProblem>>
-}
-
-/** Everything a source keeps between scans. */
-export interface State {
-  readonly roots: Map<number, Tree>
-  /** The last valid version of each skill folder, by root index, then folder. */
-  readonly good: Map<number, Map<string, DirectoryModel.LoadedSkill>>
-  /** The bytes of the signatures file each loaded skill's signatures were decoded from. */
-  readonly signedWith: WeakMap<DirectoryModel.LoadedSkill, Uint8Array | undefined>
-  /** The warning of each manifest served, once made (`undefined`: none). */
-  readonly warned: WeakMap<Skill.ManifestView, DirectoryModel.Warning | undefined>
-  readonly counters: Counters & { scans: number; lookedAt: number }
-}
-
-export const emptyState = (): State => ({
-  roots: new Map(),
-  good: new Map(),
-  signedWith: new WeakMap(),
-  warned: new WeakMap(),
-  counters: { scans: 0, lookedAt: 0, readFiles: 0, readBytes: 0, hashedFiles: 0, hashedBytes: 0 }
-})
-
-/** The real path of a root, which must be a folder. */
-export const realRootOf = (root: string) =>
-  Effect.suspend(() => {
-    const found = realFolder(root)
-    return "real" in found ? Effect.succeed(found.real) : Effect.fail(new SourceDirectoryError({ path: root, reason: found.reason }))
-  })
-
-/**
- * Indexes in `files` a file a full walk sees at `relative` with `stamp`, keeping what `last` (the
- * files of the scan before, left as they were, so a scan that fails leaves them intact) read of
- * it: trusted if the stamp is the same, otherwise to be read again, though unchanged bytes keep
- * their buffer.
- */
-const seen = (files: FoundFiles, last: FoundFiles | undefined, relative: string, stamp: Stamp) => {
-  const slot = files.add(relative, stamp)
-  const before = last?.slot(relative)
-  if (before !== undefined) files.inherit(slot, last!, before)
-}
-
-const isBelow = (path: string, folder: string) => folder === "" || path.startsWith(`${folder}/`)
-
-// Forgets what was at `relative` (a file, an entry left out or unreadable, or a folder and
-// everything below it); hands back the slots of the files that were below it, taken out of the
-// index but not released.
-const forget = (tree: Tree, relative: string): ReadonlyMap<string, number> | undefined => {
-  tree.ignored.delete(relative)
-  tree.unreadable.delete(relative)
-  if (!tree.files.isFolder(relative)) return undefined
-  const below = tree.files.removeFolder(relative)
-  for (const path of tree.ignored.keys()) if (isBelow(path, relative)) tree.ignored.delete(path)
-  for (const path of tree.unreadable.keys()) if (isBelow(path, relative)) tree.unreadable.delete(path)
-  return below
-}
 
 // What every skill without files on disk holds: one empty list, not one per skill.
 const noDiskFiles: ReadonlyArray<Skill.DiskFile> = []
 
-const baseName = (relative: string) => relative.slice(relative.lastIndexOf("/") + 1)
-
-// Whether an ancestor of `relative` is among `paths`: looked at again, it covers `relative`.
-const coveredBy = (relative: string, paths: ReadonlySet<string>) => {
-  for (let at = relative.lastIndexOf("/"); at > 0; at = relative.lastIndexOf("/", at - 1)) {
-    if (paths.has(relative.slice(0, at))) return true
-  }
-  return false
-}
-
-/**
- * What is under the root now, and which skill folders must be validated again (`"all"`, or a set).
- * Walked whole when `changed` is `undefined` (or on the first scan, or when the root now resolves
- * elsewhere). Otherwise only the changed paths (relative) are looked at again, and the folders
- * among them walked; a change to a file only touches the skills enclosing it (a signatures file
- * only the skill of its folder), while a change that can add or remove a skill (a folder, a
- * `SKILL.md`) groups the files again. Files seen before keep their slot (in an incremental scan)
- * or what was read of them (in a full one).
- */
-const refresh = Effect.fnUntraced(function*(
-  state: State,
-  rootIndex: number,
-  root: string,
-  changed: ReadonlyArray<string> | undefined
-) {
-  const realRoot = yield* realRootOf(root)
-  const previous = state.roots.get(rootIndex)
-  if (changed === undefined || previous === undefined || previous.realRoot !== realRoot) {
-    const last = previous?.realRoot === realRoot ? previous.files : undefined
-    const files = new FoundFiles()
-    // A first walk reads every file of every skill it finds, which stamps it (`readSkill`): a file
-    // its listing shows as a regular file takes no system call of its own.
-    const walked = yield* walk(
-      realRoot,
-      (relative, stamp) => seen(files, last, relative, stamp),
-      "",
-      false,
-      last === undefined ? (relative) => void files.add(relative, undefined) : undefined,
-      (folder) => files.addFolder(folder)
-    )
-    files.trim()
-    state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders
-    const tree: Tree = {
-      realRoot,
-      files,
-      ignored: new Map(walked.ignored.map((entry) => [entry.path, entry.reason])),
-      unreadable: new Map(walked.unreadable.map((entry) => [entry.path, entry])),
-      grouped: group(files),
-      outcomes: previous?.realRoot === realRoot ? previous.outcomes : new Map()
-    }
-    state.roots.set(rootIndex, tree)
-    return { tree, dirty: "all" as const }
-  }
-  const tree = previous
-  let regroup = false
-  // Each changed file with its slot before and after (`undefined`: none).
-  const touched: Array<{ readonly relative: string; readonly last: number | undefined; readonly now: number | undefined }> = []
-  // Slots taken out of the index, released once nothing refers to them.
-  const dropped: Array<number> = []
-  const paths = new Set(changed)
-  for (const relative of changed) {
-    if (relative === "" || !isWalkedPath(relative) || coveredBy(relative, paths)) continue
-    const entry = classify(realRoot, relative)
-    state.counters.lookedAt++
-    const wasFolder = tree.files.isFolder(relative)
-    const last = tree.files.remove(relative)
-    const below = forget(tree, relative)
-    let now: number | undefined
-    switch (entry._tag) {
-      case "File":
-        // A file seen before keeps its slot, and with it what was read of it.
-        if (last === undefined) now = tree.files.add(relative, entry.stamp)
-        else tree.files.put(relative, now = last, entry.stamp)
-        break
-      case "Ignored":
-        tree.ignored.set(relative, entry.reason)
-        break
-      case "Unreadable":
-        tree.unreadable.set(relative, { path: relative, reason: entry.reason, folder: false })
-        break
-      case "Directory": {
-        // A folder named as a signatures file is hidden like any other.
-        if (SkillUri.isHidden(baseName(relative))) break
-        const walked = yield* walk(realRoot, (path, stamp) => {
-          const slot = below?.get(path)
-          if (slot === undefined) tree.files.add(path, stamp)
-          else tree.files.put(path, slot, stamp)
-        }, relative, true, undefined, (folder) => tree.files.addFolder(folder))
-        state.counters.lookedAt += walked.files + walked.ignored.length + walked.unreadable.length + walked.folders
-        for (const left of walked.ignored) tree.ignored.set(left.path, left.reason)
-        for (const left of walked.unreadable) tree.unreadable.set(left.path, left)
-        break
-      }
-      case "Gone":
-        break
-    }
-    if (last !== undefined && now === undefined) dropped.push(last)
-    if (below !== undefined) for (const slot of below.values()) dropped.push(slot)
-    if (wasFolder || entry._tag === "Directory" || baseName(relative).toLowerCase() === "skill.md") regroup = true
-    else touched.push({ relative, last, now })
-  }
-  if (regroup) {
-    tree.grouped = group(tree.files)
-    // Slots put back by a walk stay; the others are referred to no more.
-    for (const slot of dropped) tree.files.release(slot)
-    return { tree, dirty: "all" as const }
-  }
-  // Each touched file leaves, or takes its new place in, the skills enclosing it; a signatures
-  // file, the skill of its folder.
-  const dirty = new Set<string>()
-  for (const { last, now, relative } of touched) {
-    const signed = signedFolder(relative)
-    if (signed !== undefined) {
-      if (now === undefined) tree.grouped.signatures.delete(signed)
-      else tree.grouped.signatures.set(signed, now)
-      if (tree.grouped.skills.has(signed)) dirty.add(signed)
-      continue
-    }
-    for (let at = relative.lastIndexOf("/"); ; at = relative.lastIndexOf("/", at - 1)) {
-      const folder = at === -1 ? "" : relative.slice(0, at)
-      const members = tree.grouped.skills.get(folder)
-      if (members !== undefined) {
-        const was = last === undefined ? -1 : members.indexOf(last)
-        if (now === undefined) {
-          if (was !== -1) members.splice(was, 1)
-        } else if (was !== -1) members[was] = now
-        else place(tree.files, members, folder, now)
-        dirty.add(folder)
-      }
-      if (at <= 0) break
-    }
-  }
-  for (const slot of dropped) tree.files.release(slot)
-  return { tree, dirty }
-})
 
 /**
  * Stamps the files a first walk found by their listing alone that no skill read (outside every
@@ -372,9 +164,11 @@ export const loadRoot = Effect.fnUntraced(function*(
     // `concat` makes an array of exactly its length; a spread grows one by pushes (17 slots).
     // The folder's names as the loader keeps them (shared, not slices of the folder's path): a
     // skill's folder holds its SKILL.md, so the loader knows it.
-    const skillPath = prefix.concat(base, tree.files.segments(folder)!)
-    const uri = SkillUri.skillMd(scheme, skillPath)
+    const natural = Naming.pathOf(base, folder, tree.files.segments(folder)!)
+    let skillPath = prefix.concat(natural)
+    let uri = SkillUri.skillMd(scheme, skillPath)
     if (Result.isFailure(uri)) return Result.fail(uri.failure)
+    const folderUri = uri.success
     // A skill is served whole or not at all: a part of it that cannot be read keeps it out.
     const unreadable = unreadableIn.get(folder)
     if (unreadable !== undefined) {
@@ -385,7 +179,7 @@ export const loadRoot = Effect.fnUntraced(function*(
       )
     }
     const folderBase = folder === "" ? "" : `${folder}/`
-    const invalid = (problems: Manifest.InvalidSkill["problems"]) => new Manifest.InvalidSkill({ uri: uri.success, problems })
+    const invalid = (problems: Manifest.InvalidSkill["problems"]) => new Manifest.InvalidSkill({ uri: folderUri, problems })
     // A signatures file that is there but cannot be read (a pipe, a link out of the root) is not
     // taken for no signatures.
     const signaturesPath = `${folderBase}${Signatures.FileName}`
@@ -421,6 +215,44 @@ export const loadRoot = Effect.fnUntraced(function*(
     }
     let got = read(false)
     if (got instanceof UnreadableFile || got instanceof Manifest.InvalidSkill) return Result.fail(got)
+    // The name its SKILL.md gives, read leniently: the skill is served under it, and with the
+    // frontmatter written back where it was repaired.
+    const skillMd = got.contents[0]
+    const reading = options.lenient === true && skillMd?._tag === "InMemory"
+      ? Naming.readingOf(tree.naming.readings.get(folder), skillMd.bytes, Repair.read)
+      : undefined
+    if (reading === undefined) tree.naming.readings.delete(folder)
+    else tree.naming.readings.set(folder, reading)
+    const lenient = reading?.reading._tag === "Refused" ? undefined : reading?.reading
+    const placed: Array<Repair.Placed> = lenient?._tag === "Rewritten" ? [...lenient.repairs] : []
+    if (placed.length > 0 && signaturesFile !== undefined) {
+      return Result.fail(invalid([{
+        path: Extension.SkillFileName,
+        reason: `signed, so it is not rewritten: ${placed.map((entry) => DirectoryModel.describeRepair(entry.repair)).join("; ")}; ` +
+          "repair it and sign it again"
+      }]))
+    }
+    // Under its name below its folder, when that is not the folder's; then, when another folder
+    // would have that URI too, each under a segment of its own.
+    const renamed = lenient !== undefined && lenient.name !== natural.at(-1)
+    const alone = renamed ? natural.concat([lenient.name]) : natural
+    if (renamed) placed.unshift({ repair: { _tag: "Renamed", folder: folder === "" ? "." : folder, name: lenient.name } })
+    if (renamed) {
+      uri = SkillUri.skillMd(scheme, skillPath = prefix.concat(alone))
+      if (Result.isFailure(uri)) return Result.fail(uri.failure)
+    }
+    tree.naming.alone.set(folder, uri.success)
+    const sharing = tree.naming.shared.get(folder)
+    if (sharing !== undefined) {
+      placed.push({ repair: { _tag: "SharedUri", uri: uri.success, with: sharing.map((other) => other === "" ? "." : other) } })
+      uri = SkillUri.skillMd(scheme, skillPath = prefix.concat(Naming.sharedPath(alone, folder)))
+      if (Result.isFailure(uri)) return Result.fail(uri.failure)
+    }
+    if (placed.length === 0) tree.naming.repairs.delete(folder)
+    else tree.naming.repairs.set(folder, placed)
+    if (reading?.bytes !== undefined && skillMd?._tag === "InMemory") {
+      got = { ...got, contents: [{ ...skillMd, bytes: reading.bytes }, ...got.contents.slice(1)] }
+    }
     const previous = good.get(folder)
     const sameSkill = previous !== undefined && previous.manifest.uri === uri.success
     // The very bytes the last good version's signatures came from: nothing to decode again.
@@ -510,6 +342,26 @@ export const loadRoot = Effect.fnUntraced(function*(
     // A folder that is gone is no longer a skill: its outcome and last good version go with it.
     for (const folder of tree.outcomes.keys()) if (!folders.has(folder)) tree.outcomes.delete(folder)
     for (const folder of good.keys()) if (!folders.has(folder)) good.delete(folder)
+    for (const kept of [tree.naming.alone, tree.naming.readings, tree.naming.repairs]) {
+      for (const folder of kept.keys()) if (!folders.has(folder)) kept.delete(folder)
+    }
+  }
+  // Two folders served under one URI both get their own; a folder whose sharing changed (one of
+  // the two went away, or a third came) is named again.
+  const served = new Map<string, string>()
+  for (const [folder, uri] of tree.naming.alone) {
+    const outcome = tree.outcomes.get(folder)
+    if ((outcome !== undefined && Result.isSuccess(outcome)) || good.has(folder)) served.set(folder, uri)
+  }
+  const shared = Naming.shared(served)
+  const before = tree.naming.shared
+  tree.naming.shared = shared
+  for (const folder of new Set([...before.keys(), ...shared.keys()])) {
+    const members = folders.get(folder)
+    if (members === undefined || before.get(folder)?.join("\n") === shared.get(folder)?.join("\n")) continue
+    const outcome = loadSkill(folder, members)
+    tree.outcomes.set(folder, outcome)
+    if (Result.isSuccess(outcome)) warningOf(state, outcome.success)
   }
 
   const skills: Array<DirectoryModel.LoadedSkill> = []
@@ -543,9 +395,15 @@ export const loadRoot = Effect.fnUntraced(function*(
   ignored.push(...hints)
   ignored.sort(Order.mapInput(Order.String, (entry: { readonly path: string }) => entry.path))
   const warnings: Array<DirectoryModel.Warning> = []
+  const repairs: Array<DirectoryModel.Repaired> = []
   for (const skill of skills) {
     const warning = warningOf(state, skill)
     if (warning !== undefined) warnings.push(warning)
+    const folder = skill.directory === "." ? "" : skill.directory
+    const path = folder === "" ? Extension.SkillFileName : `${folder}/${Extension.SkillFileName}`
+    for (const { line, repair } of tree.naming.repairs.get(folder) ?? []) {
+      repairs.push({ path, ...(line === undefined ? {} : { line }), uri: skill.manifest.uri, repair })
+    }
   }
-  return { skills, skipped, ignored, warnings, kept: kept.map((entry) => entry.problem) } satisfies RootResult
+  return { skills, skipped, ignored, warnings, repairs, kept: kept.map((entry) => entry.problem) } satisfies RootResult
 })

@@ -9,8 +9,9 @@ import * as Semaphore from "effect/Semaphore"
 import * as NodePath from "node:path"
 import type * as DirectoryModel from "../../DirectoryModel.js"
 import * as Skill from "../../Skill.js"
-import { describeProblem, UriCollision } from "../../DirectoryModel.js"
-import { emptyState, loadRoot, realRootOf, type RootResult } from "./load.js"
+import { describeProblem, describeRepaired, UriCollision } from "../../DirectoryModel.js"
+import { loadRoot, type RootResult } from "./load.js"
+import { emptyState, realRootOf } from "./refresh.js"
 import { walk } from "./scan.js"
 import { FoundFiles } from "./found.js"
 
@@ -32,6 +33,7 @@ export const make = Effect.fnUntraced(function*(
   let reported = new Map<string, string>()
   let reportedIgnored = new Map<string, string>()
   let reportedWarnings = new Map<string, string>()
+  let reportedRepairs = new Map<string, string>()
   const lock = yield* Semaphore.make(1)
   const defined = new WeakMap<DirectoryModel.LoadedSkill, Skill.Static>()
   const log = options.log ?? ((line: string) => Effect.logWarning(line))
@@ -80,6 +82,7 @@ export const make = Effect.fnUntraced(function*(
       const problems = new Map<string, string>()
       const ignored = new Map<string, string>()
       const warnings = new Map<string, string>()
+      const repairs = new Map<string, string>()
       for (const [index, { loaded }] of results.entries()) {
         const where = roots.length === 1 ? "" : `${roots[index]!.path}: `
         for (const invalid of loaded.skipped) {
@@ -93,6 +96,12 @@ export const make = Effect.fnUntraced(function*(
         for (const warning of loaded.warnings) {
           warnings.set(`${index}\n${warning.path}`, Manifest.describe({ ...warning, path: `${folder}${warning.path}` }))
         }
+        for (const repaired of loaded.repairs) {
+          repairs.set(
+            `${index}\n${repaired.path}\n${repaired.repair._tag}\n${repaired.line}`,
+            `repaired ${describeRepaired({ ...repaired, path: `${folder}${repaired.path}` })}`
+          )
+        }
       }
       const newProblems = [...problems].filter(([key, line]) => reported.get(key) !== line).map(([, line]) => line)
       const fixed = [...reported.keys()].filter((key) => !problems.has(key)).map((key) => {
@@ -103,7 +112,9 @@ export const make = Effect.fnUntraced(function*(
       const newWarnings = [...warnings].filter(([key, line]) => reportedWarnings.get(key) !== line).map(([, line]) => line)
       reported = problems
       reportedIgnored = ignored
+      const newRepairs = [...repairs].filter(([key, line]) => reportedRepairs.get(key) !== line).map(([, line]) => line)
       reportedWarnings = warnings
+      reportedRepairs = repairs
       const previous = last
       last = byUri
       return {
@@ -111,13 +122,20 @@ export const make = Effect.fnUntraced(function*(
         previous,
         roots: results.map(({ root, loaded }) => ({
           root,
-          loaded: { skills: loaded.skills, skipped: loaded.skipped, ignored: loaded.ignored, warnings: loaded.warnings }
+          loaded: {
+            skills: loaded.skills,
+            skipped: loaded.skipped,
+            ignored: loaded.ignored,
+            warnings: loaded.warnings,
+            repairs: loaded.repairs
+          }
         })),
         definitions,
         newProblems,
         fixed,
         newIgnored,
-        newWarnings
+        newWarnings,
+        newRepairs
       } satisfies DirectoryModel.Scan & {
         readonly byUri: ReadonlyMap<string, Skill.Static>
         readonly previous: ReadonlyMap<string, Skill.Static>
@@ -143,7 +161,7 @@ export const make = Effect.fnUntraced(function*(
         if (last !== undefined) known.push(relative)
         if (last === undefined || !files.sameStamp(last, stamp)) missed.push(named(relative))
         else if (files.trust(last) === "Racy" || files.trust(last) === "Suspect") racy.push(named(relative))
-      })
+      }, "", false, undefined, undefined, false)
       // What could not be read, and what can be again.
       const unreadable = state.roots.get(index)?.unreadable ?? new Map()
       for (const entry of walked.unreadable) if (!unreadable.has(entry.path)) missed.push(named(entry.path))
@@ -167,6 +185,7 @@ export const make = Effect.fnUntraced(function*(
     for (const directory of result.fixed) yield* log(`${directory}: valid again, serving the new version`)
     for (const line of result.newIgnored) yield* log(line)
     for (const line of result.newWarnings) yield* log(line)
+    for (const line of result.newRepairs) yield* log(line)
     return result
   })
 

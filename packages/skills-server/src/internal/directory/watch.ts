@@ -11,7 +11,6 @@
  * its watches re-armed before the reload reads it. A periodic stamp check (size, modification time,
  * inode of every file) is the safety net for file systems whose events are unreliable.
  */
-import { SkillUri } from "@mcp-skills/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -20,7 +19,7 @@ import * as Latch from "effect/Latch"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { isWalked } from "./scan.js"
+import { isWalkedIn, isWalkedPath } from "./scan.js"
 import * as ServerLimits from "../../ServerLimits.js"
 
 /**
@@ -28,6 +27,8 @@ import * as ServerLimits from "../../ServerLimits.js"
  * followed, as the scan does not follow them), each watched by itself.
  */
 const watchTree = (root: string, notify: (path: string) => void, warn: (line: string) => void) => {
+  // A folder's path relative to the root, `/`-separated, as the walk's rules take it.
+  const relativeOf = (path: string) => NodePath.relative(root, path).split(NodePath.sep).join("/")
   const watchers = new Map<string, { readonly watcher: NodeFs.FSWatcher; readonly ino: number }>()
   const warned = new Set<string>()
 
@@ -47,7 +48,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
         if (name === null) return notify(folder)
         // What the walk looks at, a skill's signatures file included (hidden, never served, but
         // stamped like the skill's files).
-        if (isWalked(name)) notify(NodePath.join(folder, name))
+        if (isWalkedIn(relativeOf(folder), name)) notify(NodePath.join(folder, name))
       })
       watcher.on("error", () => {
         // The folder went away or cannot be watched any more: check it, which re-arms or drops it.
@@ -77,7 +78,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
         watchOne(entry.path, entry.ino)
         const children = await NodeFs.promises.readdir(entry.path, { withFileTypes: true }).catch(() => [])
         await Promise.all(children.map(async (child) => {
-          if (SkillUri.isHidden(child.name) || !child.isDirectory()) return
+          if (!child.isDirectory() || !isWalkedIn(relativeOf(entry.path), child.name)) return
           const path = NodePath.join(entry.path, child.name)
           const info = await NodeFs.promises.lstat(path).catch(() => undefined)
           if (info?.isDirectory() === true) next.push({ path, ino: info.ino })
@@ -89,7 +90,7 @@ const watchTree = (root: string, notify: (path: string) => void, warn: (line: st
 
   const inside = (path: string) => {
     const relative = NodePath.relative(root, path)
-    return !relative.startsWith("..") && !NodePath.isAbsolute(relative) && !relative.split(NodePath.sep).some(SkillUri.isHidden)
+    return !relative.startsWith("..") && !NodePath.isAbsolute(relative) && (relative === "" || isWalkedPath(relative.split(NodePath.sep).join("/")))
   }
 
   // What the events named may be folders that appeared, went away or were replaced by rename;
