@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Result from "effect/Result"
 import { Argument, Command, Flag } from "effect/cli"
+import * as Check from "./check.js"
 import * as DirectorySource from "../DirectorySource.js"
 import * as Heap from "./heap.js"
 import * as RouterAdmission from "../internal/routerAdmission.js"
@@ -63,6 +64,13 @@ const stdio = Flag.Boolean("stdio").pipe(
 
 const strict = Flag.Boolean("strict").pipe(
   Flag.withDescription("Refuse to start when any skill folder is invalid, instead of skipping it"),
+  Flag.withDefault(false)
+)
+
+const lenient = Flag.Boolean("lenient").pipe(
+  Flag.withDescription(
+    "Serve each skill as found where its meaning is plain (a folder not named as the skill, frontmatter YAML refuses, a non-slug name, a description over 1024 characters), each repair said in one line; signed skills are never rewritten"
+  ),
   Flag.withDefault(false)
 )
 
@@ -153,6 +161,13 @@ const requireSigned = Flag.Boolean("require-signed").pipe(
   Flag.withDefault(false)
 )
 
+const tools = Flag.Boolean("tools").pipe(
+  Flag.withDescription(
+    "Also serve the catalogue as read-only tools (search_skills, load_skill, read_skill_file) for hosts without the Skills extension"
+  ),
+  Flag.withDefault(false)
+)
+
 const pageSize = Flag.Int("page-size").pipe(
   Flag.withDescription(`Entries per page of skills/list and directory reads (HTTP) (default ${ServerLimits.PageSize})`),
   Flag.filter((n) => n >= 1, () => "a positive integer"),
@@ -194,8 +209,8 @@ const logFormat = Flag.Literals("log-format", ["text", "json"] as const).pipe(
 const serve = Command.make(
   "serve",
   {
-    directory, root, host, port, path, stdio, strict, watch, watchCheck, protocol, prefix, allowOrigin, allowHost, redis, pageSize,
-    maxBodySize, onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, metrics, metricsPort, logFormat, ...Upstreams.flags
+    directory, root, host, port, path, stdio, strict, lenient, watch, watchCheck, protocol, prefix, allowOrigin, allowHost, redis, pageSize,
+    maxBodySize, onDemandAbove, maxSessions, maxSessionsPerClient, requireSigned, tools, metrics, metricsPort, logFormat, ...Upstreams.flags
   },
   Effect.fnUntraced(function*(input) {
     // In stdio mode stdout carries the protocol, so every human-readable line goes to stderr;
@@ -223,7 +238,7 @@ const serve = Command.make(
     const server = Upstreams.serving(upstreams.success, { log }, (followed) =>
       input.stdio
         ? Layer.effectDiscard(Effect.andThen(Heap.compact, Console.error(`serving on stdio`))).pipe(
-          Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned, followed))
+          Layer.provide(Serve.stdio(source, input.protocol, watching, replication, limit, input.requireSigned, followed, input.tools))
         )
         : Serve.http(source, {
           ...admitted,
@@ -240,6 +255,7 @@ const serve = Command.make(
             maxSessionsPerClient: Option.getOrUndefined(input.maxSessionsPerClient)
           },
           requireSigned: input.requireSigned,
+          tools: input.tools,
           upstreams: followed,
           metrics: input.metrics,
           // What loading the catalogue left behind goes before anyone is told to come.
@@ -292,6 +308,7 @@ const serve = Command.make(
   Command.withExamples([
     { command: "mcp-skills-server serve ./skills", description: "HTTP on http://127.0.0.1:3000/mcp" },
     { command: "mcp-skills-server serve ./skills --port 0 --strict", description: "a free port; refuse invalid skills" },
+    { command: "mcp-skills-server serve ./repo --lenient", description: "a cloned repository, each skill served as found" },
     { command: "mcp-skills-server serve ./skills --stdio", description: "stdio, for clients that spawn the server" },
     { command: "mcp-skills-server serve ./skills --watch", description: "reload while you edit the skills" },
     { command: "mcp-skills-server serve ./skills --root ./team=acme/team", description: "two folders, the second under acme/team" },
@@ -315,10 +332,12 @@ const rootsOf = (input: {
   readonly root: ReadonlyArray<string>
   readonly prefix: Option.Option<string>
   readonly strict: boolean
+  readonly lenient: boolean
   readonly onDemandAbove: Option.Option<ByteSize.ByteSize>
 }): Array<DirectoryModel.Root> => {
   const common = {
     strict: input.strict,
+    lenient: input.lenient,
     onDemandAbove: Option.getOrUndefined(Option.map(input.onDemandAbove, (size) => Number(size)))
   }
   const prefixed = Option.getOrUndefined(Option.map(input.prefix, segments))
@@ -332,6 +351,25 @@ const rootsOf = (input: {
 }
 
 const sweepOf = (seconds: number) => seconds > 0 ? `${seconds} seconds` as const : false as const
+
+const check = Command.make(
+  "check",
+  {
+    directory: Argument.String("directory").pipe(Argument.withDescription("Folder (or repository) to check")),
+    lenient,
+    json: Flag.Boolean("json").pipe(Flag.withDescription("Print the findings and counts as JSON (for CI)"), Flag.withDefault(false))
+  },
+  (input) =>
+    Check.run(input.directory, input, fail).pipe(Effect.catchTag("SourceDirectoryError", (error) => fail(error.message)))
+).pipe(
+  Command.withDescription(
+    "Say what serve would serve, repair and refuse under DIRECTORY, and where each skill was found: one line per finding, then the count of each kind; exit status 0 only when nothing is refused"
+  ),
+  Command.withExamples([
+    { command: "mcp-skills-server check ./repo", description: "what serve ./repo would serve, and why not the rest" },
+    { command: "mcp-skills-server check ./repo --lenient --json", description: "the same with repairs, as JSON for CI" }
+  ])
+)
 
 const reload = Command.make(
   "reload",
@@ -396,7 +434,7 @@ const fail = CliReport.fail("mcp-skills-server")
 
 Command.make("mcp-skills-server").pipe(
   Command.withDescription("MCP server for Agent Skills (io.modelcontextprotocol/skills)"),
-  Command.withSubcommands([serve, reload, keygen, sign, Upstreams.inventory]),
+  Command.withSubcommands([serve, check, reload, keygen, sign, Upstreams.inventory]),
   Command.withExamples([
     { command: "mcp-skills-server serve ./skills", description: "serve a folder of skills on http://127.0.0.1:3000/mcp" },
     { command: "mcp-skills-server serve --help", description: "every option of serve" }

@@ -30,7 +30,7 @@ import * as SkillRegistry from "../SkillRegistry.js"
 import * as SkillsServer from "../SkillsServer.js"
 import * as Replication from "./replication.js"
 import * as StdioFraming from "../StdioFraming.js"
-import type * as DirectoryModel from "../DirectoryModel.js"
+import * as DirectoryModel from "../DirectoryModel.js"
 import type * as UpstreamSource from "../UpstreamSource.js"
 
 /**
@@ -67,7 +67,12 @@ const protocolsFor = (selected: ReadonlyArray<Revision>): readonly [Adapter, ...
 
 const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? "" : "s"}`
 
-const describeSkipped = (skipped: DirectoryModel.InvalidSkillDirectory) =>
+/**
+ * One line for a skill folder that is not served: the folder, then each problem with its file and line.
+ *
+ * @since 0.2.0
+ */
+export const describeSkipped = (skipped: DirectoryModel.InvalidSkillDirectory) =>
   `${skipped.directory}: ${
     skipped.error._tag === "InvalidSkill" ? skipped.error.problems.map(Manifest.describe).join("; ") : skipped.error.message
   }`
@@ -79,6 +84,22 @@ const describeSkipped = (skipped: DirectoryModel.InvalidSkillDirectory) =>
  * @since 0.1.0
  */
 export const maxListedSkills = 50
+
+/**
+ * Each repair in one line, then their count per kind in one (`--lenient`).
+ *
+ * @since 0.2.0
+ */
+export const reportRepairs = (repairs: ReadonlyArray<DirectoryModel.Repaired>, log: (line: string) => Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    if (repairs.length === 0) return
+    const counts = new Map<string, number>()
+    for (const repaired of repairs) {
+      yield* log(`repaired ${DirectoryModel.describeRepaired(repaired)}`)
+      counts.set(repaired.repair._tag, (counts.get(repaired.repair._tag) ?? 0) + 1)
+    }
+    yield* log(`${plural(repairs.length, "repair")}: ${[...counts].map(([kind, count]) => `${count} ${kind}`).join(", ")}`)
+  })
 
 const listSkills = (skills: ReadonlyArray<DirectoryModel.LoadedSkill>, log: (line: string) => Effect.Effect<void>) => {
   if (skills.length > maxListedSkills) {
@@ -108,6 +129,7 @@ export const loadReported = Effect.fnUntraced(function*(
   for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
   for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
   for (const warning of loaded.warnings) yield* Console.error(`warning: ${Manifest.describe(warning)}`)
+  yield* reportRepairs(loaded.repairs, options.log)
   if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${directory}`)
   yield* options.log(
     `${options.verb ?? "loaded"} ${plural(loaded.skills.length, "skill")} from ${directory}` +
@@ -134,6 +156,7 @@ export const openReported = Effect.fnUntraced(function*(
     for (const skipped of loaded.skipped) yield* Console.error(`skipped ${describeSkipped(skipped)}`)
     for (const ignored of loaded.ignored) yield* Console.error(`ignored ${ignored.path}: ${ignored.reason}`)
     for (const warning of loaded.warnings) yield* Console.error(`warning: ${Manifest.describe(warning)}`)
+    yield* reportRepairs(loaded.repairs, options.log)
     if (loaded.skills.length === 0) yield* Console.error(`warning: no valid skill (a folder with a SKILL.md) under ${root.path}`)
     yield* options.log(
       `loaded ${plural(loaded.skills.length, "skill")} from ${root.path}` +
@@ -219,10 +242,11 @@ const registrations = (
     readonly sessions?: SkillsServer.SessionOptions | undefined
     readonly requireSigned?: boolean | undefined
     readonly upstreams?: UpstreamSource.Upstreams | undefined
+    readonly tools?: boolean | undefined
   }
 ) => {
-  const { pageSize, fastRoute, sessions, requireSigned, upstreams } = options
-  const settings = { pageSize, fastRoute, sessions, requireSigned }
+  const { pageSize, fastRoute, sessions, requireSigned, upstreams, tools } = options
+  const settings = { pageSize, fastRoute, sessions, requireSigned, tools }
   const local = isSource(skills) ? skills.definitions : skills
   const layer = upstreams === undefined
     ? SkillsServer.layer({ skills: local, ...settings })
@@ -265,6 +289,8 @@ export interface HttpOptions {
   readonly requireSigned?: boolean | undefined
   /** Upstream skill servers served beside `definitions` (`UpstreamSource`). */
   readonly upstreams?: UpstreamSource.Upstreams | undefined
+  /** Also serve the catalogue as tools (`SkillsServer.Options.tools`). */
+  readonly tools?: boolean | undefined
 }
 
 // Session streams (2025-11-25 GET) stay open until the client leaves, and a graceful close waits
@@ -424,12 +450,13 @@ export const stdio = (
   replication?: Replication.Options | undefined,
   maxLineSize?: ByteSize.Input | undefined,
   requireSigned?: boolean | undefined,
-  upstreams?: UpstreamSource.Upstreams | undefined
+  upstreams?: UpstreamSource.Upstreams | undefined,
+  tools?: boolean | undefined
 ) =>
   McpServer.layerStdio({
     ...serverInfo,
     protocols: protocolsFor(protocols),
-    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned, upstreams }))
+    registrations: Replication.replicate(replication)(registrations(definitions, watch, { requireSigned, upstreams, tools }))
   }).pipe(Layer.provide(StdioFraming.layer({ maxLineSize })), Layer.provide(NodeStdio.layer))
 
 /**
