@@ -63,11 +63,9 @@ export const containers: ReadonlyArray<string> = [
 ].sort((a, b) => b.length - a.length)
 
 // Every container and every folder on the way to one.
-const onTheWay = new Set<string>()
-for (const container of containers) {
-  for (let at = container.indexOf("/"); at !== -1; at = container.indexOf("/", at + 1)) onTheWay.add(container.slice(0, at))
-  onTheWay.add(container)
-}
+const onTheWay: ReadonlySet<string> = new Set(containers.flatMap((container) =>
+  container.split("/").map((_, i, segments) => segments.slice(0, i + 1).join("/"))
+))
 
 const hasHiddenSegment = (relative: string) => relative.split("/").some(SkillUri.isHidden)
 
@@ -75,7 +73,7 @@ const hasHiddenSegment = (relative: string) => relative.split("/").some(SkillUri
  * Folders listed only on the way to a hidden container (`.claude`, `.posit/assistant`): nothing else
  * in them is read, so `.claude/settings.json` is never served.
  */
-const passages = new Set([...onTheWay].filter((path) => !containers.includes(path) && hasHiddenSegment(path)))
+const passages: ReadonlySet<string> = new Set([...onTheWay].filter((path) => !containers.includes(path) && hasHiddenSegment(path)))
 
 /** Whether the walk lists the folder at `relative` only to reach a container below it. */
 export const isPassage = (relative: string) => passages.has(relative)
