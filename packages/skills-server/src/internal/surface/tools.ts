@@ -10,6 +10,7 @@
  * @internal
  */
 import { SkillUri } from "@mcp-skills/core"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Result from "effect/Result"
 import * as Schema from "effect/Schema"
@@ -42,6 +43,12 @@ const Hit = Schema.Struct({
 
 const Offset = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
 
+// What every tool here is: it reads the catalogue, changes nothing, and reaches nothing else.
+const ReadOnly = Context.make(Tool.Readonly, true).pipe(
+  Context.add(Tool.Idempotent, true),
+  Context.add(Tool.OpenWorld, false)
+)
+
 const SearchSkills = Tool.make("search_skills", {
   description: "Search the skills this server offers: packaged instructions, scripts and references for a kind " +
     "of task. Use it before starting a task a skill may cover (a file format, a tool, a team's procedure), with a " +
@@ -55,9 +62,7 @@ const SearchSkills = Tool.make("search_skills", {
   failure: SkillToolError
 })
   .annotate(Tool.Title, "Search skills")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+  .annotateMerge(ReadOnly)
 
 const LoadSkill = Tool.make("load_skill", {
   description: "Load one skill by its uri (a skill://.../SKILL.md uri from search_skills): returns its SKILL.md, the " +
@@ -76,9 +81,7 @@ const LoadSkill = Tool.make("load_skill", {
   failure: SkillToolError
 })
   .annotate(Tool.Title, "Load a skill")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+  .annotateMerge(ReadOnly)
 
 const ReadSkillFile = Tool.make("read_skill_file", {
   description: "Read one file of a skill: either its uri (from load_skill), or the skill's uri and the file's path " +
@@ -102,9 +105,7 @@ const ReadSkillFile = Tool.make("read_skill_file", {
   failure: SkillToolError
 })
   .annotate(Tool.Title, "Read a skill file")
-  .annotate(Tool.Readonly, true)
-  .annotate(Tool.Idempotent, true)
-  .annotate(Tool.OpenWorld, false)
+  .annotateMerge(ReadOnly)
 
 /** The skills tools. */
 export const SkillTools = Toolkit.make(SearchSkills, LoadSkill, ReadSkillFile)
